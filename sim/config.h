@@ -1,0 +1,134 @@
+/* Configuration: YAML (libyaml) -> a tree of nodes that remember file:line:col,
+ * then typed values through declared tunable tables (STYLE.md 8).
+ *
+ * Flow: cfg_load_file() parses a scenario, expanding `include:` (a string or
+ * list of paths relative to the including file; keys of the including map
+ * override included ones, maps merge recursively); cfg_set() applies
+ * `--set a.b.c=value` overrides (creating keys, which are then checked like
+ * any other); each module calls cfg_apply() with its parameter table on its
+ * map, which fills defaults, parses units, checks ranges and marks the keys
+ * it consumed; finally cfg_check_unused() reports the first key nobody
+ * consumed as "unknown key". All messages have the form
+ *   FILE:LINE:COL: KEY.PATH: what is wrong (expected ...)
+ */
+#ifndef SIM_CONFIG_H
+#define SIM_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sim/error.h"
+
+struct json_t;
+
+/* ------------------------------------------------------------------ tree */
+
+enum cfg_node_kind { CFG_SCALAR, CFG_MAP, CFG_SEQ };
+
+struct cfg_node {
+	enum cfg_node_kind kind;
+	char *key;               /* key in the parent map; NULL for seq items and root */
+	char *value;             /* scalar text; NULL for maps and sequences */
+	struct cfg_node *parent;
+	struct cfg_node *child;  /* first child, document order */
+	struct cfg_node *next;   /* next sibling */
+	const char *file;        /* owned by the document */
+	int line, col;           /* 1-based position of the value (or key for --set) */
+	bool used;               /* consumed by some module */
+};
+
+struct cfg_doc;
+
+/* Parse path (and its includes). On error returns SIM_E_INPUT (or SIM_E_IO
+ * when the file cannot be read, message still "path: ...") and *out is NULL. */
+int cfg_load_file(const char *path, struct cfg_doc **out, struct sim_error *err);
+/* Parse text held in memory; name is used in messages. */
+int cfg_load_string(const char *text, size_t len, const char *name, struct cfg_doc **out,
+		    struct sim_error *err);
+void cfg_free(struct cfg_doc *doc);
+struct cfg_node *cfg_root(const struct cfg_doc *doc);
+
+/* Apply "dotted.path=value". Intermediate maps are created; a scalar replaces
+ * a map or scalar at that path; a value that is itself YAML flow syntax
+ * ("[1, 2]", "{a: 1}") is parsed as YAML. Position of new nodes: file
+ * "--set", line = index of the override (1-based), col = 1. */
+int cfg_set(struct cfg_doc *doc, const char *assignment, struct sim_error *err);
+
+/* Direct child of a map by key, or NULL (also NULL if map is NULL or not a map). */
+struct cfg_node *cfg_get(const struct cfg_node *map, const char *key);
+/* Node at a dotted path from node, or NULL. */
+struct cfg_node *cfg_lookup(const struct cfg_node *node, const char *dotted);
+/* Scalar text of a child, or NULL when absent. Marks it used. */
+const char *cfg_get_str(const struct cfg_node *map, const char *key);
+/* Dotted path of a node from the root ("device.dies", "workload.tasks[2].name"). */
+const char *cfg_node_path(const struct cfg_node *n, char *buf, size_t len);
+/* Mark a node (and its subtree) consumed. */
+void cfg_mark_used(struct cfg_node *n, bool recursive);
+
+/* Error at a node: "file:line:col: path: <fmt>". Returns SIM_E_INPUT. */
+int cfg_errorf(struct sim_error *err, const struct cfg_node *n, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* First node under root (document order) with used == false -> SIM_E_INPUT
+ * "unknown key". Returns 0 when everything was consumed. */
+int cfg_check_unused(const struct cfg_node *root, struct sim_error *err);
+
+/* Emit the (resolved, override-applied) tree as JSON, scalars typed as
+ * integer/real/bool where they parse so, else string. Caller owns. */
+struct json_t *cfg_to_json(const struct cfg_node *n);
+
+/* ----------------------------------------------------------------- units */
+
+/* Each returns 0 or SIM_E_INPUT (err->msg says what was expected, without a
+ * location; callers prefix it). bare_unit is the unit of a number written
+ * without one, e.g. "us" for a key named slice_idle_us. */
+int cfg_parse_time_ns(const char *s, const char *bare_unit, int64_t *out, struct sim_error *err);
+int cfg_parse_size_bytes(const char *s, const char *bare_unit, uint64_t *out, struct sim_error *err);
+int cfg_parse_rate_bps(const char *s, const char *bare_unit, double *out, struct sim_error *err);
+int cfg_parse_int(const char *s, int64_t *out, struct sim_error *err);
+int cfg_parse_double(const char *s, double *out, struct sim_error *err);
+int cfg_parse_bool(const char *s, bool *out, struct sim_error *err);
+
+/* ------------------------------------------------------- tunable tables */
+
+enum cfg_type {
+	CFG_T_BOOL,   /* bool */
+	CFG_T_INT,    /* int64_t */
+	CFG_T_DOUBLE, /* double */
+	CFG_T_TIME,   /* int64_t ns; bare numbers in .unit (ns, us, ms, s) */
+	CFG_T_SIZE,   /* uint64_t bytes; bare numbers in .unit (B, KiB, MiB, GiB, sectors) */
+	CFG_T_RATE,   /* double bytes/s; bare numbers in .unit (B/s, KB/s, MB/s, MiB/s, GB/s) */
+	CFG_T_ENUM,   /* int: index into .choices */
+	CFG_T_STRING, /* const char *: points into the doc or the static default */
+};
+
+struct cfg_param {
+	const char *key;            /* YAML key; unit in the name (slice_idle_us) */
+	enum cfg_type type;
+	size_t offset;              /* offsetof(target struct, field) */
+	const char *unit;           /* unit of bare numbers and of min/max; "" if none */
+	const char *def;            /* default, written as in YAML; NULL = required */
+	double min, max;            /* inclusive range in .unit; min > max disables */
+	const char *source;         /* where the default comes from */
+	const char *help;           /* one line */
+	const char *const *choices; /* CFG_T_ENUM: NULL-terminated */
+};
+
+#define CFG_PARAM_END { .key = NULL }
+#define CFG_NO_RANGE 1.0, 0.0
+
+/* Set every field of obj from table: the value in map if present (marking
+ * it used), else the default. Keys of map not in the table are left unused
+ * (cfg_check_unused reports them). Returns 0 or SIM_E_INPUT naming the node
+ * (or, for a bad default, the table). map may be NULL: defaults only. */
+int cfg_apply(const struct cfg_param *table, struct cfg_node *map, void *obj,
+	      struct sim_error *err);
+
+/* Values of obj as a JSON object in the table's units (echo into results). */
+struct json_t *cfg_params_to_json(const struct cfg_param *table, const void *obj);
+
+/* One line per parameter: key, unit, default, range, source, help. */
+void cfg_params_print(const struct cfg_param *table, const char *prefix, void *file /* FILE * */);
+
+#endif

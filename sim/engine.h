@@ -1,0 +1,92 @@
+/* Discrete-event engine: integer-nanosecond clock and a 4-ary min-heap of
+ * intrusive events (STYLE.md 10, 11).
+ *
+ * An event is embedded in the object that owns it; scheduling allocates
+ * nothing once the heap has grown to the peak number of pending events.
+ * Ties in time break by a sequence number taken when the event is
+ * scheduled, so a run is a pure function of its inputs. The heap stores
+ * (when, seq, event*) inline so that sift operations compare without
+ * touching the events; each event remembers its slot for O(log n)
+ * cancel and reschedule.
+ */
+#ifndef SIM_ENGINE_H
+#define SIM_ENGINE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct sim;
+struct sim_event;
+
+typedef void (*sim_event_fn)(struct sim *sim, struct sim_event *ev);
+
+#define SIM_EVENT_IDLE UINT32_MAX
+#define SIM_TIME_MAX INT64_MAX
+
+struct sim_event {
+	int64_t when;       /* ns; valid while pending */
+	sim_event_fn fire;  /* called once when the clock reaches when */
+	uint32_t slot;      /* heap index, SIM_EVENT_IDLE when not pending */
+};
+
+struct sim_heap_entry {
+	int64_t when;
+	uint64_t seq;
+	struct sim_event *ev;
+};
+
+enum sim_run_result {
+	SIM_RUN_EMPTY = 0,   /* no event left */
+	SIM_RUN_UNTIL = 1,   /* next event is later than the time limit */
+	SIM_RUN_LIMIT = 2,   /* the event-count limit was reached */
+	SIM_RUN_STOPPED = 3, /* a handler called sim_engine_stop() */
+};
+
+struct sim_engine {
+	struct sim_heap_entry *heap;
+	uint32_t n, cap;
+	int64_t now;
+	uint64_t next_seq;
+	uint64_t fired;      /* events fired since init */
+	uint64_t max_events; /* 0 = unlimited */
+	bool stop;
+	struct sim *owner;   /* passed to every fire() */
+};
+
+static inline void sim_event_init(struct sim_event *ev, sim_event_fn fire)
+{
+	ev->when = 0;
+	ev->fire = fire;
+	ev->slot = SIM_EVENT_IDLE;
+}
+
+static inline bool sim_event_pending(const struct sim_event *ev)
+{
+	return ev->slot != SIM_EVENT_IDLE;
+}
+
+/* Returns 0 or SIM_E_NOMEM. owner may be NULL in unit tests. */
+int sim_engine_init(struct sim_engine *e, struct sim *owner, uint32_t initial_cap);
+void sim_engine_free(struct sim_engine *e);
+
+/* Schedule ev at absolute time when (>= now). If ev is already pending it is
+ * moved (reschedule) and takes a new sequence number, i.e. it sorts after
+ * events already scheduled for the same instant. Returns 0 or SIM_E_NOMEM. */
+int sim_engine_schedule(struct sim_engine *e, struct sim_event *ev, int64_t when);
+
+/* Remove ev if pending; a no-op otherwise. */
+void sim_engine_cancel(struct sim_engine *e, struct sim_event *ev);
+
+/* Fire events in (when, seq) order until none is left, the next one is later
+ * than until (the clock then advances to until), max_events is reached, or a
+ * handler stops the run. */
+enum sim_run_result sim_engine_run(struct sim_engine *e, int64_t until);
+
+/* Fire the single earliest event; false when the heap is empty. */
+bool sim_engine_step(struct sim_engine *e);
+
+static inline void sim_engine_stop(struct sim_engine *e) { e->stop = true; }
+static inline int64_t sim_engine_now(const struct sim_engine *e) { return e->now; }
+static inline uint32_t sim_engine_pending(const struct sim_engine *e) { return e->n; }
+
+#endif

@@ -1,0 +1,75 @@
+/* What a run measures, by task class: per-operation latency, btt-style
+ * block latencies, wait causes (LatencyTOP-like) and regions. Filled by the
+ * models, serialised by results.c into the CONTRACT.md document.
+ */
+#ifndef SIM_METRICS_H
+#define SIM_METRICS_H
+
+#include <stdint.h>
+
+#include "sim/stats.h"
+
+enum sim_class { SIM_CLASS_FG = 0, SIM_CLASS_BG = 1, SIM_NCLASS };
+enum sim_op { SIM_OP_READ = 0, SIM_OP_WRITE, SIM_OP_FSYNC, SIM_OP_FAULT, SIM_NOP };
+enum sim_btt { SIM_BTT_Q2G = 0, SIM_BTT_G2I, SIM_BTT_I2D, SIM_BTT_D2C, SIM_BTT_Q2C, SIM_NBTT };
+
+/* Why a task was not running. Names are the JSON "cause" strings. */
+enum sim_wait {
+	SIM_WAIT_PAGECACHE_LOCK = 0, /* spinning on the page-cache (lru) lock */
+	SIM_WAIT_READ_IO,            /* waiting for a read (page lock / bio) */
+	SIM_WAIT_WRITEBACK,          /* wait_on_page_writeback */
+	SIM_WAIT_GET_REQUEST,        /* request list full (get_request sleep) */
+	SIM_WAIT_DIRTY_THROTTLE,     /* balance_dirty_pages pause */
+	SIM_WAIT_DIRECT_RECLAIM,     /* allocation stalled in direct reclaim */
+	SIM_WAIT_FSYNC_IO,           /* waiting for its own sync writes */
+	SIM_WAIT_JOURNAL,            /* waiting for a jbd2 commit */
+	SIM_WAIT_CPU,                /* runnable, waiting for a core */
+	SIM_WAIT_POLICY,             /* a policy made the task sleep (expc) */
+	SIM_WAIT_SYNC_IO,            /* closed-loop replay: previous sync I/O */
+	SIM_NWAIT
+};
+
+struct sim_opstat {
+	uint64_t count, bytes;
+	struct stats_dist lat;
+};
+
+struct sim_waitstat {
+	uint64_t count;
+	int64_t total_ns, max_ns;
+};
+
+struct sim_class_metrics {
+	struct sim_opstat op[SIM_NOP];
+	struct stats_dist btt[SIM_NBTT];
+	struct sim_waitstat wait[SIM_NWAIT];
+};
+
+struct sim_region {
+	char *name;
+	char *task;
+	int64_t start_ns, duration_ns;
+};
+
+struct sim_metrics {
+	struct sim_class_metrics cls[SIM_NCLASS];
+	struct sim_region *regions;
+	uint32_t nregions, cap_regions;
+};
+
+extern const char *const sim_class_names[SIM_NCLASS];
+extern const char *const sim_op_names[SIM_NOP];
+extern const char *const sim_btt_names[SIM_NBTT];  /* "q2g_ns" ... */
+extern const char *const sim_wait_names[SIM_NWAIT]; /* "pagecache_lock" ... */
+
+void sim_metrics_init(struct sim_metrics *m);
+void sim_metrics_free(struct sim_metrics *m);
+void sim_metrics_op(struct sim_metrics *m, enum sim_class c, enum sim_op op, uint64_t bytes,
+		    int64_t lat_ns);
+void sim_metrics_wait(struct sim_metrics *m, enum sim_class c, enum sim_wait w, int64_t ns);
+void sim_metrics_btt(struct sim_metrics *m, enum sim_class c, enum sim_btt b, int64_t ns);
+/* Returns 0 or SIM_E_NOMEM. Strings are copied. */
+int sim_metrics_region(struct sim_metrics *m, const char *name, const char *task, int64_t start_ns,
+		       int64_t duration_ns);
+
+#endif

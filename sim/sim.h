@@ -1,0 +1,94 @@
+/* The simulator object: everything a run owns hangs off one struct sim
+ * (STYLE.md 9), so tests and sweeps can build many in one process.
+ *
+ * Layers are created by sim_create() from a scenario document
+ * (sim/scenario.c): device, then block queue (unless the workload feeds the
+ * device directly), then the upper stack and policies, then the workload.
+ * Models schedule events on sim->engine and report into sim->metrics.
+ */
+#ifndef SIM_SIM_H
+#define SIM_SIM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "sim/config.h"
+#include "sim/engine.h"
+#include "sim/error.h"
+#include "sim/metrics.h"
+#include "sim/rng.h"
+
+struct device;
+struct blk_queue;
+struct stack;
+struct policy_set;
+struct workload;
+struct json_t;
+
+struct sim_options {
+	uint64_t seed;              /* used when the scenario has no `seed:` or --seed given */
+	bool seed_given;            /* --seed overrides the scenario's */
+	const char *trace_out;      /* --trace-out: blkparse text of the simulated run */
+	bool quiet;
+	const char *const *plugins; /* --plugin paths, NULL-terminated, may be NULL */
+};
+
+struct sim {
+	struct sim_engine engine;
+	struct sim_rng_set *rng;
+	uint64_t seed;
+	struct sim_metrics metrics;
+	struct cfg_doc *doc;        /* the resolved scenario; owned */
+	const char *scenario_path;
+
+	struct device *device;
+	struct blk_queue *blk;      /* NULL when the workload talks to the device directly */
+	struct stack *stack;        /* tasks, page cache, writeback, fs; NULL when unused */
+	struct policy_set *policies;
+	struct workload *workload;
+	const char *replay;         /* "closed", "open" or "synthetic" */
+
+	int64_t until_ns;           /* run.until: stop the clock here (SIM_TIME_MAX) */
+	FILE *trace_out;            /* blkparse text sink, or NULL */
+
+	/* A failure detected inside an event handler: the run stops and
+	 * sim_run() returns it. */
+	struct sim_error fail;
+	bool failed;
+	double wall_s;              /* wall-clock time of sim_run, for the result only */
+};
+
+static inline int64_t sim_now(const struct sim *s) { return s->engine.now; }
+
+/* Schedule ev at absolute time / after a delay. Heap growth failure marks
+ * the run failed (checked after every event batch). */
+void sim_at(struct sim *s, struct sim_event *ev, int64_t when);
+void sim_after(struct sim *s, struct sim_event *ev, int64_t delay_ns);
+static inline void sim_cancel(struct sim *s, struct sim_event *ev)
+{
+	sim_engine_cancel(&s->engine, ev);
+}
+
+/* Record a runtime failure from inside the model; stops the run. */
+void sim_fail(struct sim *s, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* A random stream for consumer name (see rng.h). Never NULL: allocation
+ * failure aborts, as nothing sensible can follow. */
+gsl_rng *sim_rng(struct sim *s, const char *name);
+
+/* Build a simulator from a scenario document; takes ownership of doc
+ * (freed by sim_destroy, also on failure). */
+int sim_create(struct cfg_doc *doc, const char *scenario_path, const struct sim_options *opt,
+	       struct sim **out, struct sim_error *err);
+/* Run to completion (workload done and queues drained) or run.until. */
+int sim_run(struct sim *s, struct sim_error *err);
+/* The CONTRACT.md result document. Caller owns. */
+struct json_t *sim_result_json(struct sim *s);
+void sim_destroy(struct sim *s);
+
+/* Directory of bundled configs (configs/), for preset lookup: $MOBISIM_DATADIR,
+ * then the source tree this binary was built from, then the install prefix. */
+const char *sim_datadir(void);
+
+#endif

@@ -1,0 +1,55 @@
+/* Counters and latency distributions.
+ *
+ * A distribution keeps exact count, sum (128-bit), min, max and a running
+ * variance (Welford), plus a log-linear histogram for percentiles: values
+ * below 2^STATS_SUB_BITS are exact; above, each power of two is split into
+ * 2^STATS_SUB_BITS linear buckets, so a bucket's midpoint is within
+ * 2^-(STATS_SUB_BITS+1) (< 0.4 %) of any value in it. Percentiles use fio's
+ * nearest-rank definition: the smallest bucket whose cumulative count is at
+ * least ceil(p/100 * N), reported as that bucket's midpoint clamped to
+ * [min, max]. The bucket array is allocated on first use.
+ */
+#ifndef SIM_STATS_H
+#define SIM_STATS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct json_t;
+
+#define STATS_SUB_BITS 7
+#define STATS_SUB_BUCKETS (1u << STATS_SUB_BITS)
+#define STATS_NBUCKETS ((64 - STATS_SUB_BITS + 1) * STATS_SUB_BUCKETS)
+
+struct stats_dist {
+	uint64_t n;
+	__int128 sum;
+	int64_t min, max;
+	double mean_w, m2;  /* Welford running mean and sum of squared deviations */
+	uint64_t *buckets;  /* STATS_NBUCKETS counts, NULL until the first sample */
+};
+
+void stats_dist_init(struct stats_dist *d);
+void stats_dist_free(struct stats_dist *d);
+void stats_dist_reset(struct stats_dist *d);
+/* Record one value (ns, bytes...); negative values are clamped to 0. Returns
+ * 0 or SIM_E_NOMEM on the first sample if the buckets cannot be allocated. */
+int stats_dist_add(struct stats_dist *d, int64_t v);
+/* dst += src (exact for count, sum, min, max, variance; histogram bucket-wise). */
+int stats_dist_merge(struct stats_dist *dst, const struct stats_dist *src);
+
+double stats_dist_mean(const struct stats_dist *d);   /* exact sum / n; 0 when empty */
+double stats_dist_stddev(const struct stats_dist *d); /* population stddev */
+/* Nearest-rank percentile, p in (0, 100]; 0 when empty. */
+int64_t stats_dist_percentile(const struct stats_dist *d, double p);
+
+/* fio-style object:
+ *   {"N", "min", "max", "mean", "stddev", "p50", "p90", "p99", "p999",
+ *    "percentile": {"1.000000": v, "5.000000": v, ..., "99.990000": v}}  */
+struct json_t *stats_dist_to_json(const struct stats_dist *d);
+
+/* Bucket index of a value and the midpoint a bucket reports (for tests). */
+uint32_t stats_bucket_of(uint64_t v);
+uint64_t stats_bucket_mid(uint32_t idx);
+
+#endif

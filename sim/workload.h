@@ -1,0 +1,45 @@
+/* Workload sources (DESIGN.md §3): the thing that drives a run. Registered
+ * by name in sim/workload.c; the scenario's `workload.type` (or the
+ * top-level `source:` map for the Poisson reference source) selects one.
+ *
+ * A source is created after the device, block queue, stack and policies;
+ * it schedules its first events in start(), and sim_run() ends when
+ * done() is true and no event is left.
+ */
+#ifndef SIM_WORKLOAD_H
+#define SIM_WORKLOAD_H
+
+#include <stdbool.h>
+
+#include "sim/config.h"
+#include "sim/error.h"
+
+struct sim;
+struct json_t;
+
+struct workload_ops {
+	const char *name;
+	const char *summary;
+	/* node: the workload's map. Set *state. Returns 0 or SIM_E_INPUT. */
+	int (*create)(struct sim *sim, struct cfg_node *node, void **state, struct sim_error *err);
+	void (*start)(struct sim *sim, void *state);
+	/* All input consumed and every op it issued completed. */
+	bool (*done)(struct sim *sim, void *state);
+	/* Optional: figures for the result's "workload" object. */
+	void (*stats_json)(struct sim *sim, void *state, struct json_t *obj);
+	void (*destroy)(void *state);
+	/* Does it need the block layer (false: it submits to the device itself)? */
+	bool needs_block;
+	/* Does it need the upper stack (tasks, page cache)? */
+	bool needs_stack;
+};
+
+struct workload {
+	const struct workload_ops *ops;
+	void *state;
+};
+
+const struct workload_ops *workload_find(const char *name);
+const struct workload_ops *const *workload_registry(void);
+
+#endif
