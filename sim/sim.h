@@ -77,6 +77,11 @@ void sim_fail(struct sim *s, int code, const char *fmt, ...) __attribute__((form
  * failure aborts, as nothing sensible can follow. */
 gsl_rng *sim_rng(struct sim *s, const char *name);
 
+/* A simulator with engine, rng streams and metrics but no layers, for unit
+ * tests and tools (device curve, calibrate) that assemble models by hand.
+ * NULL on allocation failure. Free with sim_destroy. */
+struct sim *sim_new_bare(uint64_t seed);
+
 /* Build a simulator from a scenario document; takes ownership of doc
  * (freed by sim_destroy, also on failure). */
 int sim_create(struct cfg_doc *doc, const char *scenario_path, const struct sim_options *opt,
