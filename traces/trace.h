@@ -1,0 +1,216 @@
+/* Block-event traces in and out: the common record every reader produces,
+ * the reader ops table and its registry, and the blkparse text writer.
+ *
+ * Formats (one file each in traces/):
+ *   blktrace      binary struct blk_io_trace records (blktrace 1.x, kernel
+ *                 include/uapi/linux/blktrace_api.h, version 7), one file,
+ *                 a per-CPU set NAME.blktrace.N, or a combined `blkparse -d`
+ *                 dump;
+ *   blkparse      blkparse's default text output (blkparse_fmt.c);
+ *   disksim       DiskSim / MQSim / SSDSim ASCII request lists;
+ *   ftrace        ftrace text (written separately against this header).
+ *
+ * Every reader streams: memory is fixed at open and does not grow with the
+ * trace. Errors name the place: "file:LINE: ..." for text, "file: byte
+ * offset N: ..." for binary, and return SIM_E_INPUT.
+ */
+#ifndef TRACES_TRACE_H
+#define TRACES_TRACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "sim/error.h"
+
+/* ---- the record ------------------------------------------------------- */
+
+/* Actions: the low 16 bits of blktrace's action word (enum blktrace_act,
+ * include/uapi/linux/blktrace_api.h), plus mobisim codes >= 0x100 for
+ * notify records that blkparse prints ('m') and for non-block events of
+ * readers that carry more than the block layer (ftrace). */
+enum trace_action {
+	TRACE_A_NONE = 0,
+	TRACE_A_QUEUE = 1,        /* Q */
+	TRACE_A_BACKMERGE = 2,    /* M */
+	TRACE_A_FRONTMERGE = 3,   /* F */
+	TRACE_A_GETRQ = 4,        /* G */
+	TRACE_A_SLEEPRQ = 5,      /* S */
+	TRACE_A_REQUEUE = 6,      /* R */
+	TRACE_A_ISSUE = 7,        /* D */
+	TRACE_A_COMPLETE = 8,     /* C */
+	TRACE_A_PLUG = 9,         /* P */
+	TRACE_A_UNPLUG_IO = 10,   /* U */
+	TRACE_A_UNPLUG_TIMER = 11,/* T */
+	TRACE_A_INSERT = 12,      /* I */
+	TRACE_A_SPLIT = 13,       /* X */
+	TRACE_A_BOUNCE = 14,      /* B */
+	TRACE_A_REMAP = 15,       /* A */
+	TRACE_A_ABORT = 16,       /* (no blkparse letter; counted, not printed) */
+	TRACE_A_DRV_DATA = 17,    /* (blkparse prints nothing by default) */
+	TRACE_A_MESSAGE = 0x100,  /* m: BLK_TN_MESSAGE text, in rec->pdu */
+	TRACE_A_NR_BLOCK = 18,    /* bound of the block codes, for per-action tables */
+};
+
+/* Data direction as blkparse's rwbs first letter (fill_rwbs): N = no data
+ * (bytes == 0 and neither write nor discard). */
+enum trace_dir {
+	TRACE_DIR_NONE = 0,   /* 'N' */
+	TRACE_DIR_READ = 1,   /* 'R' */
+	TRACE_DIR_WRITE = 2,  /* 'W' */
+	TRACE_DIR_DISCARD = 3,/* 'D' */
+};
+
+/* Record kinds: block events (all of the above readers); the ftrace reader
+ * may add kinds for syscalls, page cache, scheduling, markers (additively). */
+enum trace_rec_kind {
+	TRACE_REC_BLOCK = 0,
+};
+
+/* Extra per-record bits that are not request flags. */
+enum trace_rec_tflag {
+	TRACE_T_PC = 1u << 0,     /* SCSI passthrough (BLK_TC_PC): pdu holds the CDB */
+	TRACE_T_HAS_SEQ = 1u << 1,/* seq comes from the trace (else the writer numbers it) */
+};
+
+/* One event. Owned by the reader; every pointer in it stays valid until the
+ * next next()/close() on the same reader. */
+struct trace_rec {
+	uint16_t kind;            /* enum trace_rec_kind */
+	uint16_t action;          /* enum trace_action */
+	char act;                 /* blkparse letter: Q M F G S R D C P U T I X B A m, or '?' */
+	uint8_t dir;              /* enum trace_dir */
+	uint16_t tflags;          /* enum trace_rec_tflag */
+	uint32_t flags;           /* models/request.h REQ_*: WRITE SYNC META FUA FLUSH RAHEAD */
+
+	int64_t time_ns;          /* since the trace's first event (blktrace: as recorded) */
+	uint32_t cpu;
+	uint32_t seq;             /* per-CPU sequence number (blktrace t->sequence) */
+	int32_t pid;
+	const char *comm;         /* process name, NULL when the trace does not say */
+
+	uint32_t dev_major, dev_minor;
+	uint64_t sector;
+	uint32_t nr_sectors;
+	uint32_t bytes;           /* bytes of the record; drives R vs N like blkparse */
+	int32_t error;            /* C/R: completion error (0 = ok) */
+
+	/* A (remap): where the I/O came from. */
+	uint32_t from_major, from_minor;
+	uint64_t from_sector;
+	/* U/T: requests unplugged; X: the split's new sector. */
+	uint64_t pdu_u64;
+
+	/* Raw payload (message text for 'm', CDB for PC, remap struct...), may
+	 * be NULL; for 'm' it is not NUL-terminated, use pdu_len. */
+	const uint8_t *pdu;
+	uint32_t pdu_len;
+};
+
+/* blkparse letter of a block action code; '?' if none. */
+char trace_action_letter(uint16_t action);
+/* Inverse for the letters blkparse prints; TRACE_A_NONE when unknown. */
+uint16_t trace_action_from_letter(char c);
+/* Write rec's rwbs string (at most 7 chars + NUL) into buf[8], in
+ * blkparse's fill_rwbs order: [F]lush, D|W|R|N, [F]ua, [A]head, [S]ync, [M]eta. */
+void trace_rwbs(const struct trace_rec *rec, char buf[8]);
+/* Parse an rwbs string into rec->dir and rec->flags; returns 0 or -1 if a
+ * letter is not one blkparse prints (also accepts E secure, ignored). */
+int trace_rwbs_parse(const char *s, size_t len, struct trace_rec *rec);
+
+/* ---- readers ---------------------------------------------------------- */
+
+/* Reader options; NULL means defaults (all zero). */
+enum trace_disksim_time {
+	TRACE_DISKSIM_AUTO = 0,   /* ns integers -> MQSim ns, type 1=read; else DiskSim ms, flags bit0=read */
+	TRACE_DISKSIM_MQSIM_NS,   /* arrival in ns, type 1 = read, 0 = write */
+	TRACE_DISKSIM_DISKSIM_MS, /* arrival in ms (float), flags bit 0 = read */
+};
+
+struct trace_opts {
+	enum trace_disksim_time disksim_time;
+	/* blkparse text: how many lines the reader may hold to put CPUs that
+	 * blkparse printed out of time order back in order (0 = input order). */
+	uint32_t blkparse_reorder_window;
+};
+
+/* Bytes given to probe(). */
+#define TRACE_PROBE_BYTES 4096
+
+struct trace_reader_ops {
+	const char *name;         /* "blktrace", "blkparse", "disksim", ... */
+	const char *summary;
+	/* buf: the first min(len, TRACE_PROBE_BYTES) bytes of the file.
+	 * Returns confidence 0 (not this format) .. 100 (certain). */
+	int (*probe)(const uint8_t *buf, size_t len);
+	/* Open path. Sets *state. Returns 0, SIM_E_INPUT (bad content),
+	 * SIM_E_IO (cannot open) or SIM_E_NOMEM, with err filled. */
+	int (*open)(const char *path, const struct trace_opts *opts, void **state,
+		    struct sim_error *err);
+	/* Same over a caller-owned buffer that must outlive the reader (fuzzing,
+	 * tests); name is used in messages. */
+	int (*open_mem)(const void *buf, size_t len, const char *name, const struct trace_opts *opts,
+			void **state, struct sim_error *err);
+	/* Next record: 1 = *rec filled, 0 = end of trace, < 0 = error (err filled;
+	 * the reader must not be read again). */
+	int (*next)(void *state, struct trace_rec *rec, struct sim_error *err);
+	void (*close)(void *state);
+};
+
+struct trace_reader {
+	const struct trace_reader_ops *ops;
+	void *state;
+};
+
+extern const struct trace_reader_ops trace_blktrace_ops;
+extern const struct trace_reader_ops trace_blkparse_ops;
+extern const struct trace_reader_ops trace_disksim_ops;
+
+/* NULL-terminated table of every reader, in probe order. */
+const struct trace_reader_ops *const *trace_reader_registry(void);
+const struct trace_reader_ops *trace_reader_find(const char *name);
+
+/* Open path with the reader whose probe is most confident about its first
+ * bytes (ties: registry order). path may also be the base NAME of a
+ * per-CPU set NAME.blktrace.N. Returns 0 or a negative code with err
+ * ("file: not a known trace format" is SIM_E_INPUT). */
+int trace_open_auto(const char *path, const struct trace_opts *opts, struct trace_reader *r,
+		    struct sim_error *err);
+/* The same over memory (no per-CPU sets). */
+int trace_open_mem_auto(const void *buf, size_t len, const char *name, const struct trace_opts *opts,
+			struct trace_reader *r, struct sim_error *err);
+static inline int trace_next(struct trace_reader *r, struct trace_rec *rec, struct sim_error *err)
+{
+	return r->ops->next(r->state, rec, err);
+}
+void trace_close(struct trace_reader *r);
+
+/* ---- blkparse text writer --------------------------------------------- */
+
+/* Writes records as Debian's blkparse 1.2.0 prints them by default
+ * (`blkparse -i -`): one line per event in the order given, then, at
+ * finish, the per-CPU and Total statistics blocks, the Throughput line and
+ * the per-device "Events" / "Skips" lines. Memory: per device and CPU
+ * counters, bounded by the devices and CPUs seen. */
+struct trace_blkparse_writer;
+
+enum trace_blkparse_wflag {
+	/* Number events per CPU from 1 instead of printing rec->seq (the
+	 * simulator's --trace-out); records with TRACE_T_HAS_SEQ keep theirs. */
+	TRACE_BPW_NUMBER_SEQ = 1u << 0,
+	/* No summary at finish. */
+	TRACE_BPW_NO_SUMMARY = 1u << 1,
+};
+
+/* out stays the caller's (not closed). Returns 0 or SIM_E_NOMEM. */
+int trace_blkparse_writer_create(FILE *out, uint32_t wflags, struct trace_blkparse_writer **w,
+				 struct sim_error *err);
+/* Print one event. Returns 0 or SIM_E_IO (write failed). */
+int trace_blkparse_writer_event(struct trace_blkparse_writer *w, const struct trace_rec *rec,
+				struct sim_error *err);
+/* Print the summary (unless TRACE_BPW_NO_SUMMARY) and flush. Returns 0 or SIM_E_IO. */
+int trace_blkparse_writer_finish(struct trace_blkparse_writer *w, struct sim_error *err);
+void trace_blkparse_writer_destroy(struct trace_blkparse_writer *w);
+
+#endif
