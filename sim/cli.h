@@ -4,6 +4,8 @@
 #ifndef SIM_CLI_H
 #define SIM_CLI_H
 
+struct sim_error;
+
 int cmd_run(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_device(int argc, char **argv);    /* device curve DEVICE.yaml */
@@ -12,8 +14,12 @@ int cmd_compare(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
 
+/* Load SCENARIO and apply nsets "--set" assignments in order. */
+struct cfg_doc;
+int cli_load_scenario(const char *path, char **sets, int nsets, struct cfg_doc **out,
+		      struct sim_error *err);
+
 /* Print err as "mobisim: msg" and return its exit status. */
-struct sim_error;
 int cli_report(const struct sim_error *err);
 
 #endif

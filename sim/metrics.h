@@ -72,4 +72,10 @@ void sim_metrics_btt(struct sim_metrics *m, enum sim_class c, enum sim_btt b, in
 int sim_metrics_region(struct sim_metrics *m, const char *name, const char *task, int64_t start_ns,
 		       int64_t duration_ns);
 
+/* CONTRACT.md result pieces (caller owns the returned JSON). */
+struct json_t;
+struct json_t *sim_metrics_classes_json(const struct sim_metrics *m);
+struct json_t *sim_metrics_waits_json(const struct sim_metrics *m);
+struct json_t *sim_metrics_regions_json(const struct sim_metrics *m);
+
 #endif

@@ -40,6 +40,7 @@ struct sim {
 	uint64_t seed;
 	struct sim_metrics metrics;
 	struct cfg_doc *doc;        /* the resolved scenario; owned */
+	struct cfg_doc *device_doc; /* preset loaded for `device: NAME`; owned */
 	const char *scenario_path;
 
 	struct device *device;

@@ -1,0 +1,149 @@
+/* Result document assembly (sim_result_json) and atomic output.
+ *
+ * Key order is fixed by construction (jansson keeps insertion order), so
+ * the same run gives the same bytes; only engine.wall_s, events_per_s and
+ * peak_rss_kib depend on the machine.
+ */
+#include "sim/results.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "models/block.h"
+#include "models/device.h"
+#include "sim/sim.h"
+#include "sim/workload.h"
+#include "version.h"
+
+long results_peak_rss_kib(void)
+{
+	struct rusage ru;
+	if (getrusage(RUSAGE_SELF, &ru) != 0)
+		return 0;
+	return ru.ru_maxrss; /* KiB on Linux */
+}
+
+static int write_all(int fd, const char *p, size_t len)
+{
+	while (len) {
+		ssize_t w = write(fd, p, len);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		p += w;
+		len -= (size_t)w;
+	}
+	return 0;
+}
+
+int results_write_text_atomic(const char *path, const char *text, size_t len,
+			      struct sim_error *err)
+{
+	if (strcmp(path, "-") == 0) {
+		if (fwrite(text, 1, len, stdout) != len || fflush(stdout) != 0)
+			return sim_errorf(err, SIM_E_IO, "stdout: write failed: %s", strerror(errno));
+		return 0;
+	}
+	char dir[4096], tmp[4200];
+	snprintf(dir, sizeof(dir), "%s", path);
+	snprintf(tmp, sizeof(tmp), "%s/.%s.tmp.%ld", dirname(dir),
+		 strrchr(path, '/') ? strrchr(path, '/') + 1 : path, (long)getpid());
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return sim_errorf(err, SIM_E_IO, "%s: cannot create: %s", path, strerror(errno));
+	if (write_all(fd, text, len) != 0 || fsync(fd) != 0) {
+		int e = errno;
+		close(fd);
+		unlink(tmp);
+		return sim_errorf(err, SIM_E_IO, "%s: write failed: %s", path, strerror(e));
+	}
+	if (close(fd) != 0 || rename(tmp, path) != 0) {
+		int e = errno;
+		unlink(tmp);
+		return sim_errorf(err, SIM_E_IO, "%s: cannot write: %s", path, strerror(e));
+	}
+	return 0;
+}
+
+int results_write_atomic(const char *path, const json_t *doc, struct sim_error *err)
+{
+	char *text = json_dumps(doc, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
+	if (!text)
+		return sim_errorf(err, SIM_E_NOMEM, "out of memory serialising the result");
+	size_t len = strlen(text);
+	/* A trailing newline makes the file friendly to diff and cat. */
+	char *nl = realloc(text, len + 2);
+	if (!nl) {
+		free(text);
+		return sim_errorf(err, SIM_E_NOMEM, "out of memory serialising the result");
+	}
+	nl[len] = '\n';
+	nl[len + 1] = '\0';
+	int rc = results_write_text_atomic(path, nl, len + 1, err);
+	free(nl);
+	return rc;
+}
+
+static json_t *engine_json(const struct sim *s)
+{
+	json_t *o = json_object();
+	double wall = s->wall_s > 0 ? s->wall_s : 0;
+	json_object_set_new(o, "events", json_integer((json_int_t)s->engine.fired));
+	json_object_set_new(o, "sim_ns", json_integer((json_int_t)sim_now(s)));
+	json_object_set_new(o, "wall_s", json_real(wall));
+	json_object_set_new(o, "events_per_s",
+			    json_real(wall > 0 ? (double)s->engine.fired / wall : 0.0));
+	json_object_set_new(o, "peak_rss_kib", json_integer(results_peak_rss_kib()));
+	json_object_set_new(o, "pending_at_end", json_integer(sim_engine_pending(&s->engine)));
+	return o;
+}
+
+static json_t *pagecache_json(const struct sim *s)
+{
+	/* Filled by the upper stack when there is one; the keys exist always. */
+	json_t *o = json_object();
+	json_object_set_new(o, "lock_wait_ns", json_integer(0));
+	json_object_set_new(o, "lock_acquisitions", json_integer(0));
+	json_object_set_new(o, "hits", json_integer(0));
+	json_object_set_new(o, "misses", json_integer(0));
+	return o;
+}
+
+json_t *sim_result_json(struct sim *s)
+{
+	json_t *doc = json_object();
+	json_t *meta = json_object();
+	json_object_set_new(meta, "version", json_string(MOBISIM_VERSION));
+	json_object_set_new(meta, "seed", json_integer((json_int_t)s->seed));
+	json_object_set_new(meta, "replay", json_string(s->replay));
+	if (s->scenario_path)
+		json_object_set_new(meta, "scenario", json_string(s->scenario_path));
+	json_object_set_new(doc, "mobisim", meta);
+	json_object_set_new(doc, "config", cfg_to_json(cfg_root(s->doc)));
+	json_object_set_new(doc, "engine", engine_json(s));
+	json_object_set_new(doc, "classes", sim_metrics_classes_json(&s->metrics));
+	json_object_set_new(doc, "regions", sim_metrics_regions_json(&s->metrics));
+	if (s->device)
+		json_object_set_new(doc, "device", device_to_json(s->device));
+	if (s->blk)
+		json_object_set_new(doc, "block", blk_queue_to_json(s->blk));
+	json_object_set_new(doc, "pagecache", pagecache_json(s));
+	json_object_set_new(doc, "waits", sim_metrics_waits_json(&s->metrics));
+	if (s->workload && s->workload->ops->stats_json) {
+		json_t *w = json_object();
+		json_object_set_new(w, "type", json_string(s->workload->ops->name));
+		s->workload->ops->stats_json(s, s->workload->state, w);
+		json_object_set_new(doc, "workload", w);
+	}
+	return doc;
+}

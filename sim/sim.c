@@ -1,0 +1,161 @@
+/* The simulator object: construction of the bare core, scheduling helpers,
+ * failure recording, the run loop and teardown (see sim.h). Building the
+ * layers from a scenario is sim/scenario.c; the result document is
+ * sim/results.c.
+ */
+#include "sim/sim.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "models/block.h"
+#include "models/device.h"
+#include "sim/assert.h"
+#include "sim/scenario.h"
+#include "sim/workload.h"
+#include "version.h"
+
+struct sim *sim_new_bare(uint64_t seed)
+{
+	struct sim *s = calloc(1, sizeof(*s));
+	if (!s)
+		return NULL;
+	if (sim_engine_init(&s->engine, s, 1024)) {
+		free(s);
+		return NULL;
+	}
+	s->rng = sim_rng_set_new(seed);
+	if (!s->rng) {
+		sim_engine_free(&s->engine);
+		free(s);
+		return NULL;
+	}
+	s->seed = seed;
+	sim_metrics_init(&s->metrics);
+	s->until_ns = SIM_TIME_MAX;
+	s->replay = "none";
+	return s;
+}
+
+void sim_at(struct sim *s, struct sim_event *ev, int64_t when)
+{
+	if (sim_engine_schedule(&s->engine, ev, when))
+		sim_fail(s, SIM_E_NOMEM, "out of memory growing the event heap");
+}
+
+void sim_after(struct sim *s, struct sim_event *ev, int64_t delay_ns)
+{
+	SIM_ASSERT(delay_ns >= 0);
+	int64_t now = s->engine.now;
+	int64_t when = delay_ns > SIM_TIME_MAX - now ? SIM_TIME_MAX : now + delay_ns;
+	sim_at(s, ev, when);
+}
+
+void sim_fail(struct sim *s, int code, const char *fmt, ...)
+{
+	if (s->failed)
+		return; /* the first failure is the one worth reporting */
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(s->fail.msg, sizeof(s->fail.msg), fmt, ap);
+	va_end(ap);
+	s->fail.code = code;
+	s->failed = true;
+	sim_engine_stop(&s->engine);
+}
+
+gsl_rng *sim_rng(struct sim *s, const char *name)
+{
+	gsl_rng *r = sim_rng_stream(s->rng, name);
+	if (!r) {
+		fprintf(stderr, "mobisim: out of memory creating random stream %s\n", name);
+		abort();
+	}
+	return r;
+}
+
+static double monotonic_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static bool workload_done(struct sim *s)
+{
+	return !s->workload || s->workload->ops->done(s, s->workload->state);
+}
+
+int sim_run(struct sim *s, struct sim_error *err)
+{
+	double t0 = monotonic_s();
+	if (s->workload)
+		s->workload->ops->start(s, s->workload->state);
+	enum sim_run_result r = SIM_RUN_EMPTY;
+	if (!s->failed)
+		r = sim_engine_run(&s->engine, s->until_ns);
+	s->wall_s = monotonic_s() - t0;
+	if (s->failed)
+		return sim_errorf(err, s->fail.code, "%s", s->fail.msg);
+	if (r == SIM_RUN_EMPTY && !workload_done(s)) {
+		/* Nothing can ever happen again, yet work is outstanding: a model
+		 * lost a wake-up or a completion. Say where the work is stuck. */
+		uint64_t outstanding = s->blk ? blk_queue_outstanding(s->blk) : 0;
+		return sim_errorf(err, SIM_E_RUNTIME,
+				  "deadlock at t=%lld ns: the workload is not finished but no event "
+				  "is pending (%llu block requests outstanding, %u commands in the "
+				  "device)",
+				  (long long)sim_now(s), (unsigned long long)outstanding,
+				  s->device ? s->device->inflight : 0);
+	}
+#ifdef SIM_DEBUG
+	if (r == SIM_RUN_EMPTY && s->blk && blk_queue_outstanding(s->blk) != 0)
+		return sim_errorf(err, SIM_E_RUNTIME,
+				  "request conservation violated: %llu requests never completed",
+				  (unsigned long long)blk_queue_outstanding(s->blk));
+#endif
+	return 0;
+}
+
+void sim_destroy(struct sim *s)
+{
+	if (!s)
+		return;
+	if (s->workload) {
+		if (s->workload->ops->destroy)
+			s->workload->ops->destroy(s->workload->state);
+		free(s->workload);
+	}
+	scenario_destroy_layers(s);
+	if (s->blk)
+		blk_queue_destroy(s->blk);
+	if (s->device)
+		device_destroy(s->device);
+	if (s->trace_out && s->trace_out != stdout)
+		fclose(s->trace_out);
+	sim_engine_free(&s->engine);
+	sim_metrics_free(&s->metrics);
+	sim_rng_set_free(s->rng);
+	cfg_free(s->doc);
+	cfg_free(s->device_doc);
+	free(s);
+}
+
+static bool is_dir(const char *p)
+{
+	struct stat st;
+	return p && stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+const char *sim_datadir(void)
+{
+	const char *env = getenv("MOBISIM_DATADIR");
+	if (env && *env)
+		return env;
+	if (is_dir(MOBISIM_SOURCE_CONFIGS))
+		return MOBISIM_SOURCE_CONFIGS;
+	return MOBISIM_INSTALL_CONFIGS;
+}
