@@ -36,6 +36,8 @@ struct cfg_node {
 	const char *file;        /* owned by the document */
 	int line, col;           /* 1-based position of the value (or key for --set) */
 	bool used;               /* consumed by some module */
+	int key_line, key_col;   /* 1-based position of the key; 0 for seq items and root */
+	bool quoted;             /* scalar was quoted or tagged !!str: always a string */
 };
 
 struct cfg_doc;
