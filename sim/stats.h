@@ -7,7 +7,8 @@
  * 2^-(STATS_SUB_BITS+1) (< 0.4 %) of any value in it. Percentiles use fio's
  * nearest-rank definition: the smallest bucket whose cumulative count is at
  * least ceil(p/100 * N), reported as that bucket's midpoint clamped to
- * [min, max]. The bucket array is allocated on first use.
+ * [min, max] (ranks 1 and N report min and max exactly). The bucket array
+ * is allocated on first use.
  */
 #ifndef SIM_STATS_H
 #define SIM_STATS_H
@@ -25,7 +26,10 @@ struct stats_dist {
 	uint64_t n;
 	__int128 sum;
 	int64_t min, max;
-	double mean_w, m2;  /* Welford running mean and sum of squared deviations */
+	/* Variance state: mean_w is an integer shift kept near the mean and m2
+	 * the sum of squared deviations from it (see stats.c); use
+	 * stats_dist_mean/stddev rather than reading them. */
+	double mean_w, m2;
 	uint64_t *buckets;  /* STATS_NBUCKETS counts, NULL until the first sample */
 };
 
