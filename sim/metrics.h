@@ -55,6 +55,7 @@ struct sim_metrics {
 	struct sim_class_metrics cls[SIM_NCLASS];
 	struct sim_region *regions;
 	uint32_t nregions, cap_regions;
+	int error; /* first histogram allocation failure (SIM_E_NOMEM) of a void recorder, or 0 */
 };
 
 extern const char *const sim_class_names[SIM_NCLASS];
@@ -75,6 +76,8 @@ int sim_metrics_region(struct sim_metrics *m, const char *name, const char *task
 /* CONTRACT.md result pieces (caller owns the returned JSON). */
 struct json_t;
 struct json_t *sim_metrics_classes_json(const struct sim_metrics *m);
+/* One CLASS object, e.g. for the per-task breakdown. */
+struct json_t *sim_metrics_class_json(const struct sim_class_metrics *cm);
 struct json_t *sim_metrics_waits_json(const struct sim_metrics *m);
 struct json_t *sim_metrics_regions_json(const struct sim_metrics *m);
 
