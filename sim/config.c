@@ -423,6 +423,22 @@ static int check_duplicates(struct cfg_loader *ld, struct cfg_node *map)
 	return rc;
 }
 
+/* Duplicate keys, checked once the tree is whole so messages carry full paths. */
+static int check_tree_duplicates(struct cfg_loader *ld, struct cfg_node *n)
+{
+	if (n->kind == CFG_MAP) {
+		int rc = check_duplicates(ld, n);
+		if (rc)
+			return rc;
+	}
+	for (struct cfg_node *c = n->child; c; c = c->next) {
+		int rc = check_tree_duplicates(ld, c);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
 static int parse_value(struct cfg_loader *ld, yaml_event_t *ev, int depth, struct cfg_node **out);
 
 static int parse_map(struct cfg_loader *ld, struct cfg_node *map, int depth)
@@ -434,7 +450,7 @@ static int parse_map(struct cfg_loader *ld, struct cfg_node *map, int depth)
 			return rc;
 		if (kev.type == YAML_MAPPING_END_EVENT) {
 			yaml_event_delete(&kev);
-			return check_duplicates(ld, map);
+			return 0;
 		}
 		if (kev.type == YAML_ALIAS_EVENT) {
 			rc = loader_mark_error(ld, kev.start_mark,
@@ -614,6 +630,9 @@ static int parse_text(struct cfg_doc *doc, const char *text, size_t len, const c
 		goto out;
 	}
 	yaml_event_delete(&ev);
+	rc = check_tree_duplicates(&ld, root);
+	if (rc)
+		goto out;
 	if (want_map) {
 		if (node_is_null(root)) {
 			root->kind = CFG_MAP;
