@@ -1,0 +1,281 @@
+/* Reader of the ASCII request lists of DiskSim, MQSim and SSDSim: one
+ * request per line, five whitespace-separated fields
+ *
+ *     arrival_time  devno  lba  size_sectors  type
+ *
+ * Two dialects differ in the time unit and the last field:
+ *   MQSim / SSDSim: arrival in integer nanoseconds, type 1 = read, 0 = write
+ *     (MQSim src/exec/ASCII_Trace_Definition.h, SSDSim's trace format);
+ *   DiskSim 4.0 "ascii" input: arrival in milliseconds as a float, flags
+ *     with bit 0 = read (DiskSim's DISKSIM_READ = 1).
+ * TRACE_DISKSIM_AUTO picks per file from the first request line: a time
+ * written with '.' or an exponent is DiskSim milliseconds, an integer is
+ * MQSim nanoseconds. In the MQSim dialect a type other than 0 or 1 is an
+ * error; in the DiskSim dialect any flags value is accepted (bit 0 read).
+ *
+ * Every request becomes one 'Q' record on device devno,0 (pid 0, cpu 0,
+ * sequence = request number). Blank lines and lines starting with '#' are
+ * skipped; the last line may lack its newline. Errors: "FILE:LINE: ...".
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/request.h"
+#include "traces/trace.h"
+#include "traces/trace_int.h"
+
+struct ds_reader {
+	struct trace_src src;
+	enum trace_disksim_time mode;
+	uint64_t nreq;
+	bool failed;
+};
+
+static bool ds_line_fields(const char *p, const char *end, const char *tok[6], size_t tl[6], int *n)
+{
+	*n = 0;
+	while (p < end) {
+		while (p < end && (*p == ' ' || *p == '\t'))
+			p++;
+		if (p >= end)
+			break;
+		if (*n == 6)
+			return false;
+		tok[*n] = p;
+		while (p < end && *p != ' ' && *p != '\t')
+			p++;
+		tl[*n] = (size_t)(p - tok[*n]);
+		(*n)++;
+	}
+	return true;
+}
+
+/* Parse an unsigned decimal integer occupying the whole token. */
+static bool parse_u64(const char *s, size_t l, uint64_t *v)
+{
+	uint64_t x = 0;
+
+	if (!l)
+		return false;
+	for (size_t i = 0; i < l; i++) {
+		if (!isdigit((unsigned char)s[i]))
+			return false;
+		unsigned d = (unsigned)(s[i] - '0');
+		if (x > (UINT64_MAX - d) / 10)
+			return false;
+		x = x * 10 + d;
+	}
+	*v = x;
+	return true;
+}
+
+static bool is_float_token(const char *s, size_t l)
+{
+	for (size_t i = 0; i < l; i++)
+		if (s[i] == '.' || s[i] == 'e' || s[i] == 'E')
+			return true;
+	return false;
+}
+
+static int ds_probe(const uint8_t *buf, size_t len)
+{
+	/* The first non-comment line must have five numeric fields. */
+	size_t i = 0;
+	int good = 0;
+
+	while (i < len && good < 3) {
+		size_t e = i;
+		while (e < len && buf[e] != '\n')
+			e++;
+		if (e == len && len == TRACE_PROBE_BYTES)
+			break; /* a cut line says nothing */
+		const char *p = (const char *)buf + i, *end = (const char *)buf + e;
+		if (end > p && end[-1] == '\r')
+			end--;
+		i = e + 1;
+		while (p < end && (*p == ' ' || *p == '\t'))
+			p++;
+		if (p == end || *p == '#')
+			continue;
+		const char *tok[6];
+		size_t tl[6];
+		int n;
+		if (!ds_line_fields(p, end, tok, tl, &n) || n != 5)
+			return 0;
+		for (int k = 0; k < 5; k++) {
+			for (size_t c = 0; c < tl[k]; c++)
+				if (!isdigit((unsigned char)tok[k][c]) && !(k == 0 && strchr(".eE+-", tok[k][c])))
+					return 0;
+		}
+		good++;
+	}
+	return good ? 60 : 0;
+}
+
+static int ds_open_common(struct ds_reader *d, const struct trace_opts *opts)
+{
+	d->mode = opts ? opts->disksim_time : TRACE_DISKSIM_AUTO;
+	return 0;
+}
+
+static int ds_open(const char *path, const struct trace_opts *opts, void **state, struct sim_error *err)
+{
+	struct ds_reader *d = calloc(1, sizeof(*d));
+
+	if (!d)
+		return sim_errorf(err, SIM_E_NOMEM, "%s: out of memory", path);
+	int rc = trace_src_open(&d->src, path, TRACE_SRC_BUF, err);
+	if (rc) {
+		free(d);
+		return rc;
+	}
+	ds_open_common(d, opts);
+	*state = d;
+	return 0;
+}
+
+static int ds_open_mem(const void *buf, size_t len, const char *name, const struct trace_opts *opts,
+		       void **state, struct sim_error *err)
+{
+	struct ds_reader *d = calloc(1, sizeof(*d));
+
+	if (!d)
+		return sim_errorf(err, SIM_E_NOMEM, "%s: out of memory", name);
+	trace_src_open_mem(&d->src, buf, len, name);
+	ds_open_common(d, opts);
+	*state = d;
+	return 0;
+}
+
+static void ds_close(void *state)
+{
+	struct ds_reader *d = state;
+
+	if (!d)
+		return;
+	trace_src_close(&d->src);
+	free(d);
+}
+
+
+static int ds_next(void *state, struct trace_rec *rec, struct sim_error *err)
+{
+	struct ds_reader *d = state;
+	const char *line;
+	size_t len;
+	int rc;
+
+	if (d->failed)
+		return sim_errorf(err, SIM_E_INPUT, "%s: read after an error", d->src.name);
+	for (;;) {
+		rc = trace_src_getline(&d->src, &line, &len, err);
+		if (rc <= 0)
+			break;
+		const char *p = line, *end = line + len;
+		unsigned long long ln = (unsigned long long)d->src.line;
+		while (p < end && (*p == ' ' || *p == '\t'))
+			p++;
+		if (p == end || *p == '#')
+			continue;
+		const char *tok[6];
+		size_t tl[6];
+		int n;
+		if (!ds_line_fields(p, end, tok, tl, &n) || n != 5) {
+			rc = sim_errorf(err, SIM_E_INPUT,
+					"%s:%llu: expected 5 fields (arrival devno lba sectors type), found %s%d",
+					d->src.name, ln, n == 6 ? "more than " : "", n == 6 ? 5 : n);
+			break;
+		}
+		if (d->mode == TRACE_DISKSIM_AUTO)
+			d->mode = is_float_token(tok[0], tl[0]) ? TRACE_DISKSIM_DISKSIM_MS
+								: TRACE_DISKSIM_MQSIM_NS;
+		int64_t t;
+		if (d->mode == TRACE_DISKSIM_MQSIM_NS) {
+			uint64_t v;
+			if (!parse_u64(tok[0], tl[0], &v) || v > INT64_MAX) {
+				rc = sim_errorf(err, SIM_E_INPUT,
+						"%s:%llu: arrival time '%.*s' is not a non-negative integer (ns)",
+						d->src.name, ln, (int)tl[0], tok[0]);
+				break;
+			}
+			t = (int64_t)v;
+		} else {
+			char buf[64];
+			char *e;
+			if (tl[0] >= sizeof(buf)) {
+				rc = sim_errorf(err, SIM_E_INPUT, "%s:%llu: arrival time too long",
+						d->src.name, ln);
+				break;
+			}
+			memcpy(buf, tok[0], tl[0]);
+			buf[tl[0]] = '\0';
+			errno = 0;
+			double ms = strtod(buf, &e);
+			if (*e || errno || !isfinite(ms) || ms < 0 || ms > 9.2e12) {
+				rc = sim_errorf(err, SIM_E_INPUT,
+						"%s:%llu: arrival time '%s' is not a non-negative number (ms)",
+						d->src.name, ln, buf);
+				break;
+			}
+			t = (int64_t)llround(ms * 1e6);
+		}
+		uint64_t dev, lba, size, type;
+		static const char *const names[] = { "arrival", "devno", "lba", "size", "type" };
+		uint64_t *vals[] = { NULL, &dev, &lba, &size, &type };
+		int bad = 0;
+		for (int k = 1; k < 5 && !bad; k++)
+			if (!parse_u64(tok[k], tl[k], vals[k]))
+				bad = k;
+		if (bad) {
+			rc = sim_errorf(err, SIM_E_INPUT, "%s:%llu: %s '%.*s' is not a non-negative integer",
+					d->src.name, ln, names[bad], (int)tl[bad], tok[bad]);
+			break;
+		}
+		if (size == 0 || size > (UINT32_MAX >> 9)) {
+			rc = sim_errorf(err, SIM_E_INPUT, "%s:%llu: size %llu sectors out of range (1..%u)",
+					d->src.name, ln, (unsigned long long)size, UINT32_MAX >> 9);
+			break;
+		}
+		if (dev > 0xfff) {
+			rc = sim_errorf(err, SIM_E_INPUT, "%s:%llu: devno %llu out of range (0..4095)",
+					d->src.name, ln, (unsigned long long)dev);
+			break;
+		}
+		if (d->mode == TRACE_DISKSIM_MQSIM_NS && type > 1) {
+			rc = sim_errorf(err, SIM_E_INPUT,
+					"%s:%llu: type %llu is not 1 (read) or 0 (write)", d->src.name, ln,
+					(unsigned long long)type);
+			break;
+		}
+		bool read = type & 1;
+		memset(rec, 0, sizeof(*rec));
+		rec->kind = TRACE_REC_BLOCK;
+		rec->action = TRACE_A_QUEUE;
+		rec->act = 'Q';
+		rec->time_ns = t;
+		rec->seq = (uint32_t)++d->nreq;
+		rec->dev_major = (uint32_t)dev;
+		rec->sector = lba;
+		rec->nr_sectors = (uint32_t)size;
+		rec->bytes = (uint32_t)size << 9;
+		rec->dir = read ? TRACE_DIR_READ : TRACE_DIR_WRITE;
+		rec->flags = read ? 0 : REQ_WRITE;
+		return 1;
+	}
+	if (rc < 0)
+		d->failed = true;
+	return rc;
+}
+
+const struct trace_reader_ops trace_disksim_ops = {
+	.name = "disksim",
+	.summary = "DiskSim / MQSim / SSDSim ASCII (arrival devno lba sectors type)",
+	.probe = ds_probe,
+	.open = ds_open,
+	.open_mem = ds_open_mem,
+	.next = ds_next,
+	.close = ds_close,
+};
