@@ -1198,7 +1198,7 @@ int cfg_set(struct cfg_doc *doc, const char *assignment, struct sim_error *err)
 		}
 	}
 
-	struct cfg_node *cur = doc->root;
+	struct cfg_node *cur = doc->root, *created = NULL;
 	for (int i = 0; i < n; i++) {
 		bool last = i == n - 1;
 		bool want_seq = !last && !steps[i + 1].key[0];
@@ -1254,6 +1254,8 @@ int cfg_set(struct cfg_doc *doc, const char *assignment, struct sim_error *err)
 				c->key_line = idx;
 				c->key_col = 1;
 				node_append(cur, c);
+				if (!created)
+					created = c;
 			} else if (want_seq ? c->kind != CFG_SEQ : c->kind != CFG_MAP) {
 				cfg_node_path(c, shown, sizeof(shown));
 				rc = sim_errorf(err, SIM_E_INPUT,
@@ -1308,6 +1310,11 @@ int cfg_set(struct cfg_doc *doc, const char *assignment, struct sim_error *err)
 	else if (has_include(cur))
 		rc = expand_tree(doc, cur, &st, err);
 out:
+	if (rc && created && nv) {
+		/* failed before placing the value: drop the maps made for it */
+		node_unlink(created);
+		node_free_one(created);
+	}
 	node_free_one(nv);
 	free(key);
 	free(val);
@@ -1733,6 +1740,15 @@ static double unit_mult(const struct cfg_param *p)
 	return u ? u->mult : 1.0;
 }
 
+/* A time, size or rate parameter must name a unit its parser knows. */
+static bool unit_known(const struct cfg_param *p)
+{
+	const struct unit *tab = p->type == CFG_T_TIME ? time_units :
+				 p->type == CFG_T_SIZE ? size_units :
+				 p->type == CFG_T_RATE ? rate_units : NULL;
+	return !tab || !p->unit || !*p->unit || unit_find(tab, p->unit);
+}
+
 static const char *type_expect(const struct cfg_param *p)
 {
 	switch (p->type) {
@@ -1859,6 +1875,10 @@ int cfg_apply(const struct cfg_param *table, struct cfg_node *map, void *obj,
 	if (map)
 		mark_up(map);
 	for (const struct cfg_param *p = table; p && p->key; p++) {
+		if (!unit_known(p))
+			return sim_errorf(err, SIM_E_RUNTIME,
+					  "internal: parameter '%s' has unknown unit '%s'", p->key,
+					  p->unit);
 		struct cfg_node *n = cfg_get(map, p->key);
 		union cfg_value v = { .u = 0 };
 		double bare = 0;
@@ -2000,6 +2020,8 @@ static void param_range(const struct cfg_param *p, char *buf, size_t len)
 void cfg_params_print(const struct cfg_param *table, const char *prefix, void *file)
 {
 	FILE *f = file;
+	if (!f)
+		return;
 	int wk = 3, wu = 4, wd = 7, wr = 5;
 	char key[256], range[256];
 	const char *pre = prefix ? prefix : "";

@@ -458,6 +458,14 @@ static void test_config_apply_bad_default_and_required(void **state)
 	assert_int_equal(cfg_apply(outside, NULL, &o, &err), SIM_E_RUNTIME);
 	assert_non_null(strstr(err.msg, "timeout_ms"));
 
+	static const struct cfg_param badunit[] = {
+		{ .key = "timeout_kib", .type = CFG_T_TIME, .offset = 0, .unit = "KiB", .def = "1",
+		  CFG_NO_RANGE, .source = "test", .help = "t" },
+		CFG_PARAM_END
+	};
+	assert_int_equal(cfg_apply(badunit, NULL, &o, &err), SIM_E_RUNTIME);
+	assert_non_null(strstr(err.msg, "'timeout_kib' has unknown unit 'KiB'"));
+
 	static const struct cfg_param req[] = {
 		{ .key = "timeout_ms", .type = CFG_T_TIME, .offset = 0, .unit = "ms", .def = NULL,
 		  CFG_NO_RANGE, .source = "test", .help = "how long" },
@@ -794,6 +802,9 @@ static void test_config_set_errors(void **state)
 	assert_int_equal(cfg_set(doc, "m=[1, 2", &err), SIM_E_INPUT);
 	assert_non_null(strstr(err.msg, "--set:9:"));
 	assert_non_null(strstr(err.msg, "YAML syntax error"));
+	/* a failure deep in the path leaves no half-made maps behind */
+	assert_int_equal(cfg_set(doc, "new.x[0]=1", &err), SIM_E_INPUT);
+	assert_non_null(strstr(err.msg, "--set:10:1: new.x[0]: 'x' does not exist"));
 	/* the tree is unchanged by the failures */
 	assert_json(cfg_root(doc), "{\"device\":\"ufs20\",\"l\":[1,2],\"m\":{\"a\":1}}");
 	cfg_free(doc);
