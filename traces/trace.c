@@ -226,6 +226,7 @@ static const struct trace_reader_ops *const registry[] = {
 	&trace_blktrace_ops,
 	&trace_blkparse_ops,
 	&trace_disksim_ops,
+	&trace_ftrace_ops,
 	NULL,
 };
 
@@ -281,7 +282,7 @@ int trace_open_auto(const char *path, const struct trace_opts *opts, struct trac
 	const struct trace_reader_ops *ops = detect(buf, (size_t)n);
 	if (!ops)
 		return sim_errorf(err, SIM_E_INPUT, "%s: byte offset 0: not a known trace format "
-				  "(blktrace, blkparse text, DiskSim/MQSim ASCII)", path);
+				  "(blktrace, blkparse text, DiskSim/MQSim ASCII, ftrace text)", path);
 	int rc = ops->open(path, opts, &r->state, err);
 	if (rc)
 		return rc;
@@ -299,7 +300,7 @@ int trace_open_mem_auto(const void *buf, size_t len, const char *name, const str
 	r->state = NULL;
 	if (!ops)
 		return sim_errorf(err, SIM_E_INPUT, "%s: byte offset 0: not a known trace format "
-				  "(blktrace, blkparse text, DiskSim/MQSim ASCII)", name);
+				  "(blktrace, blkparse text, DiskSim/MQSim ASCII, ftrace text)", name);
 	int rc = ops->open_mem(buf, len, name, opts, &r->state, err);
 	if (rc)
 		return rc;

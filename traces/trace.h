@@ -166,6 +166,7 @@ struct trace_reader {
 extern const struct trace_reader_ops trace_blktrace_ops;
 extern const struct trace_reader_ops trace_blkparse_ops;
 extern const struct trace_reader_ops trace_disksim_ops;
+extern const struct trace_reader_ops trace_ftrace_ops; /* traces/ftrace.c: block events only */
 
 /* NULL-terminated table of every reader, in probe order. */
 const struct trace_reader_ops *const *trace_reader_registry(void);
