@@ -74,7 +74,14 @@ struct blk_trace_sink {
 int blk_queue_create(struct sim *sim, struct device *dev, struct cfg_node *block_cfg,
 		     const char *sched, struct cfg_node *sched_cfg, struct blk_queue **out,
 		     struct sim_error *err);
+/* As blk_queue_create with the scheduler given by its ops table (tests,
+ * plugins). */
+int blk_queue_create_ops(struct sim *sim, struct device *dev, struct cfg_node *block_cfg,
+			 const struct elevator_ops *ops, struct cfg_node *sched_cfg,
+			 struct blk_queue **out, struct sim_error *err);
 void blk_queue_destroy(struct blk_queue *q);
+/* The `block:` tunables (for `mobisim list` and --help). */
+const struct cfg_param *blk_queue_params(void);
 
 void blk_start_plug(struct blk_plug *plug, struct io_context *ioc);
 /* Explicit unplug: flush the plug to the scheduler and run the queue. */
@@ -101,6 +108,12 @@ struct elevator *blk_queue_elevator(const struct blk_queue *q);
 struct device *blk_queue_device(const struct blk_queue *q);
 /* Requests allocated and not yet completed (conservation check at the end). */
 uint64_t blk_queue_outstanding(const struct blk_queue *q);
+/* Requests at the device, by sync class (the kernel's q->in_flight[]). */
+uint32_t blk_queue_in_flight(const struct blk_queue *q, bool sync);
+/* Request and bio conservation: allocated = freed + counted in the
+ * request lists, no bio ended twice; with drained, also nothing left
+ * anywhere (requests, bios, sleepers, scheduler). 0 or SIM_E_RUNTIME. */
+int blk_queue_check(const struct blk_queue *q, bool drained, struct sim_error *err);
 
 /* Limits and counters for the result JSON. */
 struct json_t *blk_queue_to_json(const struct blk_queue *q);

@@ -55,7 +55,12 @@ struct elevator_ops {
 	/* A request was allocated for bio (get_request): bind scheduler state. */
 	int (*set_request)(struct elevator *e, struct io_request *rq, struct bio *bio);
 	void (*put_request)(struct elevator *e, struct io_request *rq);
-	/* May the submitter get another request? NULL = yes (cfq: ELV_MQUEUE_MUST). */
+	/* May the submitter get another request? NULL = yes (cfq: ELV_MQUEUE_MUST).
+	 * Asked on every allocation (as elv_may_queue); the answer matters
+	 * only when the request list of that sync class is full (count >=
+	 * nr_requests): true lets the allocation through anyway
+	 * (ELV_MQUEUE_MUST, bounded by the kernel's hard cap of 3/2
+	 * nr_requests), false or NULL makes the submitter sleep. */
 	bool (*may_queue)(struct elevator *e, struct io_context *ioc, uint32_t flags);
 
 	void (*add_request)(struct elevator *e, struct io_request *rq);
@@ -88,5 +93,18 @@ const struct elevator_ops *const *elevator_registry(void);
 /* Dispatch-list helpers the schedulers call (block/elevator.c). */
 void elv_dispatch_add_tail(struct blk_queue *q, struct io_request *rq);
 void elv_dispatch_sort(struct blk_queue *q, struct io_request *rq);
+
+/* elv_rq_merge_ok(): may bio be merged into rq at all - the core's rules
+ * (direction, flush/FUA, a request that hit a limit) plus allow_merge.
+ * Schedulers call it from their merge hook (deadline_merge, cfq_merge). */
+bool elv_rq_merge_ok(struct elevator *e, struct io_request *rq, struct bio *bio);
+
+/* Sort-tree helpers keyed by start sector (block/elevator.c elv_rb_*):
+ * equal keys go right, so insertion order breaks ties. */
+void elv_rb_add(struct rb_root *root, struct io_request *rq);
+void elv_rb_del(struct rb_root *root, struct io_request *rq);
+struct io_request *elv_rb_find(const struct rb_root *root, uint64_t sector);
+struct io_request *elv_rb_former_request(struct io_request *rq);
+struct io_request *elv_rb_latter_request(struct io_request *rq);
 
 #endif
