@@ -251,14 +251,16 @@ static void print_event(struct trace_blkparse_writer *w, const struct trace_rec 
 	/* t_sec(t) = bytes >> 9: blkparse derives sectors from bytes. */
 	unsigned nsec = r->bytes >> 9;
 	bool pc = r->tflags & TRACE_T_PC;
+	/* dump_trace_pc hands the CDB only to D, C and I (log_pc). */
+	uint32_t pdu_len = pc && strchr("DCI", r->act) ? r->pdu_len : 0;
 
 	switch (r->act) {
 	case 'R':
 	case 'C':
 		if (pc) {
-			if (r->pdu_len) {
+			if (pdu_len) {
 				fputc('(', o);
-				print_pdu(o, r->pdu, r->pdu_len);
+				print_pdu(o, r->pdu, pdu_len);
 				fputs(") ", o);
 			}
 			fprintf(o, "[%d]\n", r->error);
@@ -274,9 +276,9 @@ static void print_event(struct trace_blkparse_writer *w, const struct trace_rec 
 	case 'B':
 		if (pc) {
 			fprintf(o, "%u ", r->bytes);
-			if (r->pdu_len) {
+			if (pdu_len) {
 				fputc('(', o);
-				print_pdu(o, r->pdu, r->pdu_len);
+				print_pdu(o, r->pdu, pdu_len);
 				fputs(") ", o);
 			}
 			fprintf(o, "[%s]\n", name);
@@ -331,8 +333,13 @@ int trace_blkparse_writer_event(struct trace_blkparse_writer *w, const struct tr
 		seq = r->seq;
 
 	/* Abort and driver-data records are counted but, as in blkparse 1.2.0,
-	 * not printed. */
-	if (r->action != TRACE_A_ABORT && r->action != TRACE_A_DRV_DATA && r->action != TRACE_A_NONE)
+	 * not printed; nor are passthrough actions dump_trace_pc does not know
+	 * ("Bad pc action"). */
+	bool shown = r->action != TRACE_A_ABORT && r->action != TRACE_A_DRV_DATA &&
+		     r->action != TRACE_A_NONE;
+	if ((r->tflags & TRACE_T_PC) && !strchr("QGSRDCI", r->act))
+		shown = false;
+	if (shown)
 		print_event(w, r, seq);
 	if (r->action != TRACE_A_MESSAGE) {
 		account(d, &c->ios, r);

@@ -103,13 +103,16 @@ static int ds_probe(const uint8_t *buf, size_t len)
 		const char *tok[6];
 		size_t tl[6];
 		int n;
+		/* A bad line after good ones is the reader's to report. */
 		if (!ds_line_fields(p, end, tok, tl, &n) || n != 5)
-			return 0;
-		for (int k = 0; k < 5; k++) {
+			break;
+		bool num = true;
+		for (int k = 0; k < 5; k++)
 			for (size_t c = 0; c < tl[k]; c++)
-				if (!isdigit((unsigned char)tok[k][c]) && !(k == 0 && strchr(".eE+-", tok[k][c])))
-					return 0;
-		}
+				if (!isdigit((unsigned char)tok[k][c]) && !strchr(".eE+-", tok[k][c]))
+					num = false;
+		if (!num)
+			break;
 		good++;
 	}
 	return good ? 60 : 0;
