@@ -441,8 +441,22 @@ static int check_tree_duplicates(struct cfg_loader *ld, struct cfg_node *n)
 
 static int parse_value(struct cfg_loader *ld, yaml_event_t *ev, int depth, struct cfg_node **out);
 
+/* Append c after *tail (the last child of parent so far): O(1) per item, so
+ * a long flat list costs linear time. */
+static void node_append_tail(struct cfg_node *parent, struct cfg_node **tail, struct cfg_node *c)
+{
+	c->parent = parent;
+	c->next = NULL;
+	if (*tail)
+		(*tail)->next = c;
+	else
+		parent->child = c;
+	*tail = c;
+}
+
 static int parse_map(struct cfg_loader *ld, struct cfg_node *map, int depth)
 {
+	struct cfg_node *tail = NULL;
 	for (;;) {
 		yaml_event_t kev;
 		int rc = loader_next(ld, &kev);
@@ -494,12 +508,13 @@ static int parse_map(struct cfg_loader *ld, struct cfg_node *map, int depth)
 		c->key = key;
 		c->key_line = kline;
 		c->key_col = kcol;
-		node_append(map, c);
+		node_append_tail(map, &tail, c);
 	}
 }
 
 static int parse_seq(struct cfg_loader *ld, struct cfg_node *seq, int depth)
 {
+	struct cfg_node *tail = NULL;
 	for (;;) {
 		yaml_event_t ev;
 		int rc = loader_next(ld, &ev);
@@ -513,7 +528,7 @@ static int parse_seq(struct cfg_loader *ld, struct cfg_node *seq, int depth)
 		rc = parse_value(ld, &ev, depth + 1, &c);
 		if (rc)
 			return rc;
-		node_append(seq, c);
+		node_append_tail(seq, &tail, c);
 	}
 }
 
