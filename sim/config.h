@@ -84,7 +84,15 @@ struct json_t *cfg_to_json(const struct cfg_node *n);
 
 /* Each returns 0 or SIM_E_INPUT (err->msg says what was expected, without a
  * location; callers prefix it). bare_unit is the unit of a number written
- * without one, e.g. "us" for a key named slice_idle_us. */
+ * without one, e.g. "us" for a key named slice_idle_us ("" or NULL: the base
+ * unit ns, B, B/s). Numbers may have a fraction or exponent and a blank
+ * before the unit ("1.5s", "8 ms"); time and size round to whole ns/bytes.
+ *   time: ns us µs ms s min     (a sign is accepted; cfg_apply rejects < 0
+ *                                unless the parameter's min is negative)
+ *   size: B KiB MiB GiB TiB, KB kB MB GB TB (decimal), sectors (512 B)
+ *   rate: B/s KB/s kB/s MB/s GB/s KiB/s MiB/s GiB/s, bps Kbps Mbps Gbps (bits)
+ *   int:  decimal or 0x hex, int64 overflow rejected; double: finite only;
+ *   bool: true/false yes/no on/off 1/0, any case. */
 int cfg_parse_time_ns(const char *s, const char *bare_unit, int64_t *out, struct sim_error *err);
 int cfg_parse_size_bytes(const char *s, const char *bare_unit, uint64_t *out, struct sim_error *err);
 int cfg_parse_rate_bps(const char *s, const char *bare_unit, double *out, struct sim_error *err);
