@@ -1,13 +1,19 @@
-/* Discrete-event engine: integer-nanosecond clock and a 4-ary min-heap of
- * intrusive events (STYLE.md 10, 11).
+/* Discrete-event engine: integer-nanosecond clock and a monotone priority
+ * queue of intrusive events (STYLE.md 10, 11).
  *
  * An event is embedded in the object that owns it; scheduling allocates
- * nothing once the heap has grown to the peak number of pending events.
+ * nothing once the buckets have grown to the peak number of pending events.
  * Ties in time break by a sequence number taken when the event is
- * scheduled, so a run is a pure function of its inputs. The heap stores
- * (when, seq, event*) inline so that sift operations compare without
- * touching the events; each event remembers its slot for O(log n)
- * cancel and reschedule.
+ * scheduled, so a run is a pure function of its inputs.
+ *
+ * The queue is a radix heap (Ahuja, Mehlhorn, Orlin, Tarjan 1990), which is
+ * valid because simulated time never goes backwards: bucket k holds the
+ * events whose time differs from the last extracted minimum first in bit
+ * k-1, so inserting is O(1) and each event moves down at most 64 buckets
+ * in its life. Buckets are arrays of (when, seq, event) entries, and each
+ * event remembers its bucket and index for O(1) cancel and reschedule.
+ * Against the 4-ary heap it replaced (bench/heap4_engine.c) it is about
+ * 1.3-1.9x faster on the hold model with 10^5 pending events (README, "Speed").
  */
 #ifndef SIM_ENGINE_H
 #define SIM_ENGINE_H
@@ -26,14 +32,23 @@ typedef void (*sim_event_fn)(struct sim *sim, struct sim_event *ev);
 struct sim_event {
 	int64_t when;       /* ns; valid while pending */
 	sim_event_fn fire;  /* called once when the clock reaches when */
-	uint32_t slot;      /* heap index, SIM_EVENT_IDLE when not pending */
+	uint32_t slot;      /* index in its bucket, SIM_EVENT_IDLE when not pending */
+	uint8_t bucket;
 };
 
 struct sim_heap_entry {
 	int64_t when;
 	uint64_t seq;
-	struct sim_event *ev;
+	struct sim_event *ev; /* NULL: a cancelled entry left in bucket 0 to keep its order */
 };
+
+struct sim_bucket {
+	struct sim_heap_entry *e;
+	uint32_t n, cap;
+	uint32_t head;      /* bucket 0 only: entries before head have fired */
+};
+
+#define SIM_NBUCKETS 64
 
 enum sim_run_result {
 	SIM_RUN_EMPTY = 0,   /* no event left */
@@ -43,8 +58,10 @@ enum sim_run_result {
 };
 
 struct sim_engine {
-	struct sim_heap_entry *heap;
-	uint32_t n, cap;
+	struct sim_bucket b[SIM_NBUCKETS];
+	uint64_t nonempty;   /* bit k set: bucket k (k >= 1) has entries */
+	int64_t last;        /* time of the last extracted minimum */
+	uint32_t n;          /* pending events */
 	int64_t now;
 	uint64_t next_seq;
 	uint64_t fired;      /* events fired since init */
@@ -65,7 +82,8 @@ static inline bool sim_event_pending(const struct sim_event *ev)
 	return ev->slot != SIM_EVENT_IDLE;
 }
 
-/* Returns 0 or SIM_E_NOMEM. owner may be NULL in unit tests. */
+/* Returns 0 or SIM_E_NOMEM. owner may be NULL in unit tests;
+ * initial_cap is a hint for the number of pending events. */
 int sim_engine_init(struct sim_engine *e, struct sim *owner, uint32_t initial_cap);
 void sim_engine_free(struct sim_engine *e);
 
@@ -82,7 +100,7 @@ void sim_engine_cancel(struct sim_engine *e, struct sim_event *ev);
  * handler stops the run. */
 enum sim_run_result sim_engine_run(struct sim_engine *e, int64_t until);
 
-/* Fire the single earliest event; false when the heap is empty. */
+/* Fire the single earliest event; false when no event is pending. */
 bool sim_engine_step(struct sim_engine *e);
 
 static inline void sim_engine_stop(struct sim_engine *e) { e->stop = true; }
