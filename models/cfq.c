@@ -24,8 +24,7 @@
  * kept since nothing competes with the root group), merging and splitting
  * of cooperating queues (cfq_setup_merge/cfq_merge_cfqqs), the OOM queue,
  * task exit (active_ref: tasks are taken to be alive), nice-derived
- * priorities (class NONE is BE/4, i.e. nice 0), iops_mode charging, and
- * may_queue's ELV_MQUEUE_MUST (the hook is left NULL).
+ * priorities (class NONE is BE/4, i.e. nice 0) and iops_mode charging.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -1934,6 +1933,27 @@ static void cfq_put_request(struct elevator *e, struct io_request *rq)
 	}
 }
 
+/* cfq_may_queue: true = ELV_MQUEUE_MUST. A queue idling for its next
+ * request may allocate past nr_requests, once per slice. */
+static bool cfq_may_queue(struct elevator *e, struct io_context *ioc, uint32_t flags)
+{
+	struct cfq_data *cfqd = e->priv;
+	struct cfq_io_cq *cic = cfq_cic_lookup(cfqd, ioc);
+	struct cfq_queue *cfqq;
+
+	if (!cic)
+		return false;
+	cfqq = cic->cfqq[req_is_sync(flags)];
+	if (!cfqq)
+		return false;
+	cfq_init_prio_data(cfqq, cic);
+	if (cfqq->wait_request && !cfqq->must_alloc_slice) {
+		cfqq->must_alloc_slice = true;
+		return true;
+	}
+	return false;
+}
+
 static void cfq_insert_request(struct elevator *e, struct io_request *rq)
 {
 	struct cfq_data *cfqd = e->priv;
@@ -2223,6 +2243,7 @@ const struct elevator_ops cfq_elevator_ops = {
 	.latter_request = cfq_latter_request,
 	.set_request = cfq_set_request,
 	.put_request = cfq_put_request,
+	.may_queue = cfq_may_queue,
 	.add_request = cfq_insert_request,
 	.dispatch = cfq_dispatch_requests,
 	.activate_request = cfq_activate_request,
