@@ -1,0 +1,22 @@
+# Sourced by scripts/check and scripts/demo: install the Debian packages
+# mobisim needs when any is missing (a fresh Debian 12 machine needs
+# nothing else). Needs root or sudo only when something is missing.
+MOBISIM_DEBS="cmake gcc make pkg-config libyaml-dev libjansson-dev libgsl-dev libcmocka-dev gnuplot-nox blktrace"
+
+mobisim_ensure_packages() {
+	local missing=() p
+	for p in $MOBISIM_DEBS "$@"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+	done
+	[ ${#missing[@]} -eq 0 ] && return 0
+	echo "installing: ${missing[*]}" >&2
+	local sudo=""
+	[ "$(id -u)" -ne 0 ] && sudo="sudo"
+	export DEBIAN_FRONTEND=noninteractive
+	$sudo apt-get update -qq
+	$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+mobisim_jobs() {
+	nproc 2>/dev/null || echo 2
+}
