@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "bench/heap4_engine.h"
@@ -100,8 +101,11 @@ int main(int argc, char **argv)
 	heap4_engine_run(&he, INT64_MAX);
 	double heap4 = (double)he.fired / (cpu_s() - t0);
 
-	printf("pending %ld events %ld radix_events_per_s %.0f heap4_events_per_s %.0f ratio %.2f\n",
-	       pending, events, radix, heap4, radix / heap4);
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	printf("pending %ld events %ld radix_events_per_s %.0f heap4_events_per_s %.0f ratio %.2f "
+	       "peak_rss_kib %ld\n",
+	       pending, events, radix, heap4, radix / heap4, ru.ru_maxrss);
 	sim_engine_free(&e);
 	heap4_engine_free(&he);
 	free(h);

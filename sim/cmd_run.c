@@ -34,6 +34,8 @@ int cli_load_scenario(const char *path, char **sets, int nsets, struct cfg_doc *
 		      struct sim_error *err)
 {
 	int rc = cfg_load_file(path, out, err);
+	if (rc == SIM_E_IO)
+		rc = err->code = SIM_E_INPUT; /* a scenario that cannot be read is bad usage */
 	if (rc)
 		return rc;
 	for (int i = 0; i < nsets; i++) {
