@@ -19,6 +19,7 @@
 
 #include "models/block.h"
 #include "models/device.h"
+#include "models/stack.h"
 #include "sim/sim.h"
 #include "sim/workload.h"
 #include "version.h"
@@ -105,12 +106,15 @@ static json_t *engine_json(const struct sim *s)
 			    json_real(wall > 0 ? (double)s->engine.fired / wall : 0.0));
 	json_object_set_new(o, "peak_rss_kib", json_integer(results_peak_rss_kib()));
 	json_object_set_new(o, "pending_at_end", json_integer(sim_engine_pending(&s->engine)));
+	json_object_set_new(o, "end", json_string(s->end_reason ? s->end_reason : "not run"));
 	return o;
 }
 
 static json_t *pagecache_json(const struct sim *s)
 {
-	/* Filled by the upper stack when there is one; the keys exist always. */
+	if (s->stack)
+		return stack_to_json(s->stack);
+	/* No page cache in this run; the contract's keys exist always. */
 	json_t *o = json_object();
 	json_object_set_new(o, "lock_wait_ns", json_integer(0));
 	json_object_set_new(o, "lock_acquisitions", json_integer(0));
@@ -139,6 +143,8 @@ json_t *sim_result_json(struct sim *s)
 		json_object_set_new(doc, "block", blk_queue_to_json(s->blk));
 	json_object_set_new(doc, "pagecache", pagecache_json(s));
 	json_object_set_new(doc, "waits", sim_metrics_waits_json(&s->metrics));
+	if (s->stack)
+		json_object_set_new(doc, "stack", stack_stats_json(s->stack));
 	if (s->workload && s->workload->ops->stats_json) {
 		json_t *w = json_object();
 		json_object_set_new(w, "type", json_string(s->workload->ops->name));

@@ -4,8 +4,9 @@
  *
  * Top-level keys consumed here: name, description, seed, device,
  * scheduler, block, the scheduler sections (cfq:, deadline:, noop:),
- * run, source, workload. Layers consume their own sections; whatever no
- * one consumed is reported as an unknown key at the end.
+ * run, source, workload. Layers consume their own sections (the stack:
+ * cpu, memory, pagecache, readahead, writeback, fs, journal, fg); whatever
+ * no one consumed is reported as an unknown key at the end.
  */
 #include <libgen.h>
 #include <stdio.h>
@@ -15,6 +16,7 @@
 #include "models/block.h"
 #include "models/device.h"
 #include "models/elevator.h"
+#include "models/stack.h"
 #include "sim/scenario.h"
 #include "sim/sim.h"
 #include "sim/workload.h"
@@ -172,7 +174,7 @@ static int scenario_build(struct sim *s, const char *path, struct sim_error *err
 	rc = scenario_check_other_schedulers(root, sched_name, err);
 	if (rc)
 		return rc;
-	if (wl_ops->needs_block || sched_name) {
+	if (wl_ops->needs_block || wl_ops->needs_stack || sched_name) {
 		struct cfg_node *block = cfg_get(root, "block");
 		if (block)
 			cfg_mark_used(block, false);
@@ -181,6 +183,12 @@ static int scenario_build(struct sim *s, const char *path, struct sim_error *err
 			cfg_mark_used(sched_sec, false);
 		rc = blk_queue_create(s, s->device, block, sched_name ? sched_name : "noop", sched_sec,
 				      &s->blk, err);
+		if (rc)
+			return rc;
+	}
+
+	if (wl_ops->needs_stack) {
+		rc = stack_create(s, root, &s->stack, err);
 		if (rc)
 			return rc;
 	}
@@ -234,5 +242,8 @@ int sim_create(struct cfg_doc *doc, const char *scenario_path, const struct sim_
 
 void scenario_destroy_layers(struct sim *s)
 {
-	(void)s;
+	if (s->stack) {
+		stack_destroy(s->stack);
+		s->stack = NULL;
+	}
 }

@@ -89,15 +89,22 @@ static bool workload_done(struct sim *s)
 	return !s->workload || s->workload->ops->done(s, s->workload->state);
 }
 
+void sim_workload_progress(struct sim *s)
+{
+	if (workload_done(s))
+		sim_engine_stop(&s->engine);
+}
+
 int sim_run(struct sim *s, struct sim_error *err)
 {
 	double t0 = monotonic_s();
 	if (s->workload)
 		s->workload->ops->start(s, s->workload->state);
 	enum sim_run_result r = SIM_RUN_EMPTY;
-	if (!s->failed)
+	if (!s->failed && !workload_done(s))
 		r = sim_engine_run(&s->engine, s->until_ns);
 	s->wall_s = monotonic_s() - t0;
+	s->end_reason = r == SIM_RUN_UNTIL ? "until" : r == SIM_RUN_LIMIT ? "max_events" : "done";
 	if (s->failed)
 		return sim_errorf(err, s->fail.code, "%s", s->fail.msg);
 	if (r == SIM_RUN_EMPTY && !workload_done(s)) {

@@ -58,6 +58,7 @@ struct sim {
 	struct sim_error fail;
 	bool failed;
 	double wall_s;              /* wall-clock time of sim_run, for the result only */
+	const char *end_reason;     /* "done", "until", "max_events" (engine.end) */
 };
 
 static inline int64_t sim_now(const struct sim *s) { return s->engine.now; }
@@ -70,6 +71,12 @@ static inline void sim_cancel(struct sim *s, struct sim_event *ev)
 {
 	sim_engine_cancel(&s->engine, ev);
 }
+
+/* A workload calls this whenever it may have finished (a task exited, the
+ * last request completed): once its done() is true the run stops, even if
+ * periodic kernel work (flusher, journal timer) still has events pending.
+ * Cheap: it only calls done(). */
+void sim_workload_progress(struct sim *s);
 
 /* Record a runtime failure from inside the model; stops the run. */
 void sim_fail(struct sim *s, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

@@ -108,6 +108,8 @@ static void poisson_record(struct poisson *p, struct poisson_req *r, uint32_t fl
 		       req_is_write(flags) ? SIM_OP_WRITE : SIM_OP_READ, p->size_bytes, lat);
 	p->completed++;
 	poisson_release(p, r);
+	if (p->completed == (uint64_t)p->requests)
+		sim_workload_progress(p->sim);
 }
 
 static void poisson_feed_device(struct poisson *p)
