@@ -117,10 +117,12 @@ int sim_run(struct sim *s, struct sim_error *err)
 			break;
 	}
 	s->wall_s = monotonic_s() - t0;
-	s->end_reason = r == SIM_RUN_UNTIL ? "until" : r == SIM_RUN_LIMIT ? "max_events" : "done";
+	bool done = workload_done(s);
+	s->end_reason = done ? "done" : r == SIM_RUN_UNTIL ? "until"
+				 : r == SIM_RUN_LIMIT ? "max_events" : "stuck";
 	if (s->failed)
 		return sim_errorf(err, s->fail.code, "%s", s->fail.msg);
-	if (r == SIM_RUN_EMPTY && !workload_done(s)) {
+	if (r == SIM_RUN_EMPTY && !done) {
 		/* Nothing can ever happen again, yet work is outstanding: a model
 		 * lost a wake-up or a completion. Say where the work is stuck. */
 		uint64_t outstanding = s->blk ? blk_queue_outstanding(s->blk) : 0;
