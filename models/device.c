@@ -18,10 +18,14 @@
 #include "sim/assert.h"
 #include "sim/sim.h"
 
+extern const struct device_ops flash_device_ops;
+extern const struct device_ops table_device_ops;
 extern const struct device_ops ideal_device_ops;
 
 /* One explicit table (STYLE.md 6), in the order `mobisim list devices` prints. */
 static const struct device_ops *const device_table[] = {
+	&flash_device_ops,
+	&table_device_ops,
 	&ideal_device_ops,
 	NULL,
 };
