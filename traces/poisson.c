@@ -208,6 +208,7 @@ static int poisson_create(struct sim *sim, struct cfg_node *node, void **state,
 				  "target: block needs a `scheduler:` in the scenario");
 	}
 	p->sim = sim;
+	sim->replay = "open"; /* arrivals do not wait for completions */
 	p->rng = sim_rng(sim, "source.poisson");
 	p->ioc = (struct io_context){ .pid = 1000, .tgid = 1000, .uid = 10000,
 				      .ioprio_class = IOPRIO_CLASS_BE, .ioprio_level = IOPRIO_NORM,
