@@ -5,9 +5,11 @@
 #include <string.h>
 
 extern const struct workload_ops poisson_workload_ops;
+extern const struct workload_ops replay_workload_ops;  /* traces/replay.c */
 
 static const struct workload_ops *const workload_table[] = {
 	&poisson_workload_ops,
+	&replay_workload_ops,
 	NULL,
 };
 
