@@ -532,6 +532,150 @@ static void test_cfq_nonrot_needs_hw_tag(void **state)
 	h_free(h);
 }
 
+/* cfq_scaled_cfqq_slice (low_latency): with 4 busy BE readers the
+ * expected latency 4 x 100 ms exceeds target_latency 300 ms, so each
+ * slice shrinks to 100 x 300/400 = 75 ms; without low_latency it stays
+ * 100 ms. */
+static double run_four_readers(const char *cfq_yaml)
+{
+	struct harness *h = h_new("cfq", DEV_QD1, cfq_yaml);
+	struct stream r[4];
+	for (int i = 0; i < 4; i++)
+		stream_init(&r[i], h, i + 1, IOPRIO_CLASS_BE, 4, 0, 8, (uint64_t)i * 50000000, 1, 0, 0);
+	h_run(h, 3000 * MS);
+	double run = 0;
+	for (int i = 0; i < 4; i++)
+		run += h_mean_run(h, i + 1) / 4;
+	h_free(h);
+	return run;
+}
+
+static void test_cfq_low_latency_scales_slices(void **state)
+{
+	(void)state;
+	double lat = run_four_readers(CFQ_ROT);
+	double nolat = run_four_readers(CFQ_ROT "low_latency: false\n");
+	print_message("mean run of 100 us requests: low_latency %.0f, off %.0f\n", lat, nolat);
+	/* 75 ms and 100 ms of 100 us requests (the first slice is full) */
+	assert_true(lat > 650 && lat < 800);
+	assert_true(nolat > 900 && nolat < 1050);
+}
+
+/* Async queues are shared per (class, prio): processes of class NONE and
+ * BE-4 put their writes in one queue, so one's bio front-merges into the
+ * other's request; a BE-7 writer has its own queue and does not. */
+static void test_cfq_async_queue_shared_per_prio(void **state)
+{
+	(void)state;
+	struct harness *h = h_new("cfq", DEV_QD1, CFQ_ROT);
+	struct stream busy, a, b, c;
+	struct tio ta, tb[2], tc[2];
+
+	stream_init(&busy, h, 1, IOPRIO_CLASS_BE, 4, 0, 8, 0, 1, 0, 0);
+	busy.stop_ns = 1;
+	stream_init(&a, h, 2, IOPRIO_CLASS_NONE, 0, REQ_WRITE, 8, 0, 0, 0, 0);
+	stream_init(&b, h, 3, IOPRIO_CLASS_BE, 4, REQ_WRITE, 8, 0, 0, 0, 0);
+	stream_init(&c, h, 4, IOPRIO_CLASS_BE, 7, REQ_WRITE, 8, 0, 0, 0, 0);
+	a.stop_ns = b.stop_ns = c.stop_ns = 0;
+	h_run(h, 10 * US);
+	ta.s = &a;
+	sim_event_init(&ta.ev, tio_fire);
+	for (int i = 0; i < 2; i++) {
+		tb[i].s = &b;
+		tc[i].s = &c;
+		sim_event_init(&tb[i].ev, tio_fire);
+		sim_event_init(&tc[i].ev, tio_fire);
+	}
+	/* cfq_find_rq_fmerge looks only in a queue the process already has:
+	 * B and C write once elsewhere first */
+	b.next_sector = 500000;
+	stream_issue(&b, &tb[0]);
+	c.next_sector = 600000;
+	stream_issue(&c, &tc[0]);
+	a.next_sector = 1000;
+	stream_issue(&a, &ta);            /* NONE -> the BE-4 async queue */
+	b.next_sector = 992;
+	stream_issue(&b, &tb[1]);         /* BE-4: same queue, front merge */
+	c.next_sector = 984;
+	stream_issue(&c, &tc[1]);         /* BE-7: its own queue, no merge */
+	h_run(h, 100 * MS);
+	assert_int_equal(a.done + b.done + c.done, 5);
+	/* the read, B's and C's first writes, NONE+BE-4 merged, BE-7 alone */
+	assert_int_equal(h->dev->requests, 5);
+	h_free(h);
+}
+
+/* Trace-sink view of the device: reads in flight at each write dispatch. */
+struct inflight_probe {
+	int reads_in_flight;
+	uint64_t writes_dispatched, writes_with_reads;
+	int max_in_flight, in_flight;
+};
+
+static void probe_event(void *ctx, const struct blk_trace_event *ev)
+{
+	struct inflight_probe *p = ctx;
+	bool write = req_is_write(ev->flags);
+	if (ev->action == 'D') {
+		if (write) {
+			p->writes_dispatched++;
+			if (p->reads_in_flight)
+				p->writes_with_reads++;
+		} else {
+			p->reads_in_flight++;
+		}
+		if (++p->in_flight > p->max_in_flight)
+			p->max_in_flight = p->in_flight;
+	} else if (ev->action == 'C') {
+		if (!write)
+			p->reads_in_flight--;
+		p->in_flight--;
+	}
+}
+
+/* cfq_may_dispatch: an async queue does not dispatch while any sync
+ * request is in flight, even on a device with 32 free tags. */
+static void test_cfq_no_async_while_sync_in_flight(void **state)
+{
+	(void)state;
+	struct harness *h = h_new("cfq", "model: ideal\nservice: fixed\nmean_us: 200\nservers: 32\n"
+				  "queue_depth: 32\n", CFQ_ROT);
+	struct inflight_probe p = { 0 };
+	struct blk_trace_sink sink = { .event = probe_event, .ctx = &p };
+	struct stream r, w;
+
+	blk_set_trace_sink(h->q, &sink);
+	stream_init(&r, h, 1, IOPRIO_CLASS_BE, 4, 0, 8, 0, 1, 3 * MS, 0);
+	stream_init(&w, h, 2, IOPRIO_CLASS_NONE, 0, REQ_WRITE, 256, 100000000, 32, 0, 0);
+	w.stride = 512;
+	h_run(h, 2000 * MS);
+	print_message("writes dispatched %" PRIu64 ", with a read in flight %" PRIu64 ", max depth %d\n",
+		      p.writes_dispatched, p.writes_with_reads, p.max_in_flight);
+	assert_true(p.writes_dispatched > 1000);
+	assert_int_equal(p.writes_with_reads, 0);
+	h_free(h);
+}
+
+/* cfq_update_hw_tag: a deep device (32 tags) that the driver fills with
+ * >= CFQ_HW_QUEUE_MIN requests sets hw_tag = 1 after 50 samples, and a
+ * non-rotational queue with hw_tag does not idle. */
+static void test_cfq_hw_tag_detected_on_deep_device(void **state)
+{
+	(void)state;
+	struct harness *h = h_new("cfq", "model: ideal\nservice: fixed\nmean_us: 200\nservers: 32\n"
+				  "queue_depth: 32\n", "nonrot: true\n");
+	struct stream r[4];
+
+	for (int i = 0; i < 4; i++)
+		stream_init(&r[i], h, i + 1, IOPRIO_CLASS_BE, 4, 0, 64, (uint64_t)i * 50000000, 8, 0, 0);
+	h_run(h, 500 * MS);
+	assert_int_equal(h_stat(h, "hw_tag"), 1);
+	int64_t w0 = h_stat(h, "idle_waits");
+	h_run(h, 1000 * MS);
+	assert_int_equal(h_stat(h, "idle_waits"), w0);
+	h_free(h);
+}
+
 /* >= 4.x cfq_registered_queue(): slice_idle = 0 on a non-rotational
  * queue; 3.10 keeps HZ/125. */
 static void test_cfq_kernel_44_nonrot_slice_idle_zero(void **state)
@@ -617,6 +761,10 @@ int main(void)
 		cmocka_unit_test(test_cfq_fifo_expiry_serves_old_request),
 		cmocka_unit_test(test_cfq_rt_preempts_be),
 		cmocka_unit_test(test_cfq_nonrot_needs_hw_tag),
+		cmocka_unit_test(test_cfq_low_latency_scales_slices),
+		cmocka_unit_test(test_cfq_async_queue_shared_per_prio),
+		cmocka_unit_test(test_cfq_no_async_while_sync_in_flight),
+		cmocka_unit_test(test_cfq_hw_tag_detected_on_deep_device),
 		cmocka_unit_test(test_cfq_kernel_44_nonrot_slice_idle_zero),
 		cmocka_unit_test(test_cfq_forced_dispatch_drains),
 		cmocka_unit_test(test_cfq_read_latency_vs_noop),
