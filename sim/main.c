@@ -16,7 +16,9 @@ struct subcommand {
 static const struct subcommand subcommands[] = {
 	{ "run", cmd_run, "run SCENARIO.yaml [--set KEY=VALUE]... [--seed N] [--out RESULT.json]\n"
 			  "              [--trace-out SIM.blkparse] [--quiet]" },
-	{ "list", cmd_list, "list policies|schedulers|devices|scenarios|workloads" },
+	{ "list", cmd_list, "list schedulers|devices|scenarios|workloads" },
+	{ "device", cmd_device, "device curve DEVICE.yaml [--qd N] [--set KEY=VALUE]..." },
+	{ "trace", cmd_trace, "trace stat FILE | trace convert FILE --to blkparse|ops [-o OUT]" },
 	{ NULL, NULL, NULL },
 };
 
