@@ -5,13 +5,13 @@
  * __elv_add_request, __blk_run_queue, blk_finish_request).
  *
  * Simplifications, each deliberate:
- * - get_request's batching (BLK_BATCH_REQ = 32 requests for 20 ms after a
- *   sleep, up to 3/2 nr_requests) is not modelled; a freed request is
- *   handed straight to the oldest sleeper of its class (the kernel's
- *   exclusive wake-up, without the race a waker can lose), so sleepers
- *   are served in FIFO order and nobody jumps the queue.
- * - The wake-up runs from an event at the same instant, as the woken task
- *   runs after the waker in the kernel.
+ * - get_request follows __get_request: the allocation that fills a list
+ *   makes its task a batcher (BLK_BATCH_REQ = 32 more requests within
+ *   BLK_BATCH_TIME = 20 ms), a full list admits only batchers and
+ *   ELV_MQUEUE_MUST, nobody passes 3/2 nr_requests; every free below
+ *   nr_requests wakes the oldest sleeper (exclusive wake-up), which
+ *   retries as a batcher from an event at the same instant. Batching
+ *   state lives per queue keyed by io_context rather than in it.
  * - Flush/FUA requests skip the blk-flush.c state machine: they go to the
  *   tail of the dispatch list (ELEVATOR_INSERT_FLUSH) and act as a soft
  *   barrier there; the device model sees the flags.
@@ -127,32 +127,92 @@ static struct blk_rq *blk_rq_alloc_wrapper(struct blk_queue *q)
 	return br;
 }
 
-/* __get_request(): a request for bio, or NULL when its class is full.
- * reserved: a freed slot was already counted for this allocation. */
-static struct io_request *blk_alloc_request(struct blk_queue *q, struct bio *bio, bool reserved)
+/* ------------------------------------------------------------ batching */
+
+static struct blk_batcher *blk_batcher_find(struct blk_queue *q, const struct io_context *ioc)
+{
+	for (uint32_t i = 0; i < q->nbatchers; i++)
+		if (q->batchers[i].ioc == ioc)
+			return &q->batchers[i];
+	return NULL;
+}
+
+/* ioc_batching(): fresh batchers, or ones with requests left in time. */
+static bool blk_ioc_batching(struct blk_queue *q, const struct io_context *ioc)
+{
+	struct blk_batcher *b;
+
+	if (!ioc || !(b = blk_batcher_find(q, ioc)))
+		return false;
+	if (b->nr_batch_requests == BLK_BATCH_REQ ||
+	    (b->nr_batch_requests > 0 && sim_now(q->sim) < b->last_waited + BLK_BATCH_TIME_NS))
+		return true;
+	/* spent: forget it, so the table holds only live batchers */
+	*b = q->batchers[--q->nbatchers];
+	return false;
+}
+
+/* ioc_set_batching() */
+static void blk_ioc_set_batching(struct blk_queue *q, const struct io_context *ioc)
+{
+	struct blk_batcher *b;
+
+	if (!ioc || blk_ioc_batching(q, ioc))
+		return;
+	b = blk_batcher_find(q, ioc);
+	if (!b) {
+		if (q->nbatchers == q->cap_batchers) {
+			uint32_t cap = q->cap_batchers ? 2 * q->cap_batchers : 8;
+			struct blk_batcher *nb = realloc(q->batchers, cap * sizeof(*nb));
+
+			if (!nb)
+				return; /* no batching for this one: a fairness detail, not a failure */
+			q->batchers = nb;
+			q->cap_batchers = cap;
+		}
+		b = &q->batchers[q->nbatchers++];
+		b->ioc = ioc;
+	}
+	b->nr_batch_requests = BLK_BATCH_REQ;
+	b->last_waited = sim_now(q->sim);
+}
+
+/* --------------------------------------------------------- request pool */
+
+/* __get_request(): a request for bio, or NULL when its list is full for
+ * this submitter. The allocation that fills the list makes its task a
+ * batcher; once full, only batchers and ELV_MQUEUE_MUST allocate, and
+ * nobody beyond 3/2 nr_requests. */
+static struct io_request *blk_alloc_request(struct blk_queue *q, struct bio *bio)
 {
 	struct elevator *e = &q->elv;
 	bool sync = req_is_sync(bio->flags);
 	uint32_t nr = (uint32_t)q->lim.nr_requests;
+	const struct io_context *ioc = bio->ioc;
 	struct blk_rq *br;
 	struct io_request *rq;
+	bool must = e->ops->may_queue && e->ops->may_queue(e, bio->ioc, bio->flags);
 
-	if (!reserved) {
-		/* Asked on every allocation, as elv_may_queue is (CFQ marks its
-		 * once-per-slice MUST there); the answer matters only when the
-		 * list is full, and even MUST stops at 3/2 nr_requests. */
-		bool must = e->ops->may_queue && e->ops->may_queue(e, bio->ioc, bio->flags);
-
-		if (q->rl_count[sync] >= nr && (!must || q->rl_count[sync] >= 3 * nr / 2))
-			return NULL;
+	if (q->rl_count[sync] + 1 >= q->nr_congestion_on) {
+		if (q->rl_count[sync] + 1 >= nr) {
+			if (!q->rl_full[sync]) {
+				blk_ioc_set_batching(q, ioc);
+				q->rl_full[sync] = true;
+			} else if (!must && !blk_ioc_batching(q, ioc)) {
+				return NULL;
+			}
+		}
+		q->congested[sync] = true;
 	}
+	if (q->rl_count[sync] >= 3 * nr / 2)
+		return NULL;
+
 	br = blk_rq_alloc_wrapper(q);
 	if (!br) {
 		sim_fail(q->sim, SIM_E_NOMEM, "block: out of memory allocating a request");
 		return NULL;
 	}
-	if (!reserved)
-		q->rl_count[sync]++;
+	q->rl_count[sync]++;
 	br->state = BLK_RQ_NEW;
 	br->is_sync = sync;
 	rq = &br->rq;
@@ -168,24 +228,31 @@ static struct io_request *blk_alloc_request(struct blk_queue *q, struct bio *bio
 	/* blk_rq_should_init_elevator(): no scheduler data for flush/FUA. */
 	if (!(bio->flags & (REQ_FLUSH | REQ_FUA)) && e->ops->set_request)
 		br->elvpriv = e->ops->set_request(e, rq, bio) == 0;
+	if (blk_ioc_batching(q, ioc))
+		blk_batcher_find(q, ioc)->nr_batch_requests--;
 	q->c.rq_allocated++;
 	blk_trace(q, 'G', rq, NULL, 0);
 	return rq;
 }
 
-/* freed_request(): the slot goes to the oldest sleeper of its class when
- * the list drops below nr_requests, else back to the pool. */
+/* freed_request()/__freed_request(): congestion off below its threshold;
+ * below nr_requests the list is no longer full and one sleeper wakes
+ * (an exclusive wake-up). The woken task retries from an event at the
+ * same instant, as a batcher. */
 static void blk_release_slot(struct blk_queue *q, bool sync)
 {
 	SIM_ASSERT(q->rl_count[sync] > 0);
-	if (q->rl_count[sync] - 1 < (uint32_t)q->lim.nr_requests &&
-	    q->rl_nwait[sync] > q->rl_reserved[sync]) {
-		q->rl_reserved[sync]++;
-		if (!sim_event_pending(&q->wake_event))
-			sim_at(q->sim, &q->wake_event, sim_now(q->sim));
-		return;
-	}
 	q->rl_count[sync]--;
+	if (q->rl_count[sync] < q->nr_congestion_off)
+		q->congested[sync] = false;
+	if (q->rl_count[sync] + 1 <= (uint32_t)q->lim.nr_requests) {
+		if (q->rl_nwait[sync] > q->rl_nwoken[sync]) {
+			q->rl_nwoken[sync]++;
+			if (!sim_event_pending(&q->wake_event))
+				sim_at(q->sim, &q->wake_event, sim_now(q->sim));
+		}
+		q->rl_full[sync] = false;
+	}
 }
 
 void blk_free_request(struct blk_queue *q, struct io_request *rq)
@@ -350,11 +417,7 @@ enum blk_submit_result blk_submit_bio(struct blk_queue *q, struct blk_plug *plug
 		}
 	}
 
-	/* FIFO fairness: nobody allocates past sleepers of the same class. */
-	if (q->rl_nwait[sync] == 0)
-		rq = blk_alloc_request(q, bio, false);
-	else
-		rq = NULL;
+	rq = blk_alloc_request(q, bio);
 	if (rq) {
 		blk_queue_new_request(q, plug, rq, request_count);
 		return BLK_SUBMIT_DONE;
@@ -395,14 +458,18 @@ static uint32_t blk_plug_count_queue(const struct blk_queue *q, const struct blk
 	return n;
 }
 
-/* The sleepers' turn: each reserved slot becomes a request for the oldest
- * sleeper of that class, whose task then wakes. */
+/* The woken sleepers retry get_request, oldest first, now as batchers.
+ * One that still finds no request (a task without io_context, or the
+ * 3/2 cap) sleeps again at the tail, as prepare_to_wait_exclusive does. */
 static void blk_wake_event(struct sim *sim, struct sim_event *ev)
 {
 	struct blk_queue *q = container_of(ev, struct blk_queue, wake_event);
 
 	for (int sync = 1; sync >= 0; sync--) {
-		while (q->rl_reserved[sync] > 0 && !list_empty(&q->rl_wait[sync])) {
+		uint32_t n = q->rl_nwoken[sync];
+
+		q->rl_nwoken[sync] = 0;
+		while (n-- > 0 && !list_empty(&q->rl_wait[sync])) {
 			struct blk_waiter *w = list_first_entry(&q->rl_wait[sync], struct blk_waiter, node);
 			struct bio *bio = w->bio;
 			struct blk_plug *plug = w->plug && w->plug->active ? w->plug : NULL;
@@ -410,21 +477,24 @@ static void blk_wake_event(struct sim *sim, struct sim_event *ev)
 
 			list_del_init(&w->node);
 			q->rl_nwait[sync]--;
-			q->rl_reserved[sync]--;
+			blk_ioc_set_batching(q, bio->ioc);
+			rq = blk_alloc_request(q, bio);
+			if (!rq) {
+				if (sim->failed)
+					return;
+				list_add_tail(&w->node, &q->rl_wait[sync]);
+				q->rl_nwait[sync]++;
+				q->c.getrq_sleeps[sync]++;
+				blk_trace(q, 'S', NULL, bio, 0);
+				continue;
+			}
 			sim_metrics_wait(&sim->metrics, blk_bio_class(bio), SIM_WAIT_GET_REQUEST,
 					 sim_now(sim) - w->since);
-			rq = blk_alloc_request(q, bio, true);
-			if (!rq)
-				return; /* out of memory: the run has failed */
 			w->bio = NULL;
 			blk_queue_new_request(q, plug, rq, plug ? blk_plug_count_queue(q, plug) : 0);
 			if (w->wake)
 				w->wake(sim, w);
 		}
-		/* Slots nobody waits for any more go back to the pool. */
-		SIM_ASSERT(q->rl_count[sync] >= q->rl_reserved[sync]);
-		q->rl_count[sync] -= q->rl_reserved[sync];
-		q->rl_reserved[sync] = 0;
 	}
 }
 
@@ -474,6 +544,22 @@ static void blk_device_complete(void *upper, struct io_request *rq)
 
 /* ------------------------------------------------------ create, destroy */
 
+/* blk_queue_congestion_threshold(): on at nr - nr/8 + 1 (capped at nr),
+ * off below nr - nr/8 - nr/16 - 1 (at least 1): 113 and 103 for 128. */
+static void blk_queue_congestion_threshold(struct blk_queue *q)
+{
+	int64_t nr = q->lim.nr_requests, on, off;
+
+	on = nr - nr / 8 + 1;
+	if (on > nr)
+		on = nr;
+	off = nr - nr / 8 - nr / 16 - 1;
+	if (off < 1)
+		off = 1;
+	q->nr_congestion_on = (uint32_t)on;
+	q->nr_congestion_off = (uint32_t)off;
+}
+
 int blk_queue_create_ops(struct sim *sim, struct device *dev, struct cfg_node *block_cfg,
 			 const struct elevator_ops *ops, struct cfg_node *sched_cfg,
 			 struct blk_queue **out, struct sim_error *err)
@@ -499,6 +585,7 @@ int blk_queue_create_ops(struct sim *sim, struct device *dev, struct cfg_node *b
 		goto fail;
 	}
 	q->max_sectors = (uint32_t)(q->lim.max_sectors_bytes >> SECTOR_SHIFT);
+	blk_queue_congestion_threshold(q);
 	q->max_seg_sectors = (uint32_t)(q->lim.max_segment_size_bytes >> SECTOR_SHIFT);
 	list_init(&q->queue_head);
 	for (int i = 0; i < BLK_HASH_BUCKETS; i++)
@@ -557,6 +644,7 @@ void blk_queue_destroy(struct blk_queue *q)
 		}
 	}
 	elv_exit(q);
+	free(q->batchers);
 	if (q->dev && q->dev->upper == q) {
 		q->dev->on_complete = NULL;
 		q->dev->upper = NULL;
@@ -597,6 +685,11 @@ uint64_t blk_queue_outstanding(const struct blk_queue *q)
 	return q->c.rq_allocated - q->c.rq_freed;
 }
 
+bool blk_queue_congested(const struct blk_queue *q, bool sync)
+{
+	return q->congested[sync];
+}
+
 uint32_t blk_queue_in_flight(const struct blk_queue *q, bool sync)
 {
 	return q->in_flight[sync];
@@ -605,8 +698,7 @@ uint32_t blk_queue_in_flight(const struct blk_queue *q, bool sync)
 int blk_queue_check(const struct blk_queue *q, bool drained, struct sim_error *err)
 {
 	const struct blk_counters *c = &q->c;
-	uint64_t counted = (uint64_t)q->rl_count[0] + q->rl_count[1] - q->rl_reserved[0] -
-			   q->rl_reserved[1];
+	uint64_t counted = (uint64_t)q->rl_count[0] + q->rl_count[1];
 
 	if (c->rq_freed > c->rq_allocated || counted != c->rq_allocated - c->rq_freed)
 		return sim_errorf(err, SIM_E_RUNTIME,

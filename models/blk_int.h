@@ -53,6 +53,19 @@ static inline struct blk_rq *blk_rq_of(struct io_request *rq)
 	return container_of(rq, struct blk_rq, rq);
 }
 
+/* block/blk.h: a task that slept in get_request (or filled the list) may
+ * allocate BLK_BATCH_REQ more requests within BLK_BATCH_TIME = HZ/50. */
+#define BLK_BATCH_REQ 32
+#define BLK_BATCH_TIME_NS 20000000LL
+
+/* The kernel keeps nr_batch_requests/last_waited in the io_context; the
+ * model keeps them per queue, keyed by the io_context (one queue per run). */
+struct blk_batcher {
+	const struct io_context *ioc;
+	int32_t nr_batch_requests;
+	int64_t last_waited;
+};
+
 #define BLK_RQ_CHUNK 64
 struct blk_rq_chunk {
 	struct blk_rq_chunk *next;
@@ -104,17 +117,22 @@ struct blk_queue {
 	uint32_t nr_sorted;
 
 	/* request_list: allocation counts and sleepers per sync/async. */
-	uint32_t rl_count[2];         /* includes slots reserved for woken sleepers */
-	uint32_t rl_reserved[2];      /* freed slots handed over, not yet taken */
+	uint32_t rl_count[2];
+	bool rl_full[2];              /* blk_rl_full: only batchers may allocate */
+	bool congested[2];            /* blk_set/clear_queue_congested */
+	uint32_t nr_congestion_on, nr_congestion_off;
 	uint32_t rl_nwait[2];
+	uint32_t rl_nwoken[2];        /* the first rl_nwoken sleepers have been woken */
 	struct list_head rl_wait[2];
+	struct blk_batcher *batchers; /* tasks allowed past a full list (ioc_batching) */
+	uint32_t nbatchers, cap_batchers;
 	uint32_t in_flight[2];        /* at the device, by sync */
 	uint64_t next_id;
 	struct blk_rq *free_list;     /* recycled wrappers: bounded by peak outstanding */
 	struct blk_rq_chunk *chunks;  /* all wrappers ever allocated, freed at destroy */
 
 	bool running, rerun;          /* blk_run_queue re-entrancy */
-	struct sim_event wake_event;  /* hand reserved requests to get_request sleepers */
+	struct sim_event wake_event;  /* woken get_request sleepers retry */
 	struct sim_event run_event;   /* deferred run (kblockd) after a from_schedule unplug */
 
 	struct blk_trace_sink sink;

@@ -108,6 +108,10 @@ struct elevator *blk_queue_elevator(const struct blk_queue *q);
 struct device *blk_queue_device(const struct blk_queue *q);
 /* Requests allocated and not yet completed (conservation check at the end). */
 uint64_t blk_queue_outstanding(const struct blk_queue *q);
+/* Is the sync (or async) request list congested (blk_set_queue_congested:
+ * on at nr_requests - nr/8 + 1 allocated, off below nr - nr/8 - nr/16 - 1)?
+ * Writeback asks this as bdi_write_congested. */
+bool blk_queue_congested(const struct blk_queue *q, bool sync);
 /* Requests at the device, by sync class (the kernel's q->in_flight[]). */
 uint32_t blk_queue_in_flight(const struct blk_queue *q, bool sync);
 /* Request and bio conservation: allocated = freed + counted in the

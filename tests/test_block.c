@@ -466,6 +466,59 @@ static void test_block_get_request_sleeps_at_nr_requests(void **state)
 	tb_free(t);
 }
 
+/* The task whose allocation fills the list becomes a batcher and may go on
+ * to 3/2 nr_requests; anybody else sleeps (__get_request). */
+static void test_block_get_request_batcher_passes_full_list(void **state)
+{
+	(void)state;
+	struct tb *t = tb_new("nr_requests: 8\n", "noop");
+	struct io_context a = { .pid = 1, .comm = "flusher" }, b = { .pid = 2, .comm = "other" };
+	struct bio *bio;
+
+	for (int i = 0; i < 8; i++) {
+		bio = tb_bio(t, (uint64_t)i * 1000, 8, REQ_WRITE);
+		bio->ioc = &a;
+		assert_int_equal(blk_submit_bio(t->q, NULL, bio, NULL), BLK_SUBMIT_DONE);
+	}
+	bio = tb_bio(t, 50000, 8, REQ_WRITE);
+	bio->ioc = &b;
+	assert_int_equal(blk_submit_bio(t->q, NULL, bio, NULL), BLK_SUBMIT_SLEEP);
+	for (int i = 0; i < 4; i++) {
+		bio = tb_bio(t, 100000 + (uint64_t)i * 1000, 8, REQ_WRITE);
+		bio->ioc = &a;
+		assert_int_equal(blk_submit_bio(t->q, NULL, bio, NULL), BLK_SUBMIT_DONE);
+	}
+	assert_int_equal(blk_queue_outstanding(t->q), 12); /* 3/2 nr_requests */
+	bio = tb_bio(t, 200000, 8, REQ_WRITE);
+	bio->ioc = &a;
+	assert_int_equal(blk_submit_bio(t->q, NULL, bio, NULL), BLK_SUBMIT_SLEEP);
+	tb_run(t);
+	tb_assert_all_ended_once(t);
+	tb_free(t);
+}
+
+/* Congestion on at nr - nr/8 + 1 = 113 requests, off below 103. */
+static void test_block_congestion_thresholds(void **state)
+{
+	(void)state;
+	struct tb *t = tb_new(NULL, "noop");
+
+	for (int i = 0; i < 112; i++)
+		tb_submit(t, NULL, (uint64_t)i * 1000, 8, REQ_WRITE);
+	assert_false(blk_queue_congested(t->q, false));
+	tb_submit(t, NULL, 112 * 1000, 8, REQ_WRITE);
+	assert_true(blk_queue_congested(t->q, false));
+	assert_false(blk_queue_congested(t->q, true));
+	while (blk_queue_outstanding(t->q) >= 103) {
+		assert_true(blk_queue_congested(t->q, false));
+		assert_true(sim_engine_step(&t->sim->engine));
+	}
+	assert_false(blk_queue_congested(t->q, false));
+	tb_run(t);
+	tb_assert_all_ended_once(t);
+	tb_free(t);
+}
+
 /* Sleeping in get_request flushes the sleeper's plug. */
 static void test_block_get_request_sleep_flushes_plug(void **state)
 {
@@ -661,6 +714,8 @@ int main(void)
 		cmocka_unit_test(test_block_plug_merge_and_sorted_flush),
 		cmocka_unit_test(test_block_get_request_sleeps_at_nr_requests),
 		cmocka_unit_test(test_block_get_request_sleep_flushes_plug),
+		cmocka_unit_test(test_block_get_request_batcher_passes_full_list),
+		cmocka_unit_test(test_block_congestion_thresholds),
 		cmocka_unit_test(test_block_conservation_and_btt_order),
 		cmocka_unit_test(test_block_qd1_device_sees_one_command_at_a_time),
 		cmocka_unit_test(test_block_fg_class_goes_to_fg_btt),
