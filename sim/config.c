@@ -270,6 +270,8 @@ const char *cfg_node_path(const struct cfg_node *n, char *buf, size_t len)
 }
 
 static int vnode_errorf(struct sim_error *err, int code, const struct cfg_node *n, bool at_key,
+			const char *fmt, va_list ap) __attribute__((format(printf, 5, 0)));
+static int vnode_errorf(struct sim_error *err, int code, const struct cfg_node *n, bool at_key,
 			const char *fmt, va_list ap)
 {
 	if (!err)
