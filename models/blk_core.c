@@ -434,6 +434,7 @@ enum blk_submit_result blk_submit_bio(struct blk_queue *q, struct blk_plug *plug
 			return BLK_SUBMIT_DONE;
 		}
 		w->wake = blk_internal_wake;
+		w->accounts_wait = false;
 	}
 	w->bio = bio;
 	w->plug = plug;
@@ -488,8 +489,9 @@ static void blk_wake_event(struct sim *sim, struct sim_event *ev)
 				blk_trace(q, 'S', NULL, bio, 0);
 				continue;
 			}
-			sim_metrics_wait(&sim->metrics, blk_bio_class(bio), SIM_WAIT_GET_REQUEST,
-					 sim_now(sim) - w->since);
+			if (!w->accounts_wait)
+				sim_metrics_wait(&sim->metrics, blk_bio_class(bio), SIM_WAIT_GET_REQUEST,
+						 sim_now(sim) - w->since);
 			w->bio = NULL;
 			blk_queue_new_request(q, plug, rq, plug ? blk_plug_count_queue(q, plug) : 0);
 			if (w->wake)

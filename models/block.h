@@ -42,6 +42,10 @@ struct blk_waiter {
 	struct bio *bio;         /* the parked bio, submitted when woken */
 	struct blk_plug *plug;
 	int64_t since;
+	/* The submitter records the sleep as SIM_WAIT_GET_REQUEST itself (the
+	 * task model does, per task); when false the block layer records it
+	 * in sim->metrics for the bio's class (REQ_FG or ioc->fg). */
+	bool accounts_wait;
 };
 
 enum blk_submit_result {
