@@ -1186,7 +1186,7 @@ int cfg_set(struct cfg_doc *doc, const char *assignment, struct sim_error *err)
 				  assignment);
 	char *key = trim_dup(assignment, (size_t)(eq - assignment));
 	char *val = trim_dup(eq + 1, strlen(eq + 1));
-	struct cfg_node *nv = NULL;
+	struct cfg_node *nv = NULL, *created = NULL; /* created: first map made for the path */
 	int rc = 0;
 	if (!key || !val) {
 		rc = sim_errorf(err, SIM_E_NOMEM, "out of memory");
@@ -1215,7 +1215,7 @@ int cfg_set(struct cfg_doc *doc, const char *assignment, struct sim_error *err)
 		}
 	}
 
-	struct cfg_node *cur = doc->root, *created = NULL;
+	struct cfg_node *cur = doc->root;
 	for (int i = 0; i < n; i++) {
 		bool last = i == n - 1;
 		bool want_seq = !last && !steps[i + 1].key[0];

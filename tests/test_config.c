@@ -57,8 +57,11 @@ struct scratch {
 
 static const char *scratch_write(struct scratch *s, const char *rel, const char *text)
 {
+	assert_true(s->n < (int)(sizeof(s->files) / sizeof(s->files[0])));
 	char *p = s->files[s->n++];
-	snprintf(p, sizeof(s->files[0]), "%s/%s", s->dir, rel);
+	char full[sizeof(s->files[0])];
+	snprintf(full, sizeof(full), "%s/%s", s->dir, rel);
+	memcpy(p, full, sizeof(full));
 	char *slash = strrchr(p, '/');
 	*slash = '\0';
 	char cmd[256];
