@@ -3,28 +3,54 @@
  * torvalds/linux for the later differences). Facts and numbers carry over
  * with their source; the code is written afresh against models/elevator.h.
  *
- * What is modelled, with the kernel's structure:
- *  - one cfq_queue per process for sync I/O (state behind ioc->elv_data),
- *    async queues shared per (class, prio) system-wide (3.10 cfq_data;
- *    >=4.3 per cfq_group, the same thing with one group), NONE -> BE/4;
+ * Modelled, with the kernel's structure and names:
+ *  - one cfq_queue per process for sync I/O (a cfq_io_cq behind
+ *    ioc->elv_data), async queues shared per (class, prio) system-wide
+ *    (3.10 cfq_data; >= 4.3 per cfq_group, the same with one group),
+ *    class NONE -> BE/IOPRIO_NORM; bios without an io_context share one
+ *    "kernel" context of class NONE;
  *  - RT/BE/IDLE classes, prio 0..7 slices (cfq_prio_slice), service trees
  *    per class x {ASYNC, SYNC_NOIDLE, SYNC} plus the IDLE tree, rb_key with
  *    cfq_slice_offset and slice_resid, workload class/type selection and
- *    workload slices from target_latency, low_latency slice scaling;
- *  - dispatch rules (cfq_may_dispatch, quantum, async depth ramp), FIFO
- *    expiry once per slice, cfq_choose_req's one-way elevator, slice start
- *    at first completion, idling with the idle timer, wait_busy, group
- *    idle, close cooperators (selection only), preemption, think time and
- *    seekiness, hw_tag detection, forced dispatch;
- *  - jiffies: every time value is a whole number of jiffies of the
- *    simulated clock (jiffies = now * HZ / 1e9), timers fire on jiffy
- *    boundaries, defaults are the kernel's HZ formulas.
+ *    workload slices from target_latency, saved workload context across
+ *    expiries, low_latency slice scaling (cfq_scaled_cfqq_slice);
+ *  - dispatch rules (cfq_may_dispatch, quantum, async depth ramp after a
+ *    delayed sync request), FIFO expiry once per slice, cfq_choose_req's
+ *    one-way elevator with back_seek_max/penalty, slice start at the first
+ *    completion, idling with the idle timer, wait_busy, group idle on the
+ *    root group, close cooperators (selection through the prio trees),
+ *    preemption (cfq_should_preempt), think time and seekiness, hw_tag
+ *    detection, forced dispatch, ELV_MQUEUE_MUST in may_queue;
+ *  - jiffies: every CFQ time is a whole number of jiffies of the
+ *    simulated clock (jiffies = now * HZ / 1e9) and the idle timer fires
+ *    at the start of a jiffy. A tunable left at its kernel default gets
+ *    the kernel's HZ formula (fifo_expire_sync = HZ/8: 12 jiffies at
+ *    HZ=100), forced to >= 1 jiffy where cfq_init() does so; any other
+ *    value is rounded up like a sysfs store (msecs_to_jiffies);
+ *  - kernel_variant 4.4: cfq_registered_queue() sets slice_idle = 0 on a
+ *    non-rotational queue.
+ *
+ * mobisim additions: boost_lba() (thesis elv_boost_lba) marks the queued
+ * request covering a sector REQ_PRIO|REQ_BOOSTED and makes it the next
+ * request dispatched: its queue preempts the active one (expired with
+ * timed_out, as cfq_preempt_queue does) and the request skips the FIFO,
+ * the async-behind-sync rule and the async depth ramp. One boost is
+ * pending at a time; an earlier one keeps REQ_PRIO only.
+ *
+ * Differences in mechanism: where the kernel calls __blk_run_queue()
+ * from inside insert (a preempting or awaited request) or kicks kblockd,
+ * this model schedules a run of the queue at the same instant (the core
+ * runs after every insert and completion anyway). On completion it kicks
+ * the queue when the driver is empty, as mainline 3.10 does (the vendor
+ * tree read here has that call commented out).
  *
  * Left out: blkio cgroups (one root cfq_group; group vdisktime is not
  * kept since nothing competes with the root group), merging and splitting
  * of cooperating queues (cfq_setup_merge/cfq_merge_cfqqs), the OOM queue,
  * task exit (active_ref: tasks are taken to be alive), nice-derived
- * priorities (class NONE is BE/4, i.e. nice 0) and iops_mode charging.
+ * priorities (class NONE is BE/4, i.e. nice 0), iops_mode charging, and
+ * freeing a process's queues before the scheduler exits (they live as
+ * long as the elevator: memory grows with processes, not with I/O).
  */
 #include <inttypes.h>
 #include <stdlib.h>

@@ -529,6 +529,20 @@ static void test_cfq_nonrot_needs_hw_tag(void **state)
 	h_run(h, 1000 * MS);
 	assert_int_equal(h_stat(h, "hw_tag"), -1);
 	assert_int_equal(h_stat(h, "idle_waits"), 0);
+	/* the result JSON echoes the tunables and carries the figures */
+	json_t *o = blk_queue_to_json(h->q);
+	json_t *p = json_object_get(o, "scheduler_params");
+	assert_non_null(p);
+	assert_non_null(json_object_get(p, "slice_idle_ms"));
+	assert_non_null(json_object_get(p, "kernel_variant"));
+	json_t *st = json_object_get(o, "scheduler_stats");
+	assert_non_null(st);
+	assert_true(json_integer_value(json_object_get(json_object_get(st, "dispatched"), "be_sync_noidle")) +
+		    json_integer_value(json_object_get(json_object_get(st, "dispatched"), "be_sync")) > 100);
+	char *txt = json_dumps(p, JSON_SORT_KEYS | JSON_COMPACT);
+	print_message("scheduler_params %s\n", txt);
+	free(txt);
+	json_decref(o);
 	h_free(h);
 }
 
@@ -676,6 +690,30 @@ static void test_cfq_hw_tag_detected_on_deep_device(void **state)
 	h_free(h);
 }
 
+/* Tunables go through the cfg_param table: out of range is an input
+ * error that names the key and its position. */
+static void test_cfq_rejects_bad_tunable(void **state)
+{
+	(void)state;
+	struct sim *sim = sim_new_bare(1);
+	struct cfg_doc *dd = NULL, *cd = NULL;
+	struct device *dev = NULL;
+	struct blk_queue *q = NULL;
+	struct sim_error err = { 0 };
+	const char *dy = DEV_QD1, *cy = "hz: 5\n";
+
+	assert_int_equal(cfg_load_string(dy, strlen(dy), "dev", &dd, &err), 0);
+	assert_int_equal(device_create(sim, cfg_root(dd), &dev, &err), 0);
+	assert_int_equal(cfg_load_string(cy, strlen(cy), "cfq.yaml", &cd, &err), 0);
+	assert_int_equal(blk_queue_create(sim, dev, NULL, "cfq", cfg_root(cd), &q, &err), SIM_E_INPUT);
+	assert_non_null(strstr(err.msg, "cfq.yaml:1:"));
+	assert_non_null(strstr(err.msg, "hz"));
+	device_destroy(dev);
+	sim_destroy(sim);
+	cfg_free(dd);
+	cfg_free(cd);
+}
+
 /* >= 4.x cfq_registered_queue(): slice_idle = 0 on a non-rotational
  * queue; 3.10 keeps HZ/125. */
 static void test_cfq_kernel_44_nonrot_slice_idle_zero(void **state)
@@ -766,6 +804,7 @@ int main(void)
 		cmocka_unit_test(test_cfq_no_async_while_sync_in_flight),
 		cmocka_unit_test(test_cfq_hw_tag_detected_on_deep_device),
 		cmocka_unit_test(test_cfq_kernel_44_nonrot_slice_idle_zero),
+		cmocka_unit_test(test_cfq_rejects_bad_tunable),
 		cmocka_unit_test(test_cfq_forced_dispatch_drains),
 		cmocka_unit_test(test_cfq_read_latency_vs_noop),
 	};
