@@ -1561,12 +1561,14 @@ static bool split_quantity(const char *s, double *num, bool *is_int, long long *
 	return true;
 }
 
-/* Shared by time and size: quantity -> integer count of base units.
- * Returns 0, or 1 for bad syntax/unknown unit, 2 for overflow, 3 for negative
- * when !allow_neg, 4 for a bare number without a bare unit. */
+/* Shared by time and size: quantity -> integer count of base units in
+ * [lo, hi]. Integers times integral multipliers are computed exactly in
+ * 128-bit arithmetic (no reliance on long double being wider than double);
+ * fractions go through long double and are rounded to nearest.
+ * Returns 0, or 1 for bad syntax/unknown unit, 2 for out of [lo, hi],
+ * 3 for negative when !allow_neg, 4 for an unknown bare unit. */
 static int parse_integral(const char *s, const struct unit *tab, const char *bare_unit,
-			  bool allow_neg, long double lim, long double *out, char *unit_out,
-			  size_t unit_len)
+			  bool allow_neg, __int128 lo, __int128 hi, __int128 *out)
 {
 	double num;
 	bool is_int, ovf;
@@ -1585,16 +1587,19 @@ static int parse_integral(const char *s, const struct unit *tab, const char *bar
 		if (!u)
 			return 1;
 	}
-	snprintf(unit_out, unit_len, "%s", u->name);
 	if (num < 0 && !allow_neg)
 		return 3;
-	long double v;
-	if (is_int && !ovf)
-		v = (long double)inum * (long double)u->mult;
-	else
-		v = (long double)num * (long double)u->mult;
-	v = roundl(v);
-	if (!(fabsl(v) <= lim))
+	__int128 v;
+	if (is_int && !ovf && u->mult == floor(u->mult) && u->mult < 1e18) {
+		v = (__int128)inum * (__int128)(long long)u->mult; /* |v| < 2^123 */
+	} else {
+		long double x = roundl((long double)num * (long double)u->mult);
+		/* compare as long double against powers of two, exact in any format */
+		if (!(x > -0x1p100L && x < 0x1p100L))
+			return 2;
+		v = (__int128)x;
+	}
+	if (v < lo || v > hi)
 		return 2;
 	*out = v;
 	return 0;
@@ -1602,11 +1607,8 @@ static int parse_integral(const char *s, const struct unit *tab, const char *bar
 
 int cfg_parse_time_ns(const char *s, const char *bare_unit, int64_t *out, struct sim_error *err)
 {
-	long double v;
-	char u[16];
-	/* 2^63 is exactly representable; anything at or above overflows int64 */
-	int r = parse_integral(s, time_units, bare_unit, true, 9223372036854775807.0L, &v, u,
-			       sizeof(u));
+	__int128 v;
+	int r = parse_integral(s, time_units, bare_unit, true, INT64_MIN, INT64_MAX, &v);
 	switch (r) {
 	case 0:
 		*out = (int64_t)v;
@@ -1626,10 +1628,8 @@ int cfg_parse_time_ns(const char *s, const char *bare_unit, int64_t *out, struct
 
 int cfg_parse_size_bytes(const char *s, const char *bare_unit, uint64_t *out, struct sim_error *err)
 {
-	long double v;
-	char u[16];
-	int r = parse_integral(s, size_units, bare_unit, false, 18446744073709551615.0L, &v, u,
-			       sizeof(u));
+	__int128 v;
+	int r = parse_integral(s, size_units, bare_unit, false, 0, UINT64_MAX, &v);
 	switch (r) {
 	case 0:
 		*out = (uint64_t)v;
