@@ -11,6 +11,7 @@
 #include "sim/results.h"
 #include "sim/sim.h"
 #include "sim/summary.h"
+#include "sim/trace_out.h"
 
 int cli_report(const struct sim_error *err)
 {
@@ -112,6 +113,8 @@ int cmd_run(int argc, char **argv)
 		rc = sim_create(doc, path, &so, &s, &err);
 	if (!rc)
 		rc = sim_run(s, &err);
+	if (!rc)
+		rc = sim_trace_out_finish(s, &err);
 	if (rc) {
 		status = cli_report(&err);
 		sim_destroy(s);

@@ -19,6 +19,7 @@
 #include "models/stack.h"
 #include "sim/scenario.h"
 #include "sim/sim.h"
+#include "sim/trace_out.h"
 #include "sim/workload.h"
 
 struct run_limits {
@@ -131,7 +132,8 @@ static int scenario_workload(struct sim *s, struct cfg_node *root, struct cfg_no
 	return 0;
 }
 
-static int scenario_build(struct sim *s, const char *path, struct sim_error *err)
+static int scenario_build(struct sim *s, const char *path, const struct sim_options *opt,
+			  struct sim_error *err)
 {
 	struct cfg_node *root = cfg_root(s->doc);
 	if (!root || root->kind != CFG_MAP)
@@ -193,6 +195,12 @@ static int scenario_build(struct sim *s, const char *path, struct sim_error *err
 			return rc;
 	}
 
+	if (opt && opt->trace_out) {
+		rc = sim_trace_out_open(s, opt->trace_out, err);
+		if (rc)
+			return rc;
+	}
+
 	s->workload = calloc(1, sizeof(*s->workload));
 	if (!s->workload)
 		return sim_errorf(err, SIM_E_NOMEM, "out of memory");
@@ -231,7 +239,7 @@ int sim_create(struct cfg_doc *doc, const char *scenario_path, const struct sim_
 	}
 	s->doc = doc;
 	s->scenario_path = scenario_path;
-	int rc = scenario_build(s, scenario_path, err);
+	int rc = scenario_build(s, scenario_path, opt, err);
 	if (rc) {
 		sim_destroy(s);
 		return rc;

@@ -15,6 +15,7 @@
 #include "models/device.h"
 #include "sim/assert.h"
 #include "sim/scenario.h"
+#include "sim/trace_out.h"
 #include "sim/workload.h"
 #include "version.h"
 
@@ -156,8 +157,7 @@ void sim_destroy(struct sim *s)
 		blk_queue_destroy(s->blk);
 	if (s->device)
 		device_destroy(s->device);
-	if (s->trace_out && s->trace_out != stdout)
-		fclose(s->trace_out);
+	sim_trace_out_free(s->trace_out);
 	sim_engine_free(&s->engine);
 	sim_metrics_free(&s->metrics);
 	sim_rng_set_free(s->rng);

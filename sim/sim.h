@@ -24,6 +24,7 @@ struct blk_queue;
 struct stack;
 struct policy_set;
 struct workload;
+struct sim_trace_out;
 struct json_t;
 
 struct sim_options {
@@ -51,7 +52,7 @@ struct sim {
 	const char *replay;         /* "closed", "open" or "synthetic" */
 
 	int64_t until_ns;           /* run.until: stop the clock here (SIM_TIME_MAX) */
-	FILE *trace_out;            /* blkparse text sink, or NULL */
+	struct sim_trace_out *trace_out; /* --trace-out writer, or NULL */
 
 	/* A failure detected inside an event handler: the run stops and
 	 * sim_run() returns it. */
