@@ -3,9 +3,10 @@
 # Block 0 (gnuplot index 0) of each file is QD1; block 1 the deeper queue
 # depth, when the device has one. Columns: size_kib read_us write_us
 # read_mbps write_mbps.
-#   gnuplot -e "dir='out/device-curves'" scripts/device-curves.gp
+#   gnuplot -e "dir='out/device-curves'; deep='emmc51 ufs20'" scripts/device-curves.gp
 if (!exists("dir")) dir = 'out/device-curves'
 if (!exists("presets")) presets = 'emmc45 emmc51 ufs20 ufs21 ufs31'
+if (!exists("deep")) deep = presets  # presets whose files have a QD32 block
 if (!exists("out")) out = dir.'/device-curves.png'
 
 set terminal pngcairo size 1400,1000 noenhanced font ',11'
@@ -28,7 +29,7 @@ plot for [p in presets] f(p) index 0 using 1:4 with linespoints title p
 set title 'write, QD1'
 plot for [p in presets] f(p) index 0 using 1:5 with linespoints title p
 set title 'read, QD32 (QD1-only devices omitted)'
-plot for [p in presets] f(p) index 1 using 1:4 with linespoints title p
+plot for [p in deep] f(p) index 1 using 1:4 with linespoints title p
 set title 'write, QD32 (QD1-only devices omitted)'
-plot for [p in presets] f(p) index 1 using 1:5 with linespoints title p
+plot for [p in deep] f(p) index 1 using 1:5 with linespoints title p
 unset multiplot
