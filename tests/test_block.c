@@ -336,6 +336,93 @@ static void test_block_merge_fills_gap_between_requests(void **state)
 	tb_free(t);
 }
 
+/* A flush/FUA request bypasses the scheduler (ELEVATOR_INSERT_FLUSH): it
+ * goes ahead of everything queued there. */
+static void test_block_flush_bypasses_scheduler(void **state)
+{
+	(void)state;
+	struct tb *t = tb_new(NULL, "deadline");
+	tb_block_device(t);
+	tb_submit(t, NULL, 0, 8, REQ_WRITE);
+	tb_submit(t, NULL, 1000, 8, REQ_WRITE);
+	tb_submit(t, NULL, 5000, 0, REQ_WRITE | REQ_FLUSH | REQ_SYNC);
+	tb_run(t);
+	assert_int_equal(tb_count(t, 'D'), 4);
+	assert_true(tb_nth(t, 'D', 1)->flags & REQ_FLUSH);
+	tb_assert_all_ended_once(t);
+	tb_free(t);
+}
+
+/* A scheduler that hands everything over at once through
+ * elv_dispatch_sort: ascending sector order within a direction, never
+ * sorted past a request of the other direction. */
+struct sortall {
+	struct list_head q;
+};
+
+static int sortall_init(struct elevator *e, struct sim_error *err)
+{
+	(void)err;
+	list_init(&((struct sortall *)e->priv)->q);
+	return 0;
+}
+
+static void sortall_add(struct elevator *e, struct io_request *rq)
+{
+	list_add_tail(&rq->queuelist, &((struct sortall *)e->priv)->q);
+}
+
+static int sortall_dispatch(struct elevator *e, bool force)
+{
+	struct sortall *sa = e->priv;
+	int n = 0;
+
+	(void)force;
+	while (!list_empty(&sa->q)) {
+		struct io_request *rq = list_first_entry(&sa->q, struct io_request, queuelist);
+		list_del_init(&rq->queuelist);
+		elv_dispatch_sort(e->q, rq);
+		n++;
+	}
+	return n;
+}
+
+static bool sortall_empty(struct elevator *e)
+{
+	return list_empty(&((struct sortall *)e->priv)->q);
+}
+
+static void test_block_dispatch_sort_order(void **state)
+{
+	(void)state;
+	static const struct elevator_ops sortall_ops = {
+		.name = "sortall",
+		.priv_size = sizeof(struct sortall),
+		.init = sortall_init,
+		.add_request = sortall_add,
+		.dispatch = sortall_dispatch,
+		.queue_empty = sortall_empty,
+	};
+	struct tb *t = tb_new_ops(DEV_QD1, NULL, &sortall_ops, NULL);
+
+	/* held in the scheduler while the device is busy, then handed over
+	 * in one dispatch call, in this (arrival) order */
+	tb_block_device(t);
+	tb_submit(t, NULL, 500, 8, 0);
+	tb_submit(t, NULL, 100, 8, 0);
+	tb_submit(t, NULL, 300, 8, 0);
+	tb_submit(t, NULL, 50, 8, REQ_WRITE);
+	tb_submit(t, NULL, 200, 8, 0);
+	tb_run(t);
+	/* reads sorted among themselves; the write stops the walk, so it and
+	 * the read after it stay behind */
+	static const uint64_t want[] = { 1u << 30, 100, 300, 500, 50, 200 };
+	for (int i = 0; i < 6; i++)
+		assert_int_equal(tb_nth(t, 'D', i)->sector, want[i]);
+	tb_assert_all_ended_once(t);
+	tb_free(t);
+}
+
 /* ------------------------------------------------------------ plugging */
 
 static void test_block_plug_flush_at_16(void **state)
@@ -710,6 +797,8 @@ int main(void)
 		cmocka_unit_test(test_block_segment_limits),
 		cmocka_unit_test(test_block_no_sync_into_async_when_elevator_forbids),
 		cmocka_unit_test(test_block_merge_fills_gap_between_requests),
+		cmocka_unit_test(test_block_flush_bypasses_scheduler),
+		cmocka_unit_test(test_block_dispatch_sort_order),
 		cmocka_unit_test(test_block_plug_flush_at_16),
 		cmocka_unit_test(test_block_plug_flush_on_sleep_defers_run),
 		cmocka_unit_test(test_block_plug_merge_and_sorted_flush),
