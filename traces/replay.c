@@ -51,7 +51,7 @@
 #include "sim/workload.h"
 #include "traces/trace.h"
 
-#define REPLAY_PRESCAN 200000   /* records looked at to choose Q or D */
+#define REPLAY_PRESCAN 50000    /* records looked at to choose Q or D */
 #define REPLAY_MAX_PATTERNS 64
 #define REPLAY_COMM_MAX 32
 
@@ -734,6 +734,8 @@ static int rp_prescan(struct replay *r, struct sim_error *err)
 		r->prescan_q += rec.action == TRACE_A_QUEUE;
 		r->prescan_d += rec.action == TRACE_A_ISSUE;
 		r->prescan_c += rec.action == TRACE_A_COMPLETE;
+		if (r->prescan_q && r->prescan_c)
+			break; /* both questions answered */
 	}
 	trace_close(&rd);
 	if (rc < 0)
