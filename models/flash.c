@@ -420,7 +420,9 @@ static int64_t flash_book_write(struct flash_dev *d, struct flash_timeline *tl, 
 int64_t flash_book(struct flash_dev *d, struct flash_timeline *tl, int64_t now, bool write,
 		   uint32_t flags, uint64_t sector, uint32_t nr_sectors, bool account)
 {
-	if (write)
+	/* a flush is a write-direction command even when the caller left
+	 * REQ_WRITE off (the kernel's WRITE_FLUSH has it) */
+	if (write || (flags & REQ_FLUSH))
 		return flash_book_write(d, tl, now, flags, sector, nr_sectors, account);
 	return flash_book_read(d, tl, now, sector, nr_sectors, account);
 }

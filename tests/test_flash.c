@@ -399,6 +399,9 @@ static void test_flash_fua_and_flush_drain(void **state)
 	/* nothing left to drain: a second flush costs only the command */
 	int64_t again = one(&f, 0, 0, REQ_WRITE | REQ_FLUSH);
 	assert_true(again < d->prog_ns);
+	/* a flush without the direction bit still drains */
+	one(&f, 5000, 8, REQ_WRITE);
+	assert_true(one(&f, 0, 0, REQ_FLUSH) >= d->prog_ns);
 	fx_free(&f);
 
 	/* write_cache: false = every write waits for its program */
