@@ -4,7 +4,7 @@
  * (blk_queue_bio, get_request/__get_request, freed_request,
  * __elv_add_request, __blk_run_queue, blk_finish_request).
  *
- * Simplifications, each deliberate:
+ * Modelling choices, each deliberate:
  * - get_request follows __get_request: the allocation that fills a list
  *   makes its task a batcher (BLK_BATCH_REQ = 32 more requests within
  *   BLK_BATCH_TIME = 20 ms), a full list admits only batchers and
@@ -20,6 +20,12 @@
  *   tasks those wake run later; calling back in this order keeps any I/O
  *   a callback submits at once behind the scheduler's bookkeeping, as it
  *   is in the kernel.
+ * - The scheduler is asked to dispatch only when the device has a free
+ *   command slot (the driver's request_fn / mmcqd fetching), so it can
+ *   base its choice on what is really in flight.
+ * Left out: bio splitting (a bio larger than max_sectors stays one
+ * request), bounce buffers, integrity, discard, requeue, timeouts, the
+ * rl->starved corner of allocation failure, blk-mq.
  */
 #include <stdlib.h>
 #include <string.h>
