@@ -201,7 +201,7 @@ static void rig_run(struct rig *r)
 static void test_deadline_read_latency_bounded_under_write_flood(void **state)
 {
 	(void)state;
-	int64_t dl_max, noop_max;
+	int64_t dl_max = 0, noop_max = 0;
 
 	for (int pass = 0; pass < 2; pass++) {
 		struct rig *r = rig_new(pass == 0 ? "deadline" : "noop", NULL);
