@@ -11,7 +11,8 @@
  * convert --to blkparse: the events as Debian's blkparse 1.2.0 prints them
  *   (traces/blkparse_writer.c); --to ops: one line per queued I/O,
  *   "time_ns pid R|W sector nr_sectors sync" (sync 1/0, REQ_SYNC or read);
- *   discards and data-less records are left out.
+ *   discards and data-less records are left out; --to blktrace: a combined
+ *   binary stream (traces/blktrace_writer.c) that btt and blkparse read.
  *
  * Output files are written to a temporary name in the same directory and
  * renamed at the end; when writing to stdout the input is read twice, the
@@ -25,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "models/request.h"
@@ -364,7 +366,7 @@ static void trace_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: mobisim trace stat FILE [options]\n"
-		"       mobisim trace convert FILE --to blkparse|ops [-o OUT] [options]\n"
+		"       mobisim trace convert FILE --to blkparse|ops|blktrace [-o OUT] [options]\n"
 		"  FILE may be a blktrace file, the base NAME of a per-CPU set NAME.blktrace.N,\n"
 		"  blkparse text or DiskSim/MQSim ASCII; the format is detected from the content.\n"
 		"  --format NAME          force a reader (blktrace, blkparse, disksim)\n"
@@ -390,7 +392,7 @@ static int open_reader(const char *path, const char *format, const struct trace_
 	return rc;
 }
 
-enum conv_to { CONV_NONE, CONV_BLKPARSE, CONV_OPS };
+enum conv_to { CONV_NONE, CONV_BLKPARSE, CONV_OPS, CONV_BLKTRACE };
 
 /* One pass over the trace; out NULL = validate only. */
 static int convert_pass(const char *path, const char *format, const struct trace_opts *opts,
@@ -398,6 +400,7 @@ static int convert_pass(const char *path, const char *format, const struct trace
 {
 	struct trace_reader r;
 	struct trace_blkparse_writer *w = NULL;
+	struct trace_blktrace_writer *bw = NULL;
 	struct trace_rec rec;
 	int rc = open_reader(path, format, opts, &r, err);
 
@@ -408,13 +411,19 @@ static int convert_pass(const char *path, const char *format, const struct trace
 		if (rc)
 			goto done;
 	}
+	if (to == CONV_BLKTRACE && out) {
+		rc = trace_blktrace_writer_create(out, &bw, err);
+		if (rc)
+			goto done;
+	}
 	if (to == CONV_OPS && out)
 		fprintf(out, "# time_ns pid dir sector nr_sectors sync\n");
 	while ((rc = trace_next(&r, &rec, err)) == 1) {
 		if (!out)
 			continue;
-		if (w) {
-			rc = trace_blkparse_writer_event(w, &rec, err);
+		if (w || bw) {
+			rc = w ? trace_blkparse_writer_event(w, &rec, err)
+			       : trace_blktrace_writer_event(bw, &rec, err);
 			if (rc)
 				goto done;
 		} else if (rec.action == TRACE_A_QUEUE && rec.nr_sectors &&
@@ -426,10 +435,13 @@ static int convert_pass(const char *path, const char *format, const struct trace
 	}
 	if (rc == 0 && w)
 		rc = trace_blkparse_writer_finish(w, err);
+	if (rc == 0 && bw)
+		rc = trace_blktrace_writer_finish(bw, err);
 	if (rc == 0 && out && (fflush(out) || ferror(out)))
 		rc = sim_errorf(err, SIM_E_IO, "write error: %s", strerror(errno));
 done:
 	trace_blkparse_writer_destroy(w);
+	trace_blktrace_writer_destroy(bw);
 	trace_close(&r);
 	return rc;
 }
@@ -454,6 +466,8 @@ static int do_convert(const char *path, const char *format, const struct trace_o
 		free(tmp);
 		return rc;
 	}
+	/* mkstemp makes the file 0600; results are ordinary files. */
+	(void)fchmod(fd, 0644);
 	FILE *f = fdopen(fd, "w");
 	if (!f) {
 		close(fd);
@@ -578,15 +592,17 @@ int cmd_trace(int argc, char **argv)
 	} else if (!strcmp(sub, "convert")) {
 		enum conv_to ct;
 		if (!to) {
-			fprintf(stderr, "mobisim: trace convert: --to blkparse|ops is required\n");
+			fprintf(stderr, "mobisim: trace convert: --to blkparse|ops|blktrace is required\n");
 			return 2;
 		}
 		if (!strcmp(to, "blkparse"))
 			ct = CONV_BLKPARSE;
 		else if (!strcmp(to, "ops"))
 			ct = CONV_OPS;
+		else if (!strcmp(to, "blktrace"))
+			ct = CONV_BLKTRACE;
 		else {
-			fprintf(stderr, "mobisim: trace convert: --to: expected blkparse or ops, not '%s'\n", to);
+			fprintf(stderr, "mobisim: trace convert: --to: expected blkparse, ops or blktrace, not '%s'\n", to);
 			return 2;
 		}
 		rc = do_convert(path, format, &opts, ct, out, &err);

@@ -276,6 +276,8 @@ int trace_open_auto(const char *path, const struct trace_opts *opts, struct trac
 			return sim_errorf(err, SIM_E_IO, "%s: %s", path, strerror(errno));
 		probe_path = first;
 	}
+	if (S_ISDIR(st.st_mode))
+		return sim_errorf(err, SIM_E_INPUT, "%s: is a directory, not a trace", probe_path);
 	n = trace_src_peek_file(probe_path, buf, sizeof(buf));
 	if (n < 0)
 		return sim_errorf(err, SIM_E_IO, "%s: %s", probe_path, strerror(errno));

@@ -214,4 +214,18 @@ int trace_blkparse_writer_event(struct trace_blkparse_writer *w, const struct tr
 int trace_blkparse_writer_finish(struct trace_blkparse_writer *w, struct sim_error *err);
 void trace_blkparse_writer_destroy(struct trace_blkparse_writer *w);
 
+/* ---- blktrace binary writer ------------------------------------------- */
+
+/* Writes records as struct blk_io_trace v7 (little-endian, one combined
+ * stream as `blkparse -d` makes), for btt, blkparse and iowatcher. A
+ * BLK_TN_PROCESS notify precedes each named pid's first event; records
+ * without TRACE_T_HAS_SEQ are numbered per CPU from 1. out stays the
+ * caller's. All return 0 or a negative code with err. */
+struct trace_blktrace_writer;
+int trace_blktrace_writer_create(FILE *out, struct trace_blktrace_writer **w, struct sim_error *err);
+int trace_blktrace_writer_event(struct trace_blktrace_writer *w, const struct trace_rec *rec,
+				struct sim_error *err);
+int trace_blktrace_writer_finish(struct trace_blktrace_writer *w, struct sim_error *err);
+void trace_blktrace_writer_destroy(struct trace_blktrace_writer *w);
+
 #endif
