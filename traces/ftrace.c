@@ -305,14 +305,14 @@ static void count_skip(struct ftrace_reader *r, const char *p, const char *e)
 	r->st.skipped++;
 	if (r->last_skip < r->st.nskip) {
 		struct ftrace_skip *s = &r->st.skip[r->last_skip];
-		if (strlen(s->name) == n && memcmp(s->name, p, n) == 0) {
+		if (s->len == n && memcmp(s->name, p, n) == 0) {
 			s->count++;
 			return;
 		}
 	}
 	for (uint32_t i = 0; i < r->st.nskip; i++) {
 		struct ftrace_skip *s = &r->st.skip[i];
-		if (strlen(s->name) == n && memcmp(s->name, p, n) == 0) {
+		if (s->len == n && memcmp(s->name, p, n) == 0) {
 			s->count++;
 			r->last_skip = i;
 			return;
@@ -325,6 +325,7 @@ static void count_skip(struct ftrace_reader *r, const char *p, const char *e)
 	struct ftrace_skip *s = &r->st.skip[r->st.nskip];
 	memcpy(s->name, p, n);
 	s->name[n] = '\0';
+	s->len = (uint32_t)n;
 	s->count = 1;
 	r->last_skip = r->st.nskip++;
 }
@@ -938,28 +939,31 @@ enum ev_kind { K_BLOCK, K_PLUG, K_FILEMAP, K_SWITCH, K_WAKEUP, K_RAWSYS, K_MARK,
 
 struct ev_name {
 	const char *name;
+	uint8_t len;
 	enum ftrace_type type;
 	enum ev_kind kind;
 };
 
+#define EV(n, t, k) { n, sizeof(n) - 1, t, k }
+
 static const struct ev_name ev_table[] = {
-	{ "block_rq_insert", FTRACE_BLOCK_RQ_INSERT, K_BLOCK },
-	{ "block_rq_issue", FTRACE_BLOCK_RQ_ISSUE, K_BLOCK },
-	{ "block_rq_complete", FTRACE_BLOCK_RQ_COMPLETE, K_BLOCK },
-	{ "block_bio_queue", FTRACE_BLOCK_BIO_QUEUE, K_BLOCK },
-	{ "block_bio_complete", FTRACE_BLOCK_BIO_COMPLETE, K_BLOCK },
-	{ "block_plug", FTRACE_BLOCK_PLUG, K_PLUG },
-	{ "block_unplug", FTRACE_BLOCK_UNPLUG, K_PLUG },
-	{ "mm_filemap_add_to_page_cache", FTRACE_PAGECACHE_ADD, K_FILEMAP },
-	{ "mm_filemap_delete_from_page_cache", FTRACE_PAGECACHE_DELETE, K_FILEMAP },
-	{ "sched_switch", FTRACE_SCHED_SWITCH, K_SWITCH },
-	{ "sched_wakeup", FTRACE_SCHED_WAKEUP, K_WAKEUP },
-	{ "sched_wakeup_new", FTRACE_SCHED_WAKEUP, K_WAKEUP },
-	{ "sys_enter", FTRACE_SYS_ENTER, K_RAWSYS },
-	{ "sys_exit", FTRACE_SYS_EXIT, K_RAWSYS },
-	{ "tracing_mark_write", FTRACE_NONE, K_MARK },
-	{ "print", FTRACE_NONE, K_PRINT },
-	{ "0", FTRACE_NONE, K_PRINT }, /* trace-cmd prints an unresolved print ip as "0" */
+	EV("block_rq_insert", FTRACE_BLOCK_RQ_INSERT, K_BLOCK),
+	EV("block_rq_issue", FTRACE_BLOCK_RQ_ISSUE, K_BLOCK),
+	EV("block_rq_complete", FTRACE_BLOCK_RQ_COMPLETE, K_BLOCK),
+	EV("block_bio_queue", FTRACE_BLOCK_BIO_QUEUE, K_BLOCK),
+	EV("block_bio_complete", FTRACE_BLOCK_BIO_COMPLETE, K_BLOCK),
+	EV("block_plug", FTRACE_BLOCK_PLUG, K_PLUG),
+	EV("block_unplug", FTRACE_BLOCK_UNPLUG, K_PLUG),
+	EV("mm_filemap_add_to_page_cache", FTRACE_PAGECACHE_ADD, K_FILEMAP),
+	EV("mm_filemap_delete_from_page_cache", FTRACE_PAGECACHE_DELETE, K_FILEMAP),
+	EV("sched_switch", FTRACE_SCHED_SWITCH, K_SWITCH),
+	EV("sched_wakeup", FTRACE_SCHED_WAKEUP, K_WAKEUP),
+	EV("sched_wakeup_new", FTRACE_SCHED_WAKEUP, K_WAKEUP),
+	EV("sys_enter", FTRACE_SYS_ENTER, K_RAWSYS),
+	EV("sys_exit", FTRACE_SYS_EXIT, K_RAWSYS),
+	EV("tracing_mark_write", FTRACE_NONE, K_MARK),
+	EV("print", FTRACE_NONE, K_PRINT),
+	EV("0", FTRACE_NONE, K_PRINT), /* trace-cmd prints an unresolved print ip as "0" */
 };
 
 static bool span_eq(const char *p, const char *e, const char *s)
@@ -1016,9 +1020,10 @@ static int parse_event(struct ftrace_reader *r, struct ftrace_rec *rec, const ch
 	}
 	c.p++; /* ':' */
 
+	size_t nlen = (size_t)(ne - np);
 	for (size_t i = 0; i < sizeof(ev_table) / sizeof(ev_table[0]); i++) {
 		const struct ev_name *ev = &ev_table[i];
-		if (!span_eq(np, ne, ev->name))
+		if (ev->len != nlen || ev->name[0] != np[0] || memcmp(ev->name, np, nlen) != 0)
 			continue;
 		rec->type = ev->type;
 		switch (ev->kind) {

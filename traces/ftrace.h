@@ -140,6 +140,7 @@ struct ftrace_rec {
 
 struct ftrace_skip {
 	char name[48];
+	uint32_t len;                /* strlen(name) */
 	uint64_t count;
 };
 

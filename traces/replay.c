@@ -54,6 +54,7 @@
 #define REPLAY_PRESCAN 50000    /* records looked at to choose Q or D */
 #define REPLAY_MAX_PATTERNS 64
 #define REPLAY_COMM_MAX 32
+#define REPLAY_JSON_PIDS 64      /* pids listed in the result */
 
 enum replay_mode { REPLAY_CLOSED = 0, REPLAY_OPEN = 1 };
 static const char *const replay_mode_names[] = { "closed", "open", NULL };
@@ -843,14 +844,24 @@ static void replay_stats_json(struct sim *sim, void *state, json_t *obj)
 	if (r->nfg_uid)
 		json_object_set_new(obj, "fg_uid_note",
 				    json_string("block traces carry no uid; fg_uid matched nothing"));
-	json_t *fg = json_array();
-	uint32_t nfg = 0;
+	/* per pid, in pid order; the first REPLAY_JSON_PIDS only, so the
+	 * document stays small for traces of many processes */
+	json_t *fg = json_array(), *per = json_array();
+	uint32_t nfg = 0, nper = 0;
 	for (struct rb_node *n = rb_first(&r->pids); n; n = rb_next(n)) {
 		struct rp_pid *p = rb_entry(n, struct rp_pid, node);
-		if (p->ioc.fg && nfg++ < 64)
+		if (p->ioc.fg && nfg++ < REPLAY_JSON_PIDS)
 			json_array_append_new(fg, json_integer(p->ioc.pid));
+		if (nper++ >= REPLAY_JSON_PIDS)
+			continue;
+		uint64_t done = p->ios - p->inflight;
+		json_array_append_new(per, json_pack("{s:i, s:s, s:s, s:I, s:I, s:f}", "pid", p->ioc.pid,
+						     "comm", p->comm, "class", p->ioc.fg ? "fg" : "bg",
+						     "ios", (json_int_t)p->ios, "bytes", (json_int_t)p->bytes,
+						     "mean_lat_ns", done ? (double)p->lat_sum_ns / (double)done : 0.0));
 	}
 	json_object_set_new(obj, "fg_pids", fg);
+	json_object_set_new(obj, "per_pid", per);
 	json_object_set_new(obj, "params", cfg_params_to_json(replay_params, r));
 }
 
