@@ -40,9 +40,9 @@
  * Differences in mechanism: where the kernel calls __blk_run_queue()
  * from inside insert (a preempting or awaited request) or kicks kblockd,
  * this model schedules a run of the queue at the same instant (the core
- * runs after every insert and completion anyway). On completion it kicks
- * the queue when the driver is empty, as mainline 3.10 does (the vendor
- * tree read here has that call commented out).
+ * runs after every insert and completion anyway; mainline's kick of an
+ * empty driver at completion is left to the core, and the vendor tree
+ * read here has that call commented out anyway).
  *
  * Left out: blkio cgroups (one root cfq_group; group vdisktime is not
  * kept since nothing competes with the root group), merging and splitting
@@ -2091,8 +2091,9 @@ static void cfq_completed_request(struct elevator *e, struct io_request *rq)
 		else if (sync && empty && !cfq_close_cooperator(cfqd, cfqq))
 			cfq_arm_slice_timer(cfqd);
 	}
-	if (!cfqd->rq_in_driver)
-		cfq_schedule_dispatch(cfqd);
+	/* Mainline kicks the queue here when the driver is empty
+	 * (cfq_schedule_dispatch); the block core runs the queue after
+	 * every completion, which is the same at the same instant. */
 }
 
 static bool cfq_queue_empty(struct elevator *e)
