@@ -18,6 +18,7 @@ static const struct subcommand subcommands[] = {
 			  "              [--trace-out SIM.blkparse] [--quiet]" },
 	{ "list", cmd_list, "list schedulers|devices|scenarios|workloads" },
 	{ "device", cmd_device, "device curve DEVICE.yaml [--qd N] [--set KEY=VALUE]..." },
+	{ "sweep", cmd_sweep, "sweep SWEEP.yaml [-j N] [--out DIR] [--resume] [--count|--list|--point K|--collect DIR]" },
 	{ "trace", cmd_trace, "trace stat FILE | trace convert FILE --to blkparse|ops [-o OUT]" },
 	{ NULL, NULL, NULL },
 };
