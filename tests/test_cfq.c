@@ -515,6 +515,37 @@ static void test_cfq_rt_preempts_be(void **state)
 	h_free(h);
 }
 
+/* cfq_should_preempt: between two BE sync queues a REQ_PRIO (metadata)
+ * request preempts a slice that has none pending; a plain one waits for
+ * the active slice to end. */
+static int64_t prio_read_latency(uint32_t flags)
+{
+	struct harness *h = h_new("cfq", DEV_QD1, CFQ_ROT);
+	struct stream a, b;
+	int64_t lat;
+
+	stream_init(&a, h, 1, IOPRIO_CLASS_BE, 4, 0, 8, 0, 1, 0, 0);
+	stream_init(&b, h, 2, IOPRIO_CLASS_BE, 4, flags, 8, 50000000, 1, 0, 30 * MS);
+	b.stop_ns = 30 * MS + 1;
+	h_run(h, 500 * MS);
+	assert_int_equal(b.done, 1);
+	lat = b.lat.max;
+	h_free(h);
+	return lat;
+}
+
+static void test_cfq_prio_request_preempts(void **state)
+{
+	(void)state;
+	int64_t meta = prio_read_latency(REQ_PRIO | REQ_META);
+	int64_t plain = prio_read_latency(0);
+	print_message("read from a second BE queue at 30 ms: REQ_PRIO %.3f ms, plain %.3f ms\n",
+		      (double)meta / 1e6, (double)plain / 1e6);
+	assert_true(meta <= 200 * US + 1);
+	/* A's 100 ms slice started at its first completion (0.1 ms) */
+	assert_true(plain > 60 * MS);
+}
+
 /* On a non-rotational queue hw_tag starts at -1 ("assume NCQ") and CFQ
  * does not idle until 50 loaded samples show the driver never held
  * CFQ_HW_QUEUE_MIN requests; a QD1 reader pair alone never loads it. */
@@ -798,6 +829,7 @@ int main(void)
 		cmocka_unit_test(test_cfq_boost_lba_async_dispatched_next),
 		cmocka_unit_test(test_cfq_fifo_expiry_serves_old_request),
 		cmocka_unit_test(test_cfq_rt_preempts_be),
+		cmocka_unit_test(test_cfq_prio_request_preempts),
 		cmocka_unit_test(test_cfq_nonrot_needs_hw_tag),
 		cmocka_unit_test(test_cfq_low_latency_scales_slices),
 		cmocka_unit_test(test_cfq_async_queue_shared_per_prio),
