@@ -415,6 +415,47 @@ static void test_ftrace_junk_is_an_error_with_position(void **state)
 	assert_int_equal(parse(f, "  a-1 [000] .... 1.0: sched_switch: prev_comm=a ==> b"), SIM_E_INPUT);
 }
 
+static void test_ftrace_markers_pair_into_regions(void **state)
+{
+	(void)state;
+	static const char text[] =
+		"  main-1234 ( 1234) [000] ...1 10.000000: tracing_mark_write: B|1234|activityStart\n"
+		"  main-1234 ( 1234) [000] ...1 10.000100: tracing_mark_write: B|1234|inflate\n"
+		"  rt-1240   ( 1234) [001] ...1 10.000150: tracing_mark_write: B|1240|draw\n"
+		"  main-1234 ( 1234) [000] ...1 10.000300: tracing_mark_write: E|1234\n"
+		"  rt-1240   ( 1234) [001] ...1 10.000350: tracing_mark_write: E|1240\n"
+		"  main-1234 ( 1234) [000] ...1 10.001000: tracing_mark_write: E|1234\n"
+		"  main-1234 ( 1234) [000] ...1 10.001001: tracing_mark_write: E|1234\n"
+		"  ss-600    (  600) [002] ...1 10.000000: tracing_mark_write: S|600|launching: com.a|7\n"
+		"  ss-600    (  600) [002] ...1 10.002000: tracing_mark_write: F|600|launching: com.a|7\n";
+	struct ftrace_reader *r;
+	struct sim_error err;
+	struct ftrace_rec rec;
+	struct ftrace_region reg[8];
+	int nreg = 0;
+	struct ftrace_regions *t = ftrace_regions_new();
+	assert_non_null(t);
+	assert_int_equal(ftrace_open_mem(text, sizeof(text) - 1, "m", &r, &err), 0);
+	while (ftrace_next(r, &rec, &err) == 1)
+		nreg += ftrace_regions_feed(t, &rec, &reg[nreg]);
+	ftrace_close(r);
+	assert_int_equal(nreg, 4);
+	/* innermost first; per-pid stacks keep threads apart */
+	assert_string_equal(reg[0].name, "inflate");
+	assert_int_equal(reg[0].duration_ns, 200000);
+	assert_string_equal(reg[1].name, "draw");
+	assert_int_equal(reg[1].pid, 1240);
+	assert_string_equal(reg[2].name, "activityStart");
+	assert_int_equal(reg[2].start_ns, 10000000000LL);
+	assert_int_equal(reg[2].duration_ns, 1000000);
+	assert_true(reg[3].async);
+	assert_string_equal(reg[3].name, "launching: com.a");
+	assert_int_equal(reg[3].duration_ns, 2000000);
+	assert_int_equal(ftrace_regions_dropped(t), 1); /* the unmatched E */
+	assert_int_equal(ftrace_regions_open(t), 0);
+	ftrace_regions_free(t);
+}
+
 /* ---------------------------------------------------------------- streaming */
 
 static void test_ftrace_stream_crlf_no_final_newline(void **state)
@@ -574,6 +615,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_ftrace_raw_syscalls_arm64, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ftrace_named_syscalls, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ftrace_markers_as_regions, setup, teardown),
+		cmocka_unit_test(test_ftrace_markers_pair_into_regions),
 		cmocka_unit_test_setup_teardown(test_ftrace_comments_and_lost_events, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ftrace_unknown_events_counted_by_name, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ftrace_junk_is_an_error_with_position, setup, teardown),

@@ -1462,3 +1462,144 @@ const struct trace_reader_ops trace_ftrace_ops = {
 	.next = ftb_next,
 	.close = ftb_close,
 };
+
+/* ------------------------------------------------------------ regions */
+
+struct rg_slice {
+	char name[FTRACE_NAME_MAX];
+	int64_t start;
+};
+
+struct rg_pid {
+	int32_t pid;                 /* valid when depth > 0 */
+	uint32_t depth;
+	struct rg_slice *stack;      /* FTRACE_REGION_DEPTH entries, allocated on first use */
+};
+
+struct rg_async {
+	bool used;
+	int32_t pid;
+	int64_t cookie;
+	struct rg_slice s;
+};
+
+struct ftrace_regions {
+	struct rg_pid pids[FTRACE_REGION_PIDS]; /* open addressing on pid */
+	struct rg_async async[FTRACE_REGION_ASYNC];
+	uint64_t dropped, open;
+};
+
+struct ftrace_regions *ftrace_regions_new(void)
+{
+	return calloc(1, sizeof(struct ftrace_regions));
+}
+
+void ftrace_regions_free(struct ftrace_regions *t)
+{
+	if (!t)
+		return;
+	for (uint32_t i = 0; i < FTRACE_REGION_PIDS; i++)
+		free(t->pids[i].stack);
+	free(t);
+}
+
+uint64_t ftrace_regions_dropped(const struct ftrace_regions *t) { return t->dropped; }
+uint64_t ftrace_regions_open(const struct ftrace_regions *t) { return t->open; }
+
+/* Slot of pid: its own, or (create) the first free one on its probe path.
+ * Slots with depth 0 are free; deletion keeps probe paths intact because a
+ * lookup walks over free slots to the end of the cluster bound. */
+static struct rg_pid *rg_slot(struct ftrace_regions *t, int32_t pid, bool create)
+{
+	uint32_t h = ((uint32_t)pid * 2654435761u) % FTRACE_REGION_PIDS;
+	struct rg_pid *free_slot = NULL;
+	for (uint32_t k = 0; k < FTRACE_REGION_PIDS; k++) {
+		struct rg_pid *s = &t->pids[(h + k) % FTRACE_REGION_PIDS];
+		if (s->depth > 0 && s->pid == pid)
+			return s;
+		if (s->depth == 0 && !free_slot)
+			free_slot = s;
+		if (s->depth == 0 && s->stack == NULL)
+			break; /* never used: the probe path ends here */
+	}
+	if (!create || !free_slot)
+		return NULL;
+	if (!free_slot->stack) {
+		free_slot->stack = calloc(FTRACE_REGION_DEPTH, sizeof(*free_slot->stack));
+		if (!free_slot->stack)
+			return NULL;
+	}
+	free_slot->pid = pid;
+	return free_slot;
+}
+
+int ftrace_regions_feed(struct ftrace_regions *t, const struct ftrace_rec *rec,
+			struct ftrace_region *out)
+{
+	int32_t pid = rec->u.mark.pid;
+	switch (rec->type) {
+	case FTRACE_MARK_BEGIN: {
+		struct rg_pid *s = rg_slot(t, pid, true);
+		if (!s || s->depth == FTRACE_REGION_DEPTH) {
+			t->dropped++;
+			return 0;
+		}
+		struct rg_slice *sl = &s->stack[s->depth++];
+		snprintf(sl->name, sizeof(sl->name), "%s", rec->u.mark.name);
+		sl->start = rec->time_ns;
+		t->open++;
+		return 0;
+	}
+	case FTRACE_MARK_END: {
+		struct rg_pid *s = rg_slot(t, pid, false);
+		if (!s) {
+			t->dropped++;
+			return 0;
+		}
+		struct rg_slice *sl = &s->stack[--s->depth];
+		t->open--;
+		out->pid = pid;
+		out->tid = rec->pid;
+		out->async = false;
+		memcpy(out->name, sl->name, sizeof(out->name));
+		out->start_ns = sl->start;
+		out->duration_ns = rec->time_ns - sl->start;
+		return 1;
+	}
+	case FTRACE_MARK_ASYNC_BEGIN:
+		for (uint32_t i = 0; i < FTRACE_REGION_ASYNC; i++) {
+			struct rg_async *a = &t->async[i];
+			if (a->used)
+				continue;
+			a->used = true;
+			a->pid = pid;
+			a->cookie = rec->u.mark.value;
+			snprintf(a->s.name, sizeof(a->s.name), "%s", rec->u.mark.name);
+			a->s.start = rec->time_ns;
+			t->open++;
+			return 0;
+		}
+		t->dropped++;
+		return 0;
+	case FTRACE_MARK_ASYNC_END:
+		for (uint32_t i = 0; i < FTRACE_REGION_ASYNC; i++) {
+			struct rg_async *a = &t->async[i];
+			if (!a->used || a->pid != pid || a->cookie != rec->u.mark.value ||
+			    strcmp(a->s.name, rec->u.mark.name) != 0)
+				continue;
+			a->used = false;
+			t->open--;
+			out->pid = pid;
+			out->tid = rec->pid;
+			out->async = true;
+			memcpy(out->name, a->s.name, sizeof(out->name));
+			out->start_ns = a->s.start;
+			out->duration_ns = rec->time_ns - a->s.start;
+			return 1;
+		}
+		t->dropped++;
+		return 0;
+	default:
+		return 0;
+	}
+}

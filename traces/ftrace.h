@@ -187,6 +187,39 @@ bool ftrace_probe(const void *buf, size_t len);
 int ftrace_parse_line(struct ftrace_reader *r, const char *line, size_t len,
 		      struct ftrace_rec *rec, struct sim_error *err);
 
+/* ---- markers as regions ------------------------------------------------ */
+
+/* Pairs atrace markers into regions: B|pid|name ... E|pid (a per-pid stack,
+ * nesting as in systrace) and S|pid|name|cookie ... F|pid|name|cookie
+ * (async, matched by pid, name and cookie). Memory is bounded: at most
+ * FTRACE_REGION_PIDS pids with open slices, FTRACE_REGION_DEPTH nested
+ * slices each and FTRACE_REGION_ASYNC open async slices; markers beyond
+ * that, and E/F without a begin, are counted in dropped. */
+#define FTRACE_REGION_PIDS 1024
+#define FTRACE_REGION_DEPTH 32
+#define FTRACE_REGION_ASYNC 1024
+
+struct ftrace_region {
+	int32_t pid;                 /* the marker's pid (the app's tgid) */
+	int32_t tid;                 /* thread that closed it */
+	bool async;
+	char name[FTRACE_NAME_MAX];
+	int64_t start_ns, duration_ns;
+};
+
+struct ftrace_regions;
+
+struct ftrace_regions *ftrace_regions_new(void);
+void ftrace_regions_free(struct ftrace_regions *t);
+/* Feed one record. Returns 1 when it closes a region (then *out is
+ * filled), 0 otherwise (non-marker records are ignored). */
+int ftrace_regions_feed(struct ftrace_regions *t, const struct ftrace_rec *rec,
+			struct ftrace_region *out);
+/* Markers that could not be paired or kept (see above). */
+uint64_t ftrace_regions_dropped(const struct ftrace_regions *t);
+/* Slices still open (begun, not ended). */
+uint64_t ftrace_regions_open(const struct ftrace_regions *t);
+
 /* The block events of an ftrace text through the common reader interface
  * (traces/trace.h): Q I D C P U records; everything else is skipped. */
 struct trace_reader_ops;

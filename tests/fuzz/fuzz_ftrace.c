@@ -1,7 +1,7 @@
 /* libFuzzer harness for the ftrace text reader (traces/ftrace.c): any
  * input must end in a record stream, end of input, or SIM_E_INPUT with a
  * "name:LINE" message; never a crash, a leak or undefined behaviour.
- * Also drives the trace.h adapter over the same bytes.
+ * Also drives the region pairing and the trace.h adapter over the same bytes.
  * Build: cmake -DMOBISIM_FUZZ=ON, run: fuzz_ftrace tests/fuzz/corpus/ftrace
  */
 #include <stddef.h>
@@ -19,14 +19,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct ftrace_reader *r;
 	struct sim_error err;
 	struct ftrace_rec rec;
-	if (ftrace_open_mem(data, size, "fuzz", &r, &err) == 0) {
+	struct ftrace_regions *rg = ftrace_regions_new();
+	struct ftrace_region reg;
+	if (rg && ftrace_open_mem(data, size, "fuzz", &r, &err) == 0) {
 		int rc;
 		while ((rc = ftrace_next(r, &rec, &err)) == 1)
-			;
+			(void)ftrace_regions_feed(rg, &rec, &reg);
 		if (rc < 0 && (rc != SIM_E_INPUT || strncmp(err.msg, "fuzz:", 5) != 0))
 			abort();
 		ftrace_close(r);
 	}
+	ftrace_regions_free(rg);
 	(void)ftrace_probe(data, size);
 
 	void *st = NULL;
