@@ -13,6 +13,8 @@
  *          (waiting for space when it is full) -> completion; the buffer is
  *          drained in the background in program units of P pages to the
  *          die that frees first: channel data in, then tPROG on the die.
+ *          With slc_cache_mib, programs go to an SLC cache at slc_prog_us
+ *          while it has room; it empties at slc_fold_mbps in the background.
  *          FUA (or write_cache: false) completes only when the request's
  *          own units are programmed; a pre-flush (REQ_FLUSH) first drains
  *          everything buffered.
@@ -35,7 +37,7 @@
  * 9146, p.7) for UFS full duplex and command queue. NAND timings are
  * per-preset (configs/devices/). Left out: FTL mapping-table misses,
  * garbage collection (only as the amortised rand_write_us cost), read
- * retry, SLC-cache exhaustion, power states, read-after-write hits in the
+ * retry, the die time spent folding the SLC cache, power states, read-after-write hits in the
  * buffer, and buffer space freed by a suspended program is released at
  * its original end time.
  */
@@ -85,6 +87,14 @@ static const struct cfg_param flash_params[] = {
 	{ "prog_us", CFG_T_TIME, FL_OFF(prog_ns), "us", "1300", 0, 1e6,
 	  "[RECALL] MLC tPROG ~1.3 ms; SLC-mode buffers 200-500 us",
 	  "program time tPROG of one (multi-plane) page program", NULL },
+	{ "slc_cache_mib", CFG_T_SIZE, FL_OFF(slc_bytes), "MiB", "0", 0, 1048576,
+	  "0 = none; UFS 3.1 WriteBooster / TLC SLC caches are GiB-sized [RECALL]",
+	  "SLC cache that absorbs programs at slc_prog_us while it has room", NULL },
+	{ "slc_prog_us", CFG_T_TIME, FL_OFF(slc_prog_ns), "us", "300", 0, 1e6,
+	  "[RECALL] SLC-mode tPROG 200-500 us", "program time of a unit into the SLC cache", NULL },
+	{ "slc_fold_mbps", CFG_T_RATE, FL_OFF(slc_fold_bps), "MB/s", "50", 0, 1e5,
+	  "[RECALL] folding SLC to TLC runs at the TLC program rate, in idle time",
+	  "rate at which the SLC cache empties in the background (MB/s)", NULL },
 	{ "channel_mbps", CFG_T_RATE, FL_OFF(channel_bps), "MB/s", "200", 1, 1e5,
 	  "[RECALL] ONFI 2.x / Toggle 1.0 buses 133-200 MB/s, Toggle 2.0 400 MB/s",
 	  "NAND channel transfer rate (MB/s)", NULL },
@@ -183,6 +193,8 @@ static void tl_reset(struct flash_timeline *tl, const struct flash_dev *d)
 	tl->nrel = 0;
 	tl->wptr = 0;
 	tl->next_wsector = UINT64_MAX;
+	tl->slc_used = 0;
+	tl->slc_t = 0;
 }
 
 /* Release heap: entries are few (at most wbuf / 512), a binary heap on t. */
@@ -237,6 +249,30 @@ static inline uint32_t rr_die(const struct flash_dev *d, uint32_t pos)
 	return (pos % c) * dpc + (pos / c) % dpc;
 }
 
+/* Program time of a unit whose data-in ends at t: the SLC cache takes it
+ * while it has room (its content folds out at slc_fold_bps; the die time
+ * that folding costs is not modelled), else the array's tPROG. Program
+ * units are booked in non-decreasing time order per die but not overall,
+ * so the occupancy only drains forward in time. */
+static int64_t flash_unit_prog_ns(struct flash_dev *d, struct flash_timeline *tl, int64_t t,
+				  uint64_t bytes, bool account)
+{
+	if (!d->slc_bytes)
+		return d->prog_ns;
+	if (t > tl->slc_t) {
+		tl->slc_used -= d->slc_fold_bps * (double)(t - tl->slc_t) / 1e9;
+		if (tl->slc_used < 0)
+			tl->slc_used = 0;
+		tl->slc_t = t;
+	}
+	if (tl->slc_used + (double)bytes > (double)d->slc_bytes)
+		return d->prog_ns;
+	tl->slc_used += (double)bytes;
+	if (account)
+		d->slc_programs++;
+	return d->slc_prog_ns;
+}
+
 /* Program the open unit on the die that frees first (ties: round-robin
  * order). Returns the end of the program. */
 static int64_t flash_program_unit(struct flash_dev *d, struct flash_timeline *tl, bool account)
@@ -259,7 +295,7 @@ static int64_t flash_program_unit(struct flash_dev *d, struct flash_timeline *tl
 	uint64_t pages = (bytes + d->page_bytes - 1) / d->page_bytes;
 	int64_t cs = max64(tl->open_ready, max64(tl->ch_free[ch], tl->die_free[best]));
 	int64_t ce = cs + xfer_ns(pages * d->page_bytes, d->ch_rate);
-	int64_t pe = ce + d->prog_ns;
+	int64_t pe = ce + flash_unit_prog_ns(d, tl, ce, bytes, account);
 	tl->ch_free[ch] = ce;
 	tl->die_free[best] = pe;
 	tl->die_prog_start[best] = ce;
@@ -529,6 +565,7 @@ static void flash_stats_json(const struct device *dev, json_t *obj)
 	json_object_set_new(f, "full_duplex", json_boolean(d->full_duplex));
 	json_object_set_new(f, "page_reads", json_integer((json_int_t)d->page_reads));
 	json_object_set_new(f, "programs", json_integer((json_int_t)d->programs));
+	json_object_set_new(f, "slc_programs", json_integer((json_int_t)d->slc_programs));
 	json_object_set_new(f, "buffer_stalls", json_integer((json_int_t)d->buffer_stalls));
 	json_object_set_new(f, "buffer_stall_ns", json_integer((json_int_t)d->buffer_stall_ns));
 	json_object_set_new(f, "buffer_peak_bytes", json_integer((json_int_t)d->wb_peak));

@@ -44,6 +44,8 @@ struct flash_timeline {
 	uint32_t nrel, caprel;
 	uint32_t wptr;           /* round-robin position of the next program */
 	uint64_t next_wsector;   /* end of the previous write (sequential detection) */
+	double slc_used;         /* bytes in the SLC cache at slc_t */
+	int64_t slc_t;
 };
 
 struct flash_dev {
@@ -54,6 +56,9 @@ struct flash_dev {
 	uint64_t page_bytes;
 	int64_t read_ns;          /* tR */
 	int64_t prog_ns;          /* tPROG of one (multi-plane) page program */
+	uint64_t slc_bytes;       /* SLC cache (WriteBooster) size; 0 = none */
+	int64_t slc_prog_ns;      /* program time of a unit into the SLC cache */
+	double slc_fold_bps;      /* background folding rate out of the cache */
 	double channel_bps;       /* NAND bus rate per channel, bytes/s */
 	int link;                 /* enum flash_link */
 	int64_t lanes;
@@ -87,7 +92,7 @@ struct flash_dev {
 	uint64_t gen;
 
 	/* figures for the result */
-	uint64_t page_reads, programs, buffer_stalls, suspends, prog_waits;
+	uint64_t page_reads, programs, slc_programs, buffer_stalls, suspends, prog_waits;
 	int64_t buffer_stall_ns, prog_wait_ns;
 	uint64_t wb_peak;
 };

@@ -379,6 +379,28 @@ static void test_flash_write_buffer_full_makes_writes_slower(void **state)
 	assert_true(mean[1] > 4 * mean[0]);
 }
 
+/* An SLC cache (WriteBooster) absorbs a burst at slc_prog_us; once full,
+ * programs fall back to the array's tPROG and writes slow down. */
+static void test_flash_slc_cache_absorbs_then_exhausts(void **state)
+{
+	(void)state;
+	struct fx f;
+	fx_string(&f, UFS_BASE "wbuf_kib: 1024\nslc_cache_mib: 4\nslc_prog_us: 150\n"
+				"slc_fold_mbps: 0\n");
+	struct flash_dev *d = fd(&f);
+	int64_t first = 0, last = 0;
+	for (int i = 0; i < 64; i++) { /* 16 MiB of sequential 256 KiB writes */
+		int64_t l = one(&f, (uint64_t)i * 512, 512, REQ_WRITE);
+		if (i >= 4 && i < 12)
+			first += l;
+		if (i >= 56)
+			last += l;
+	}
+	assert_int_equal(d->slc_programs, (4u << 20) / d->unit_bytes);
+	assert_true(last > 3 * first);
+	fx_free(&f);
+}
+
 static void test_flash_fua_and_flush_drain(void **state)
 {
 	(void)state;
@@ -487,6 +509,7 @@ int main(void)
 		cmocka_unit_test(test_flash_concurrent_requests_overlap_or_contend),
 		cmocka_unit_test(test_flash_emmc_link_is_half_duplex),
 		cmocka_unit_test(test_flash_write_buffer_full_makes_writes_slower),
+		cmocka_unit_test(test_flash_slc_cache_absorbs_then_exhausts),
 		cmocka_unit_test(test_flash_fua_and_flush_drain),
 		cmocka_unit_test(test_flash_read_waits_behind_program),
 		cmocka_unit_test(test_flash_bad_config_names_line_col),
