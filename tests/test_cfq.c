@@ -515,6 +515,43 @@ static void test_cfq_rt_preempts_be(void **state)
 	h_free(h);
 }
 
+/* Two readers interleaving in one region (each next request within
+ * CFQQ_CLOSE_THR of the head) take turns: the close request preempts the
+ * queue idling for its own (cfq_should_preempt, cfq_rq_close) or is
+ * picked as its cooperator (cfq_select_queue, cfq_close_cooperator).
+ * The same readers far apart: the idling one keeps its slice. */
+static void run_pair(uint64_t b_start, double *run_a, int64_t *coop, int64_t *idle)
+{
+	struct harness *h = h_new("cfq", DEV_QD1, CFQ_ROT);
+	struct stream a, b;
+
+	stream_init(&a, h, 1, IOPRIO_CLASS_BE, 4, 0, 8, 0, 1, 500 * US, 0);
+	stream_init(&b, h, 2, IOPRIO_CLASS_BE, 4, 0, 8, b_start, 1, 500 * US, 0);
+	a.stride = b.stride = 16;  /* A reads 0, 16, 32..; B 8, 24, 40.. */
+	h_run(h, 1000 * MS);
+	*run_a = h_mean_run(h, 1);
+	*coop = h_stat(h, "close_cooperators");
+	*idle = h_stat(h, "idle_wait_ns") / (h_stat(h, "idle_waits") ? h_stat(h, "idle_waits") : 1);
+	h_free(h);
+}
+
+static void test_cfq_close_cooperators_take_turns(void **state)
+{
+	(void)state;
+	double run_near, run_far;
+	int64_t coop_near, coop_far, idle_near, idle_far;
+
+	run_pair(8, &run_near, &coop_near, &idle_near);
+	run_pair(50000000, &run_far, &coop_far, &idle_far);
+	print_message("interleaved: run %.1f, cooperator switches %" PRId64 ", mean idle wait %" PRId64
+		      " ns; far apart: run %.1f, %" PRId64 ", %" PRId64 " ns\n",
+		      run_near, coop_near, idle_near, run_far, coop_far, idle_far);
+	assert_true(coop_near > 100);
+	assert_true(run_near < 3.0);
+	assert_int_equal(coop_far, 0);
+	assert_true(run_far > 50.0);
+}
+
 /* cfq_should_preempt: between two BE sync queues a REQ_PRIO (metadata)
  * request preempts a slice that has none pending; a plain one waits for
  * the active slice to end. */
@@ -829,6 +866,7 @@ int main(void)
 		cmocka_unit_test(test_cfq_boost_lba_async_dispatched_next),
 		cmocka_unit_test(test_cfq_fifo_expiry_serves_old_request),
 		cmocka_unit_test(test_cfq_rt_preempts_be),
+		cmocka_unit_test(test_cfq_close_cooperators_take_turns),
 		cmocka_unit_test(test_cfq_prio_request_preempts),
 		cmocka_unit_test(test_cfq_nonrot_needs_hw_tag),
 		cmocka_unit_test(test_cfq_low_latency_scales_slices),
