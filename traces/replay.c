@@ -31,6 +31,8 @@
  * by the window, the I/Os in flight and the pids seen - not by trace
  * length. io_contexts are kept for every pid seen, as the scheduler's
  * per-process state refers to them until the end of the run.
+ * Skipped (and counted): records without data (flush barriers) and
+ * discards, which no device model implements.
  * Not modelled: the trace's own plugging (bios are submitted unplugged;
  * merging happens in the scheduler), uids (block traces carry none; fg is
  * chosen by pid or process name).
@@ -150,6 +152,7 @@ struct replay {
 
 	/* counters */
 	uint64_t records, injected, completed, skipped_action, skipped_empty, skipped_kind;
+	uint64_t skipped_discard;
 	uint64_t matched_c, unmatched_c, evicted, window_stalls, dependent, overlapped;
 	uint64_t prescan_q, prescan_d, prescan_c;
 };
@@ -521,6 +524,10 @@ static bool rp_take(struct replay *r, const struct trace_rec *rec)
 		r->skipped_empty++; /* flushes without data, barriers */
 		return true;
 	}
+	if (rec->dir == TRACE_DIR_DISCARD) {
+		r->skipped_discard++; /* the device models have no discard/trim */
+		return true;
+	}
 	struct rp_pid *p = rp_pid_get(r, rec->pid, rec->comm);
 	struct rp_io *io = p ? rp_io_alloc(r) : NULL;
 	if (!io) {
@@ -828,8 +835,9 @@ static void replay_stats_json(struct sim *sim, void *state, json_t *obj)
 	json_object_set_new(obj, "records_read", json_integer((json_int_t)r->records));
 	json_object_set_new(obj, "ios_injected", json_integer((json_int_t)r->injected));
 	json_object_set_new(obj, "ios_completed", json_integer((json_int_t)r->completed));
-	json_object_set_new(obj, "skipped", json_integer((json_int_t)(r->skipped_action +
-								     r->skipped_empty + r->skipped_kind)));
+	json_object_set_new(obj, "skipped", json_integer((json_int_t)(r->skipped_action + r->skipped_empty +
+								     r->skipped_kind + r->skipped_discard)));
+	json_object_set_new(obj, "skipped_discards", json_integer((json_int_t)r->skipped_discard));
 	json_object_set_new(obj, "skipped_other_actions", json_integer((json_int_t)r->skipped_action));
 	json_object_set_new(obj, "skipped_no_data", json_integer((json_int_t)r->skipped_empty));
 	json_object_set_new(obj, "recorded_completions_matched", json_integer((json_int_t)r->matched_c));
