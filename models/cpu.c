@@ -1,18 +1,25 @@
-/* CPU: N identical cores and one FIFO run queue with a round-robin
- * quantum, so that an app's computation overlaps its own and other tasks'
- * I/O as on a phone, and runnable-but-waiting time is visible
- * (SIM_WAIT_CPU).
+/* CPU: N identical cores with a CFS-like scheduler of equal-weight tasks
+ * (Linux 3.10 kernel/sched/fair.c, much reduced), so that an app's
+ * computation overlaps its own and other tasks' I/O as on a phone, and
+ * runnable-but-waiting time is visible (SIM_WAIT_CPU).
  *
- * Chosen over a CFS-like weighted model because the scenarios mobisim
- * reproduces have fewer runnable tasks than cores most of the time (an
- * app's main thread plus one background writer on an octa-core Exynos
- * 7420); the run queue matters only under overload, where FIFO with a
- * quantum equal to CFS's sched_latency (6 ms, kernel/sched/fair.c) is a
- * fair first approximation. Left out: nice weights, big.LITTLE speed
- * differences, migration costs, frequency scaling, and the CPU time of
- * kernel threads (flusher, jbd2, kswapd) which run off the model's cores.
- * Page-cache work (copying, reclaim) is charged as CPU time of the task
- * doing it; spinning on the page-cache lock is not charged to a core.
+ * Chosen over a FIFO run queue because FIFO with a quantum lets a CPU hog
+ * delay every wake-up of an I/O-bound task by a whole quantum, which CFS
+ * avoids: each task has a virtual runtime (ns it ran; all weights equal,
+ * i.e. nice 0); the queued task with the smallest one runs next; a task
+ * waking from sleep is placed at max(its vruntime, min_vruntime -
+ * latency/2) (place_entity's sleeper credit) and preempts the running
+ * task whose vruntime exceeds its own by more than wakeup_granularity
+ * (check_preempt_wakeup); a running task's slice is latency/nr_running,
+ * at least min_granularity, after which it yields to a smaller vruntime.
+ * The three tunables are scaled like the kernel's default
+ * (SCHED_TUNABLESCALING_LOG): x (1 + ilog2(min(cores, 8))).
+ * Left out: nice weights, cgroups, big.LITTLE speed differences, load
+ * balancing and migration costs (a task takes any free core), frequency
+ * scaling, and the CPU time of kernel threads (flusher, jbd2, kswapd),
+ * which run off the model's cores. Page-cache work (copying, reclaim) is
+ * charged as CPU time of the task doing it; spinning on the page-cache
+ * lock is not charged to a core.
  */
 #include <stddef.h>
 #include <stdlib.h>
@@ -26,32 +33,84 @@ const struct cfg_param cpu_params_table[] = {
 	{ "cores", CFG_T_INT, offsetof(struct cpu_params, cores), "", "8", 1, 1024,
 	  "Galaxy S6 Exynos 7420: 4x Cortex-A57 + 4x Cortex-A53 (Samsung spec sheet)",
 	  "cores that run tasks", NULL },
-	{ "timeslice_us", CFG_T_TIME, offsetof(struct cpu_params, timeslice_ns), "us", "6000", 10,
-	  1e7, "kernel/sched/fair.c: sysctl_sched_latency = 6 ms",
-	  "round-robin quantum of the FIFO run queue", NULL },
+	{ "sched_latency_us", CFG_T_TIME, offsetof(struct cpu_params, latency_ns), "us", "6000", 10,
+	  1e7, "kernel/sched/fair.c sysctl_sched_latency = 6 ms (before log scaling)",
+	  "targeted preemption latency", NULL },
+	{ "min_granularity_us", CFG_T_TIME, offsetof(struct cpu_params, min_gran_ns), "us", "750", 1,
+	  1e7, "kernel/sched/fair.c sysctl_sched_min_granularity = 0.75 ms (before scaling)",
+	  "shortest slice", NULL },
+	{ "wakeup_granularity_us", CFG_T_TIME, offsetof(struct cpu_params, wakeup_gran_ns), "us",
+	  "1000", 0, 1e7, "kernel/sched/fair.c sysctl_sched_wakeup_granularity = 1 ms (before scaling)",
+	  "vruntime lead a waking task needs to preempt", NULL },
 	CFG_PARAM_END,
 };
 
-static void cpu_start(struct cpu_model *c, struct stack_task *t, int core)
+static void cpu_event(struct sim *sim, struct sim_event *ev);
+
+static void cpu_start(struct cpu_model *c, struct stack_task *t, int core, int64_t now)
 {
 	struct sim *sim = t->stack->sim;
 	c->core[core] = t;
 	t->core = core;
-	int64_t slice = t->cpu_left < c->p.timeslice_ns ? t->cpu_left : c->p.timeslice_ns;
-	t->cpu_left -= slice;
-	c->busy_ns += slice;
-	sim_after(sim, &t->cpu_ev, slice);
+	int64_t slice = c->latency / (c->nr_running ? c->nr_running : 1);
+	if (slice < c->min_gran)
+		slice = c->min_gran;
+	if (slice > t->cpu_left)
+		slice = t->cpu_left;
+	t->slice_start = now;
+	t->slice_len = slice;
+	if (!t->cpu_ev.fire)
+		sim_event_init(&t->cpu_ev, cpu_event);
+	sim_at(sim, &t->cpu_ev, now + slice);
+}
+
+/* The queued task with the smallest vruntime (first queued on ties). */
+static struct stack_task *cpu_pick(struct cpu_model *c)
+{
+	struct stack_task *best = NULL;
+	struct list_head *pos;
+	list_for_each(pos, &c->runq) {
+		struct stack_task *t = list_entry(pos, struct stack_task, rq_node);
+		if (!best || t->vruntime < best->vruntime)
+			best = t;
+	}
+	return best;
+}
+
+static void cpu_enqueue(struct cpu_model *c, struct stack_task *t, int64_t now)
+{
+	t->cpu_ready_since = now;
+	list_add_tail(&t->rq_node, &c->runq);
+	c->queued++;
 }
 
 static void cpu_dispatch(struct cpu_model *c, int core, int64_t now)
 {
-	if (list_empty(&c->runq))
+	struct stack_task *u = cpu_pick(c);
+	if (!u)
 		return;
-	struct stack_task *u = list_first_entry(&c->runq, struct stack_task, rq_node);
 	list_del_init(&u->rq_node);
-	int64_t w = now - u->cpu_ready_since;
-	task_charge(u, SIM_WAIT_CPU, w);
-	cpu_start(c, u, core);
+	task_charge(u, SIM_WAIT_CPU, now - u->cpu_ready_since);
+	cpu_start(c, u, core, now);
+}
+
+static void cpu_update_min(struct cpu_model *c, int64_t now)
+{
+	int64_t m = INT64_MAX;
+	for (int i = 0; i < (int)c->p.cores; i++)
+		if (c->core[i]) {
+			int64_t v = c->core[i]->vruntime + (now - c->core[i]->slice_start);
+			if (v < m)
+				m = v;
+		}
+	struct list_head *pos;
+	list_for_each(pos, &c->runq) {
+		struct stack_task *t = list_entry(pos, struct stack_task, rq_node);
+		if (t->vruntime < m)
+			m = t->vruntime;
+	}
+	if (m != INT64_MAX && m > c->min_vruntime)
+		c->min_vruntime = m;
 }
 
 static void cpu_event(struct sim *sim, struct sim_event *ev)
@@ -67,20 +126,25 @@ void cpu_burst_event(struct stack_task *t)
 	struct cpu_model *c = &s->cpu;
 	int64_t now = sim_now(s->sim);
 	int core = t->core;
-	if (t->cpu_left > 0 && list_empty(&c->runq)) {
-		cpu_start(c, t, core);
+	t->vruntime += t->slice_len;
+	t->cpu_left -= t->slice_len;
+	c->busy_ns += t->slice_len;
+	if (t->cpu_left > 0) {
+		struct stack_task *next = cpu_pick(c);
+		if (!next || next->vruntime >= t->vruntime) {
+			cpu_start(c, t, core, now);
+			return;
+		}
+		c->core[core] = NULL;
+		t->core = -1;
+		cpu_enqueue(c, t, now);
+		cpu_dispatch(c, core, now);
 		return;
 	}
 	c->core[core] = NULL;
 	t->core = -1;
-	if (t->cpu_left > 0) {
-		/* quantum expired with others waiting: back of the queue */
-		t->cpu_ready_since = now;
-		list_add_tail(&t->rq_node, &c->runq);
-		c->queued++;
-		cpu_dispatch(c, core, now);
-		return;
-	}
+	c->nr_running--;
+	cpu_update_min(c, now);
 	cpu_dispatch(c, core, now);
 	task_run(t);
 }
@@ -89,20 +153,51 @@ void cpu_run(struct stack_task *t, int64_t ns)
 {
 	struct stack *s = t->stack;
 	struct cpu_model *c = &s->cpu;
-	if (!t->cpu_ev.fire)
-		sim_event_init(&t->cpu_ev, cpu_event);
+	int64_t now = sim_now(s->sim);
 	t->state = TS_CPU;
 	t->cpu_left = ns > 0 ? ns : 1;
 	c->bursts++;
+	c->nr_running++;
+	cpu_update_min(c, now);
+	/* place_entity: sleeper credit of half a latency period */
+	if (t->vruntime < c->min_vruntime - c->latency / 2)
+		t->vruntime = c->min_vruntime - c->latency / 2;
+	int victim = -1;
+	int64_t worst = INT64_MIN;
 	for (int i = 0; i < (int)c->p.cores; i++) {
-		if (!c->core[i]) {
-			cpu_start(c, t, i);
+		struct stack_task *u = c->core[i];
+		if (!u) {
+			cpu_start(c, t, i, now);
 			return;
 		}
+		int64_t v = u->vruntime + (now - u->slice_start);
+		if (v > worst) {
+			worst = v;
+			victim = i;
+		}
 	}
-	t->cpu_ready_since = sim_now(s->sim);
-	list_add_tail(&t->rq_node, &c->runq);
-	c->queued++;
+	if (victim >= 0 && worst - t->vruntime > c->wakeup_gran) {
+		struct stack_task *u = c->core[victim];
+		int64_t ran = now - u->slice_start;
+		sim_cancel(s->sim, &u->cpu_ev);
+		u->vruntime += ran;
+		u->cpu_left -= ran;
+		c->busy_ns += ran;
+		c->core[victim] = NULL;
+		u->core = -1;
+		c->preemptions++;
+		if (u->cpu_left > 0) {
+			cpu_enqueue(c, u, now);
+		} else {
+			/* its burst ended this very instant: let it go on */
+			c->nr_running--;
+			u->state = TS_READY;
+			sim_at(s->sim, &u->run_ev, now);
+		}
+		cpu_start(c, t, victim, now);
+		return;
+	}
+	cpu_enqueue(c, t, now);
 }
 
 int cpu_init(struct stack *s, struct cfg_node *node, struct sim_error *err)
@@ -111,6 +206,14 @@ int cpu_init(struct stack *s, struct cfg_node *node, struct sim_error *err)
 	int rc = cfg_apply(cpu_params_table, node, &c->p, err);
 	if (rc)
 		return rc;
+	int64_t n = c->p.cores < 8 ? c->p.cores : 8, factor = 1;
+	while (n > 1) {
+		factor++;
+		n >>= 1;
+	}
+	c->latency = c->p.latency_ns * factor;
+	c->min_gran = c->p.min_gran_ns * factor;
+	c->wakeup_gran = c->p.wakeup_gran_ns * factor;
 	c->core = calloc((size_t)c->p.cores, sizeof(*c->core));
 	if (!c->core)
 		return sim_errorf(err, SIM_E_NOMEM, "out of memory");
@@ -130,6 +233,8 @@ struct json_t *cpu_to_json(const struct cpu_model *c)
 	json_object_set_new(o, "cores", json_integer(c->p.cores));
 	json_object_set_new(o, "bursts", json_integer((json_int_t)c->bursts));
 	json_object_set_new(o, "runq_waits", json_integer((json_int_t)c->queued));
+	json_object_set_new(o, "preemptions", json_integer((json_int_t)c->preemptions));
 	json_object_set_new(o, "busy_ns", json_integer(c->busy_ns));
+	json_object_set_new(o, "params", cfg_params_to_json(cpu_params_table, &c->p));
 	return o;
 }

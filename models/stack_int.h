@@ -34,7 +34,9 @@ struct sim;
 
 struct cpu_params {
 	int64_t cores;
-	int64_t timeslice_ns;
+	int64_t latency_ns;        /* sysctl_sched_latency (unscaled) */
+	int64_t min_gran_ns;       /* sysctl_sched_min_granularity (unscaled) */
+	int64_t wakeup_gran_ns;    /* sysctl_sched_wakeup_granularity (unscaled) */
 };
 
 struct mem_params {
@@ -270,6 +272,8 @@ struct stack_task {
 	int64_t cpu_left;          /* ns of the current burst */
 	int64_t cpu_debt;          /* accumulated per-page costs, run before the next step */
 	int64_t cpu_ready_since;
+	int64_t vruntime;          /* CFS virtual runtime (equal weights: ns on a core) */
+	int64_t slice_start, slice_len;
 	struct list_head rq_node;
 	int core;                  /* -1 when not on a core */
 
@@ -309,9 +313,12 @@ struct stack_task {
 
 struct cpu_model {
 	struct cpu_params p;
+	int64_t latency, min_gran, wakeup_gran; /* scaled by 1 + ilog2(min(cores, 8)) */
+	int64_t min_vruntime;
 	struct stack_task **core;  /* running task per core */
 	struct list_head runq;
-	uint64_t bursts, queued;
+	uint32_t nr_running;       /* on a core or queued */
+	uint64_t bursts, queued, preemptions;
 	int64_t busy_ns;
 };
 
