@@ -288,6 +288,45 @@ static void test_replay_fg_from_process_name_patterns(void **state)
 	unlink(t.path);
 }
 
+static void test_replay_without_recorded_completions_thinks_from_queue_time(void **state)
+{
+	(void)state;
+	/* DiskSim/MQSim ASCII: arrivals only (ns, dev, lba, sectors, 1 = read) */
+	char path[] = "/tmp/mobisim-replay-XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	dprintf(fd, "1000000 0 0 8 1\n1150000 0 4096 8 1\n");
+	close(fd);
+	struct run r;
+	run_replay(&r, path, NULL, NULL, 1000);
+	/* the gap counts from the first read's queue time: 1000 + 150 us */
+	assert_int_equal(sim_now(r.s), 2150 * US);
+	assert_int_equal(op(&r, SIM_CLASS_FG, SIM_OP_READ)->lat.max, 1000 * US);
+	run_free(&r);
+	unlink(path);
+}
+
+static void test_replay_get_request_sleep_keeps_order(void **state)
+{
+	(void)state;
+	struct tf t;
+	tf_open(&t);
+	/* a burst of 20 async writes, far apart on disk, with room for 4 requests */
+	for (int i = 0; i < 20; i++)
+		ev(&t, "flusher", 300, i, "Q", "W", (uint64_t)i * 100000, 8);
+	tf_close(&t);
+	struct run r;
+	char top[] = "block: {nr_requests: 4}\n";
+	run_replay(&r, t.path, top, "  replay: open\n", 100);
+	assert_int_equal(stat_int(&r, "ios_completed"), 20);
+	assert_int_equal(op(&r, SIM_CLASS_FG, SIM_OP_WRITE)->count, 20);
+	/* one server of 100 us: the device ran back to back */
+	assert_int_equal(sim_now(r.s), 2000 * US);
+	assert_true(r.s->metrics.cls[SIM_CLASS_FG].wait[SIM_WAIT_GET_REQUEST].count > 0);
+	run_free(&r);
+	unlink(t.path);
+}
+
 /* A long trace, 4 pids of sync reads, on a device 10x slower than the
  * recording: the simulation falls ever further behind the recorded
  * clock, yet the live I/O objects stay within the read-ahead window. */
@@ -339,6 +378,8 @@ int main(void)
 		cmocka_unit_test(test_replay_pids_are_independent),
 		cmocka_unit_test(test_replay_d_only_trace_uses_d_events),
 		cmocka_unit_test(test_replay_fg_from_process_name_patterns),
+		cmocka_unit_test(test_replay_without_recorded_completions_thinks_from_queue_time),
+		cmocka_unit_test(test_replay_get_request_sleep_keeps_order),
 		cmocka_unit_test(test_replay_memory_bounded_by_window),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
