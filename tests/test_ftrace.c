@@ -352,6 +352,11 @@ static void test_ftrace_markers_as_regions(void **state)
 	assert_int_equal(parse(f, "  app-55 [000] 80.000006: print: tracing_mark_write: B|55|bindApplication"), 1);
 	assert_int_equal(f->rec.type, FTRACE_MARK_BEGIN);
 	assert_string_equal(f->rec.u.mark.name, "bindApplication");
+	assert_int_equal(parse(f, "  app-55 [000] 80.000007: print: S|55|launching: com.a|3"), 1);
+	assert_int_equal(f->rec.type, FTRACE_MARK_ASYNC_BEGIN);
+	assert_string_equal(f->rec.u.mark.name, "launching: com.a");
+	assert_int_equal(parse(f, "  app-55 [000] 80.000008: print: ffffffff8113e0b0s: E|55"), 1);
+	assert_int_equal(f->rec.type, FTRACE_MARK_END);
 	/* free text is not a marker: skipped and counted */
 	uint64_t before = ftrace_get_stats(f->r)->skipped;
 	assert_int_equal(parse(f, "  app-55 [000] 80.000007: tracing_mark_write: hello world"), 0);

@@ -1038,7 +1038,8 @@ static int parse_event(struct ftrace_reader *r, struct ftrace_rec *rec, const ch
 			cur_ws(&c);
 			const char *colon = c.p < c.e ? memchr(c.p, ':', (size_t)(c.e - c.p)) : NULL;
 			if (colon && colon + 1 < c.e && colon[1] == ' ' &&
-			    memchr(c.p, ' ', (size_t)(colon - c.p)) == NULL)
+			    memchr(c.p, ' ', (size_t)(colon - c.p)) == NULL &&
+			    memchr(c.p, '|', (size_t)(colon - c.p)) == NULL)
 				c.p = colon + 1;
 		}
 			/* fall through */
