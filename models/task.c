@@ -48,7 +48,8 @@ static void task_account(struct stack_task *t, enum sim_wait cause, int64_t ns)
 	if (cause >= SIM_NWAIT || ns <= 0)
 		return;
 	t->wait_total[cause] += ns;
-	if (t->kind == TASK_USER)
+	/* get_request sleeps are recorded by the block layer itself (per bio class) */
+	if (t->kind == TASK_USER && cause != SIM_WAIT_GET_REQUEST)
 		sim_metrics_wait(&t->stack->sim->metrics, task_class(t), cause, ns);
 }
 
