@@ -665,14 +665,17 @@ static void rp_open_fire(struct sim *sim, struct sim_event *ev)
 
 static int rp_resolve_path(struct replay *r, struct cfg_node *node, struct sim_error *err)
 {
+	/* A path written in a scenario file is relative to that file (so the
+	 * bundled scenarios work from any directory); one given with --set,
+	 * or not found there, is relative to the working directory. */
 	const char *v = r->trace;
-	if (v[0] == '/' || !node || !node->file || strcmp(node->file, "--set") == 0 ||
-	    access(v, R_OK) == 0) {
-		snprintf(r->path, sizeof(r->path), "%s", v);
-	} else {
-		char dir[4096];
+	snprintf(r->path, sizeof(r->path), "%s", v);
+	if (v[0] != '/' && node && node->file && strcmp(node->file, "--set") != 0) {
+		char dir[4096], rel[4096];
 		snprintf(dir, sizeof(dir), "%s", node->file);
-		snprintf(r->path, sizeof(r->path), "%s/%s", dirname(dir), v);
+		snprintf(rel, sizeof(rel), "%s/%s", dirname(dir), v);
+		if (access(rel, R_OK) == 0)
+			snprintf(r->path, sizeof(r->path), "%s", rel);
 	}
 	if (access(r->path, R_OK) != 0)
 		return cfg_errorf(err, node, "trace '%s' cannot be read", r->path);
@@ -733,7 +736,8 @@ static int rp_prescan(struct replay *r, struct sim_error *err)
 		return rc;
 	r->format = rd.ops->name;
 	struct trace_rec rec;
-	for (uint32_t i = 0; i < REPLAY_PRESCAN; i++) {
+	uint32_t seen = 0;
+	for (; seen < REPLAY_PRESCAN; seen++) {
 		rc = trace_next(&rd, &rec, err);
 		if (rc <= 0)
 			break;
@@ -753,8 +757,9 @@ static int rp_prescan(struct replay *r, struct sim_error *err)
 	else if (r->prescan_d)
 		r->io_action = TRACE_A_ISSUE;
 	else
-		return sim_errorf(err, SIM_E_INPUT, "%s: no Q or D events in the first %u records: "
-				  "nothing to replay", r->path, REPLAY_PRESCAN);
+		return sim_errorf(err, SIM_E_INPUT, "%s: no Q or D (block queue or issue) events in %s%u "
+				  "records of format %s: nothing to replay", r->path,
+				  seen == REPLAY_PRESCAN ? "the first " : "its ", seen, r->format);
 	r->trace_has_c = r->prescan_c > 0;
 	return 0;
 }
