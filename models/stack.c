@@ -337,6 +337,16 @@ struct stack_hooks *stack_hooks(struct stack *s)
 	return &s->hooks;
 }
 
+struct io_context *stack_journal_ioc(struct stack *s)
+{
+	return s->jn.jbd2 ? &s->jn.jbd2->ioc : NULL;
+}
+
+struct io_context *stack_flusher_ioc(struct stack *s)
+{
+	return s->wb.flusher ? &s->wb.flusher->ioc : NULL;
+}
+
 /* -------------------------------------------------------------- JSON */
 
 struct json_t *stack_to_json(const struct stack *s)

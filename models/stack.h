@@ -115,6 +115,11 @@ void stack_destroy(struct stack *s);
 
 struct stack_hooks *stack_hooks(struct stack *s);
 
+/* I/O contexts of the kernel threads (NULL when absent), for policies that
+ * change their ioprio (jprio: the journal thread in the RT class). */
+struct io_context *stack_journal_ioc(struct stack *s);
+struct io_context *stack_flusher_ioc(struct stack *s);
+
 /* The result's "pagecache" object: lock_wait_ns, lock_acquisitions, hits,
  * misses, plus reclaim and readahead counters. Caller owns. */
 struct json_t *stack_to_json(const struct stack *s);
