@@ -800,6 +800,13 @@ static int add_set(struct sweep *sw, const char *key, const struct cfg_node *val
 
 /* ------------------------------------------------------------- load */
 
+uint64_t sweep_rep_seed(uint64_t base, int rep)
+{
+	char name[32];
+	snprintf(name, sizeof(name), "rep/%d", rep);
+	return sim_rng_derive_seed(base, name) & ((UINT64_C(1) << 53) - 1);
+}
+
 static const char *const top_keys[] = {
 	"name", "description", "base", "set", "axes", "combine", "include_points",
 	"exclude_points", "exclude", "repetitions", "seed", "metrics", NULL,
@@ -1001,7 +1008,6 @@ static int sweep_build(struct sweep *sw, const char *name, bool read_base, struc
 	int width = 4;
 	for (long lim = 10000; sw->npoints - 1 >= lim && width < 12; lim *= 10)
 		width++;
-	char rep[32];
 	for (int i = 0; i < sw->npoints; i++) {
 		struct sweep_point *p = &sw->points[i];
 		long r = i / sw->repetitions;
@@ -1010,10 +1016,8 @@ static int sweep_build(struct sweep *sw, const char *name, bool read_base, struc
 		p->vals = sw->valslab + (size_t)i * (size_t)(nk ? nk : 1);
 		memcpy(p->vals, rows + r * nk, (size_t)nk * sizeof(*p->vals));
 		p->seed_set = sw->seeds_derived;
-		if (p->seed_set) {
-			snprintf(rep, sizeof(rep), "rep/%d", p->rep);
-			p->seed = sim_rng_derive_seed(sw->base_seed, rep);
-		}
+		if (p->seed_set)
+			p->seed = sweep_rep_seed(sw->base_seed, p->rep);
 		snprintf(p->id, sizeof(p->id), "%0*d-%08x", width, i, point_hash(sw, p));
 	}
 	free(rows);

@@ -79,6 +79,11 @@ struct sweep {
 	const struct sweep_value **valslab; /* npoints * nkeys cells */
 };
 
+/* Seed of repetition rep: sim_rng_derive_seed(base, "rep/<rep>") cut to
+ * 53 bits, so it survives every JSON reader (doubles) and is a valid
+ * scenario `seed:` for `mobisim run --seed`. */
+uint64_t sweep_rep_seed(uint64_t base, int rep);
+
 /* Parse and expand a sweep file. The base scenario is resolved relative to
  * the sweep file; it is read only to find its `seed:` when repetitions need
  * derived seeds and the sweep has no `seed:` of its own. Errors name

@@ -253,10 +253,8 @@ int sweep_run_all(const struct sweep *sw, const struct sweep_run_opts *o, int *n
 {
 	char dir[4096], path[4200];
 	*nfailed = 0;
+	int rc;
 	snprintf(dir, sizeof(dir), "%s/points", o->out_dir);
-	int rc = mkdir_p(dir, err);
-	if (rc)
-		return rc;
 	int *todo = malloc((size_t)(sw->npoints ? sw->npoints : 1) * sizeof(int));
 	struct slot *slots = calloc((size_t)o->jobs, sizeof(*slots));
 	if (!todo || !slots) {
@@ -284,6 +282,11 @@ int sweep_run_all(const struct sweep *sw, const struct sweep_run_opts *o, int *n
 			free(slots);
 			return rc;
 		}
+	}
+	if ((rc = mkdir_p(dir, err))) {
+		free(todo);
+		free(slots);
+		return rc;
 	}
 	pg.start = pg.last = mono_s();
 	progress_draw(&pg, false);

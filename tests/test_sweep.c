@@ -248,7 +248,8 @@ static void test_sweep_repetitions_derive_seeds(void **state)
 		snprintf(name, sizeof(name), "rep/%d", i % 3);
 		assert_int_equal(sw->points[i].rep, i % 3);
 		assert_true(sw->points[i].seed_set);
-		assert_true(sw->points[i].seed == sim_rng_derive_seed(7, name));
+		assert_true(sw->points[i].seed == (sim_rng_derive_seed(7, name) & ((1ull << 53) - 1)));
+		assert_true(sw->points[i].seed == sweep_rep_seed(7, i % 3));
 	}
 	/* repetitions are innermost; rep r has the same seed at every point
 	 * (common random numbers across the axes), and reps differ */
@@ -290,7 +291,8 @@ static void test_sweep_base_seed_from_scenario(void **state)
 	assert_int_equal(sweep_load_file(sweepf, &sw, &err), 0);
 	assert_string_equal(sw->base, base);
 	assert_int_equal(sw->npoints, 2);
-	assert_true(sw->points[1].seed == sim_rng_derive_seed(42, "rep/1"));
+	assert_true(sw->points[1].seed == sweep_rep_seed(42, 1));
+	assert_true(sweep_rep_seed(42, 1) != sweep_rep_seed(43, 1));
 	sweep_free(sw);
 	unlink(base);
 	unlink(sweepf);
