@@ -1,7 +1,8 @@
 # Sourced by scripts/check and scripts/demo: install the Debian packages
 # mobisim needs when any is missing (a fresh Debian 12 machine needs
 # nothing else). Needs root or sudo only when something is missing.
-MOBISIM_DEBS="cmake gcc make pkg-config libyaml-dev libjansson-dev libgsl-dev libcmocka-dev gnuplot-nox blktrace python3"
+# parallel: tests/integration/sweep.sh runs a sweep through GNU parallel (issue 8).
+MOBISIM_DEBS="cmake gcc make pkg-config libyaml-dev libjansson-dev libgsl-dev libcmocka-dev gnuplot-nox blktrace python3 parallel"
 
 mobisim_ensure_packages() {
 	local missing=() p
