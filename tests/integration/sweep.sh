@@ -4,8 +4,8 @@
 # --point idempotence (skip when present, same bytes apart from wall-clock
 # fields with --force), resume after a SIGKILL loses no finished point and
 # gives the same summary as an uninterrupted run, --collect from two
-# directories, a failing point that fails alone, and a run through GNU
-# parallel when it is installed.
+# directories, a failing point that fails alone, scripts/slurm-sweep.sbatch
+# with a stand-in sbatch, and a run through GNU parallel when installed.
 set -u
 bin=$1 src=$2
 tmp=$(mktemp -d)
@@ -146,6 +146,33 @@ out=$("$bin" sweep "$tmp/badkey.yaml" --out "$tmp/badkey" 2>&1)
 grep -q 'badkey.yaml:3:[0-9]*: .*unknown key' <<<"$out" || say "bad key message: $out"
 [ "$(wc -l <<<"$out")" -eq 1 ] || say "bad key: wanted one line, got: $out"
 [ -e "$tmp/badkey" ] && say "a sweep that cannot start created its output directory"
+
+# scripts/slurm-sweep.sbatch against a stand-in sbatch that runs the array
+# tasks and the collect step in turn (5 tasks for 24 points: strided)
+mkdir -p "$tmp/fakebin"
+cat >"$tmp/fakebin/sbatch" <<'EOF2'
+#!/usr/bin/env bash
+array= wrap= args=()
+while [ $# -gt 0 ]; do
+	case $1 in
+	--array=*) array=${1#--array=} ;;
+	--wrap) wrap=$2; shift ;;
+	--*) ;;
+	*) args+=("$1") ;;
+	esac
+	shift
+done
+if [ -n "$wrap" ]; then bash -c "$wrap" >&2 || exit 1; echo 2; exit 0; fi
+range=${array%%%*}
+for t in $(seq "${range%-*}" "${range#*-}"); do
+	SLURM_ARRAY_TASK_ID=$t bash "${args[@]}" >&2 || exit 1
+done
+echo 1
+EOF2
+chmod +x "$tmp/fakebin/sbatch"
+PATH=$tmp/fakebin:$PATH MOBISIM=$bin MOBISIM_ARRAY_MAX=5 \
+	bash "$src/scripts/slurm-sweep.sbatch" "$sweep" "$tmp/slurm" >/dev/null || say "slurm-sweep.sbatch failed"
+cmp -s "$tmp/a/summary.tsv" "$tmp/slurm/summary.tsv" || say "slurm-sweep.sbatch summary differs"
 
 # GNU parallel runs one point per job; collect writes the same summary
 if command -v parallel >/dev/null 2>&1; then
