@@ -130,8 +130,9 @@ enum trace_disksim_time {
 
 struct trace_opts {
 	enum trace_disksim_time disksim_time;
-	/* blkparse text: how many lines the reader may hold to put CPUs that
-	 * blkparse printed out of time order back in order (0 = input order). */
+	/* blkparse text: how many events the reader may hold to put CPUs that
+	 * were printed out of time order back in order (0 = the default, 512,
+	 * blkparse's own batch; 1 = input order; at most 65536). */
 	uint32_t blkparse_reorder_window;
 };
 
