@@ -309,6 +309,10 @@ void stack_destroy(struct stack *s)
 	struct list_head *pos, *tmp;
 	list_for_each_safe(pos, tmp, &s->tasks) {
 		struct stack_task *t = list_entry(pos, struct stack_task, all_node);
+		/* a run stopped early can leave a task asleep in get_request:
+		 * leave the block layer's wait list before the task goes */
+		if (!list_empty(&t->waiter.node))
+			list_del_init(&t->waiter.node);
 		task_free(t);
 	}
 	list_for_each_safe(pos, tmp, &s->files) {
@@ -335,6 +339,11 @@ void stack_destroy(struct stack *s)
 struct stack_hooks *stack_hooks(struct stack *s)
 {
 	return &s->hooks;
+}
+
+struct stack_task *stack_journal_task(struct stack *s)
+{
+	return s->jn.p.enabled ? s->jn.jbd2 : NULL;
 }
 
 struct io_context *stack_journal_ioc(struct stack *s)

@@ -31,7 +31,7 @@
 
 const char *const stack_op_names[STACK_NOPKIND] = {
 	"read", "write", "fault", "fsync", "fdatasync", "cpu", "sleep",
-	"begin", "end", "open", "close", "fg",
+	"begin", "end", "open", "close", "fg", "willneed", "plug", "unplug",
 };
 
 /* ------------------------------------------------------------ basics */
@@ -127,6 +127,8 @@ void task_free(struct stack_task *t)
 	struct sim *sim = t->stack->sim;
 	sim_cancel(sim, &t->run_ev);
 	sim_cancel(sim, &t->timer_ev);
+	if (t->cpu_ev.fire)
+		sim_cancel(sim, &t->cpu_ev);
 	free(t->name);
 	free(t);
 }
@@ -228,6 +230,8 @@ enum step task_submit_bio(struct stack_task *t, struct stack_bio *sb)
 	sb->bio.t_queue = sim_now(s->sim);
 	if (t->ioc.fg)
 		sb->bio.flags |= REQ_FG;
+	if (s->hooks.classify_bio)
+		s->hooks.classify_bio(t, &sb->bio, s->hooks.ctx);
 	enum blk_submit_result r =
 		blk_submit_bio(s->q, t->plug.active ? &t->plug : NULL, &sb->bio, &t->waiter);
 	if (r == BLK_SUBMIT_SLEEP) {
@@ -579,6 +583,10 @@ static enum step op_step(struct stack_task *t)
 	case STACK_OP_FG:
 		stack_set_fg_uid(t->stack, (uint32_t)os->op.len);
 		return STEP_DONE;
+	case STACK_OP_WILLNEED:
+	case STACK_OP_PLUG:
+	case STACK_OP_UNPLUG:
+		return launch_op_step(t);
 	default:
 		return STEP_DONE;
 	}
