@@ -672,43 +672,42 @@ static bool row_excluded(const struct sweep *sw, const struct sweep_value *const
 
 /* ------------------------------------------------------------- ids */
 
-static int cmp_pair(const void *a, const void *b)
+static void fnv_add(uint64_t *h, const char *s)
 {
-	return strcmp(((const char *const *)a)[0], ((const char *const *)b)[0]);
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		*h ^= *p;
+		*h *= 0x100000001b3ull;
+	}
 }
 
 /* FNV-1a over "key=value\n" in key order (so reordering the file's axes
- * keeps ids' hash part) and "rep=N\n" when there are repetitions. */
-static uint32_t point_hash(const struct sweep *sw, const struct sweep_point *p)
+ * keeps ids' hash part) and "rep=N\n" when there are repetitions. order
+ * is scratch space for nkeys column indexes. */
+static uint32_t point_hash(const struct sweep *sw, const struct sweep_point *p, int *order)
 {
-	const char *pairs[2 * SWEEP_MAX_AXES * 4];
 	int n = 0;
-	for (int c = 0; c < sw->nkeys && n < (int)(sizeof(pairs) / sizeof(*pairs)) - 1; c++) {
+	for (int c = 0; c < sw->nkeys; c++) {
 		if (!p->vals[c])
 			continue;
-		pairs[n++] = sw->keys[c];
-		pairs[n++] = p->vals[c]->text;
-	}
-	qsort(pairs, (size_t)n / 2, 2 * sizeof(*pairs), cmp_pair);
-	uint64_t h = 0xcbf29ce484222325ull;
-	char rep[32];
-	for (int i = 0; i <= n; i += 2) {
-		const char *parts[4];
-		int np = 0;
-		if (i < n) {
-			parts[np++] = pairs[i];
-			parts[np++] = "=";
-			parts[np++] = pairs[i + 1];
-			parts[np++] = "\n";
-		} else if (sw->repetitions > 1) {
-			snprintf(rep, sizeof(rep), "rep=%d\n", p->rep);
-			parts[np++] = rep;
+		/* insertion sort by key: few keys, and no qsort context needed */
+		int j = n++;
+		while (j > 0 && strcmp(sw->keys[order[j - 1]], sw->keys[c]) > 0) {
+			order[j] = order[j - 1];
+			j--;
 		}
-		for (int k = 0; k < np; k++)
-			for (const unsigned char *s = (const unsigned char *)parts[k]; *s; s++) {
-				h ^= *s;
-				h *= 0x100000001b3ull;
-			}
+		order[j] = c;
+	}
+	uint64_t h = 0xcbf29ce484222325ull;
+	for (int i = 0; i < n; i++) {
+		fnv_add(&h, sw->keys[order[i]]);
+		fnv_add(&h, "=");
+		fnv_add(&h, p->vals[order[i]]->text);
+		fnv_add(&h, "\n");
+	}
+	if (sw->repetitions > 1) {
+		char rep[32];
+		snprintf(rep, sizeof(rep), "rep=%d\n", p->rep);
+		fnv_add(&h, rep);
 	}
 	return (uint32_t)(h ^ (h >> 32));
 }
@@ -1005,6 +1004,11 @@ static int sweep_build(struct sweep *sw, const char *name, bool read_base, struc
 		free(rows);
 		return oom(err);
 	}
+	int *order = malloc((size_t)(nk ? nk : 1) * sizeof(int));
+	if (!order) {
+		free(rows);
+		return oom(err);
+	}
 	int width = 4;
 	for (long lim = 10000; sw->npoints - 1 >= lim && width < 12; lim *= 10)
 		width++;
@@ -1018,8 +1022,9 @@ static int sweep_build(struct sweep *sw, const char *name, bool read_base, struc
 		p->seed_set = sw->seeds_derived;
 		if (p->seed_set)
 			p->seed = sweep_rep_seed(sw->base_seed, p->rep);
-		snprintf(p->id, sizeof(p->id), "%0*d-%08x", width, i, point_hash(sw, p));
+		snprintf(p->id, sizeof(p->id), "%0*d-%08x", width, i, point_hash(sw, p, order));
 	}
+	free(order);
 	free(rows);
 
 	const struct cfg_node *m = cfg_get(root, "metrics");

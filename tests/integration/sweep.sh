@@ -9,8 +9,7 @@
 set -u
 bin=$1 src=$2
 tmp=$(mktemp -d)
-bg=
-trap '[ -n "$bg" ] && kill -KILL -- "-$bg" 2>/dev/null; rm -rf "$tmp"' EXIT
+trap '[ -f "$tmp/bg.pid" ] && kill -KILL -- "-$(cat "$tmp/bg.pid")" 2>/dev/null; rm -rf "$tmp"' EXIT
 fail=0
 say() { echo "FAIL: $*"; fail=1; }
 
@@ -89,15 +88,18 @@ grep -q wall_s "$tmp/c1" && say "--canonical left wall_s in"
 # process group, pool and points) once a few points are done
 sed 's/requests: 2000/requests: 20000/' "$sweep" >"$tmp/slow.yaml"
 "$bin" sweep "$tmp/slow.yaml" -j 2 --out "$tmp/full" || say "slow sweep failed"
-setsid "$bin" sweep "$tmp/slow.yaml" -j 1 --out "$tmp/killed" 2>/dev/null &
-bg=$!
-for _ in $(seq 1 2000); do
-	[ "$(ls "$tmp/killed/points" 2>/dev/null | grep -c '\.json$')" -ge 3 ] && break
-	sleep 0.005
-done
-kill -KILL -- "-$bg" 2>/dev/null
-{ wait "$bg"; } 2>/dev/null
-bg=
+# (in a subshell with stderr closed, so bash's "Killed" notice stays quiet)
+(
+	setsid "$bin" sweep "$tmp/slow.yaml" -j 1 --out "$tmp/killed" &
+	echo $! >"$tmp/bg.pid"
+	for _ in $(seq 1 2000); do
+		[ "$(ls "$tmp/killed/points" 2>/dev/null | grep -c '\.json$')" -ge 3 ] && break
+		sleep 0.005
+	done
+	kill -KILL -- "-$(cat "$tmp/bg.pid")"
+	wait
+) 2>/dev/null
+rm -f "$tmp/bg.pid"
 done_before=$(ls "$tmp/killed/points" | grep -c '^[0-9].*\.json$')
 echo "note: killed after $done_before of 24 points"
 for p in "$tmp/killed/points"/*.json; do
