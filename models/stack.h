@@ -54,6 +54,12 @@ enum stack_op_kind {
 	STACK_OP_OPEN,      /* open(file): reads the inode block if not cached */
 	STACK_OP_CLOSE,
 	STACK_OP_FG,        /* make uid (op.len) the foreground uid from now on */
+	STACK_OP_WILLNEED,  /* posix_fadvise(WILLNEED) / force_page_cache_readahead of
+			     * [off, off+len): missing pages are added and their reads
+			     * submitted exactly as asked (no readahead window), without
+			     * waiting for them */
+	STACK_OP_PLUG,      /* blk_start_plug: hold this task's requests ... */
+	STACK_OP_UNPLUG,    /* ... until blk_finish_plug (a sleep still flushes) */
 	STACK_NOPKIND
 };
 
@@ -149,6 +155,18 @@ uint64_t stack_file_size(const struct stack_file *f);
 uint64_t stack_file_lba(const struct stack_file *f, uint64_t off);
 /* Pages of f in the page cache now. */
 uint64_t stack_file_cached_pages(const struct stack_file *f);
+/* For launch planners (models/stack_launch.c). The block device's own
+ * mapping (metadata blocks, index = sector / 8) is the file "(bdev)". */
+const char *stack_file_name(const struct stack_file *f);
+bool stack_file_is_blockdev(const struct stack_file *f);
+/* Extents of f in file-page order: i < stack_file_extent_count(f). */
+uint32_t stack_file_extent_count(const struct stack_file *f);
+void stack_file_extent(const struct stack_file *f, uint32_t i, uint64_t *page, uint64_t *lba,
+		       uint64_t *npages);
+/* Sector of the inode-table block holding f's inode. */
+uint64_t stack_file_inode_lba(const struct stack_file *f);
+enum stack_page_state { STACK_PAGE_ABSENT = 0, STACK_PAGE_INFLIGHT, STACK_PAGE_UPTODATE };
+enum stack_page_state stack_file_page_state(struct stack_file *f, uint64_t index);
 
 /* ---------------------------------------------------------------- tasks */
 
@@ -160,6 +178,11 @@ struct stack_task *stack_task_create(struct stack *s, const struct stack_task_at
 void stack_task_start(struct stack_task *t, int64_t at_ns);
 /* The source has more ops for a task whose next() returned -1. */
 void stack_task_kick(struct stack_task *t);
+/* Interpose: t takes its ops from src from now on; *prev receives the
+ * source it had, which src may delegate to (policies that watch a task's
+ * ops or inject their own, e.g. explicit loading at launch start). */
+void stack_task_set_source(struct stack_task *t, const struct stack_op_source *src,
+			   struct stack_op_source *prev);
 
 const char *stack_task_name(const struct stack_task *t);
 uint32_t stack_task_uid(const struct stack_task *t);

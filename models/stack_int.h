@@ -606,6 +606,11 @@ void journal_ordered_progress(struct stack *s, struct stack_file *f);
 void journal_bio_done(struct stack *s, struct stack_bio *sb);
 struct json_t *journal_to_json(const struct stack *s);
 
+/* -------------------------------------------------- stack_launch.c */
+
+/* The WILLNEED, PLUG and UNPLUG ops. */
+enum step launch_op_step(struct stack_task *t);
+
 /* -------------------------------------------------------- stack.c */
 
 struct stack_bio *sbio_alloc(struct stack *s);
