@@ -358,6 +358,7 @@ struct writeback {
 	struct wb_params p;
 	struct stack_task *flusher;
 	struct list_head dirty_inodes;  /* b_dirty */
+	uint32_t nr_dirty_inodes;
 	uint64_t nr_dirty, nr_writeback;
 	uint64_t bg_thresh, thresh;     /* pages */
 	uint64_t reclaim_request;       /* pages reclaim asked the flusher to write */

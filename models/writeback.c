@@ -194,6 +194,7 @@ void wb_page_dirtied(struct stack *s, struct pc_page *pg)
 		f->on_dirty_list = true;
 		f->dirtied_when = sim_now(s->sim);
 		list_add_tail(&f->dirty_node, &wb->dirty_inodes);
+		wb->nr_dirty_inodes++;
 	}
 	wb_arm_periodic(s);
 }
@@ -300,6 +301,7 @@ uint32_t wb_build_bios(struct stack *s, struct stack_file *f, uint64_t index, ui
 	if (f->nr_dirty == 0 && f->on_dirty_list) {
 		list_del_init(&f->dirty_node);
 		f->on_dirty_list = false;
+		wb->nr_dirty_inodes--;
 	}
 
 	struct stack_bio **tail = list;
@@ -479,11 +481,7 @@ void flusher_run(struct stack_task *t)
 		}
 		bool background = false;
 		struct stack_file *f = wb_pick_inode(s, &background);
-		uint32_t ninodes = 0;
-		struct list_head *pos;
-		list_for_each(pos, &wb->dirty_inodes)
-			ninodes++;
-		if (f && t->zero_chunks > ninodes) {
+		if (f && t->zero_chunks > wb->nr_dirty_inodes) {
 			/* every dirty page is also under writeback: wait for completions */
 			t->zero_chunks = 0;
 			wb_wait_any(t, SIM_NWAIT, wb->p.dirty_writeback_ns);
