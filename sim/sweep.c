@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
@@ -864,6 +865,9 @@ static int sweep_build(struct sweep *sw, const char *name, bool read_base, struc
 	}
 	if ((rc = resolve_base(sw, cfg_get(root, "base"), name, err)))
 		return rc;
+	if (read_base && access(sw->base, R_OK) != 0)
+		return cfg_errorf(err, cfg_get(root, "base"), "cannot read '%s': %s", sw->base,
+				  strerror(errno));
 
 	const struct cfg_node *set = cfg_get(root, "set");
 	if (set) {

@@ -170,7 +170,8 @@ int sweep_run_all(const struct sweep *sw, const struct sweep_run_opts *o, int *n
  * dirs[] (a directory holding points/ or the points directory itself) that
  * has it. With copy, a point found only in dirs[] is copied into
  * out_dir/points. Missing points get no row and are counted in *nmissing
- * (and named on log, which may be NULL). Cells of keys a point does not
+ * (and named on log, which may be NULL). Columns: id, the keys, rep (with
+ * repetitions), seed (when seeds are derived), the metrics. Cells of keys a point does not
  * assign come from its result's "config" echo, else "-". */
 int sweep_write_summary(const struct sweep *sw, const char *out_dir, const char *const *dirs,
 			int ndirs, bool copy, FILE *log, int *nmissing, struct sim_error *err);

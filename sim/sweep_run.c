@@ -461,14 +461,14 @@ int sweep_write_summary(const struct sweep *sw, const char *out_dir, const char 
 		free(dpaths);
 		return sim_errorf(err, SIM_E_IO, "%s: cannot create: %s", tmp, strerror(errno));
 	}
-	bool reps = sw->repetitions > 1;
+	bool reps = sw->repetitions > 1, seeds = sw->seeds_derived;
 	fputs("# id", f);
 	for (int c = 0; c < sw->nkeys; c++)
 		put_cell(f, sw->keys[c]);
-	if (reps) {
+	if (reps)
 		put_cell(f, "rep");
+	if (seeds)
 		put_cell(f, "seed");
-	}
 	for (int m = 0; m < sw->nmetrics; m++)
 		put_cell(f, sw->metrics[m].name);
 	fputc('\n', f);
@@ -514,6 +514,8 @@ int sweep_write_summary(const struct sweep *sw, const char *out_dir, const char 
 		if (reps) {
 			snprintf(buf, sizeof(buf), "%d", p->rep);
 			put_cell(f, buf);
+		}
+		if (seeds) {
 			struct sweep_metric m = { .path = "mobisim.seed", .scale = 1.0 };
 			sweep_metric_format(&m, doc, buf, sizeof(buf));
 			put_cell(f, buf);

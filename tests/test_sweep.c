@@ -294,6 +294,13 @@ static void test_sweep_base_seed_from_scenario(void **state)
 	assert_true(sw->points[1].seed == sweep_rep_seed(42, 1));
 	assert_true(sweep_rep_seed(42, 1) != sweep_rep_seed(43, 1));
 	sweep_free(sw);
+	/* a base that does not exist is named at the base: line */
+	f = fopen(sweepf, "w");
+	fputs("# comment\nbase: nothere.yaml\n", f);
+	fclose(f);
+	assert_int_equal(sweep_load_file(sweepf, &sw, &err), SIM_E_INPUT);
+	assert_non_null(strstr(err.msg, "s.yaml:2:7:"));
+	assert_non_null(strstr(err.msg, "nothere.yaml"));
 	unlink(base);
 	unlink(sweepf);
 	rmdir(dir);
