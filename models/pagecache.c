@@ -251,6 +251,16 @@ static uint32_t reclaim_batch(struct stack *s, bool *dirty_seen)
 	return freed;
 }
 
+/* Lock hold of one reclaim batch: the isolation, plus (scope global) the
+ * radix-tree deletion of every freed page. */
+static int64_t reclaim_hold(const struct stack *s, uint32_t freed)
+{
+	int64_t h = s->lock.p.reclaim_batch_ns;
+	if (s->lock.p.scope == PGLOCK_SCOPE_GLOBAL)
+		h += (int64_t)freed * s->lock.p.delete_ns;
+	return h;
+}
+
 static void wake_kswapd(struct stack *s)
 {
 	struct stack_task *k = s->pc.kswapd;
@@ -273,8 +283,8 @@ void kswapd_run(struct stack_task *t)
 	bool dirty;
 	uint32_t n = reclaim_batch(s, &dirty);
 	pc->kswapd_batches++;
-	int64_t wait = pglock_acquire(&s->lock, sim_now(s->sim), s->lock.p.reclaim_batch_ns,
-				      SIM_CLASS_BG);
+	int64_t hold = reclaim_hold(s, n);
+	int64_t wait = pglock_acquire(&s->lock, sim_now(s->sim), hold, SIM_CLASS_BG);
 	if (dirty)
 		wb_wake_flusher(s, false);
 	if (n == 0) {
@@ -283,7 +293,7 @@ void kswapd_run(struct stack_task *t)
 		wb_wait_any(t, SIM_NWAIT, 100 * 1000 * 1000LL);
 		return;
 	}
-	int64_t busy = s->lock.p.reclaim_batch_ns + (int64_t)n * pc->p.reclaim_page_ns;
+	int64_t busy = hold + (int64_t)n * pc->p.reclaim_page_ns;
 	if (task_delay(t, wait, SIM_WAIT_PAGECACHE_LOCK, busy, false) == STEP_DONE)
 		sim_at(s->sim, &t->run_ev, sim_now(s->sim));
 }
@@ -298,8 +308,8 @@ static enum step direct_reclaim(struct stack_task *t)
 	bool dirty;
 	uint32_t n = reclaim_batch(s, &dirty);
 	pc->direct_batches++;
-	int64_t wait = pglock_acquire(&s->lock, sim_now(s->sim), s->lock.p.reclaim_batch_ns,
-				      task_class(t));
+	int64_t hold = reclaim_hold(s, n);
+	int64_t wait = pglock_acquire(&s->lock, sim_now(s->sim), hold, task_class(t));
 	task_charge(t, SIM_WAIT_PAGECACHE_LOCK, wait);
 	if (dirty)
 		wb_wake_flusher(s, false);
@@ -308,7 +318,7 @@ static enum step direct_reclaim(struct stack_task *t)
 		wb_wait_any(t, SIM_WAIT_DIRECT_RECLAIM, 100 * 1000 * 1000LL);
 		return STEP_BLOCK;
 	}
-	int64_t busy = s->lock.p.reclaim_batch_ns + (int64_t)n * pc->p.reclaim_page_ns;
+	int64_t busy = hold + (int64_t)n * pc->p.reclaim_page_ns;
 	return task_delay(t, busy, SIM_WAIT_DIRECT_RECLAIM, 0, false) == STEP_DONE ? STEP_DONE
 										   : STEP_BLOCK;
 }

@@ -241,6 +241,7 @@ struct task_opstate {
 	uint64_t tid;              /* fsync: transaction to wait for */
 	bool ra_tried;             /* sync readahead done for idx */
 	int fphase;                /* fsync machine (also after an O_SYNC write) */
+	uint64_t lookup_paid;      /* scope global: idx + 1 whose lookup took the lock */
 	uint64_t fcursor;
 	bool own_plug;
 };

@@ -283,6 +283,21 @@ static void op_end(struct stack_task *t)
 	t->os.active = false;
 }
 
+/* Scope "global": every page lookup takes the page-cache lock (once per
+ * cursor position, however often the step is re-entered). */
+static enum step lookup_lock(struct stack_task *t, uint64_t idx)
+{
+	struct stack *s = t->stack;
+	if (s->lock.p.scope != PGLOCK_SCOPE_GLOBAL || t->os.lookup_paid == idx + 1)
+		return STEP_DONE;
+	t->os.lookup_paid = idx + 1;
+	if (task_pay_cpu(t) == STEP_BLOCK) {
+		t->os.lookup_paid = 0;
+		return STEP_BLOCK;
+	}
+	return pglock_take(t, s->lock.p.lookup_ns);
+}
+
 /* do_generic_file_read(): per page, find_get_page; on a miss sync
  * readahead then, if still absent, a single-page read; PG_readahead
  * triggers async readahead; a locked page is waited on (lock_page). */
@@ -308,6 +323,8 @@ static enum step read_step(struct stack_task *t)
 		if (t->fill.active && fill_run(t) == STEP_BLOCK)
 			return STEP_BLOCK;
 		uint64_t idx = os->idx;
+		if (lookup_lock(t, idx) == STEP_BLOCK)
+			return STEP_BLOCK;
 		struct pc_page *pg = pc_find(f, idx);
 		if (!pg) {
 			if (!os->ra_tried) {
@@ -364,6 +381,8 @@ static enum step fault_step(struct stack_task *t)
 		return task_pay_cpu(t);
 	for (;;) {
 		if (t->fill.active && fill_run(t) == STEP_BLOCK)
+			return STEP_BLOCK;
+		if (lookup_lock(t, os->idx) == STEP_BLOCK)
 			return STEP_BLOCK;
 		struct pc_page *pg = pc_find(f, os->idx);
 		if (!pg) {
@@ -431,6 +450,8 @@ static enum step write_step(struct stack_task *t)
 		}
 		uint64_t idx = os->idx;
 		uint64_t pstart = idx << STACK_PAGE_SHIFT, pend = pstart + STACK_PAGE_SIZE;
+		if (lookup_lock(t, idx) == STEP_BLOCK)
+			return STEP_BLOCK;
 		struct pc_page *pg = pc_find(f, idx);
 		if (!pg) {
 			bool partial = off > pstart || end < pend;

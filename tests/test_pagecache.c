@@ -110,6 +110,17 @@ static void test_pagecache_lock_batches_per_pagevec(void **state)
 	assert_int_equal(h->st->lock.wait_ns, 0);
 	assert_int_equal(sh_wait(h, SIM_CLASS_BG, SIM_WAIT_PAGECACHE_LOCK), 0);
 	sh_free(h);
+
+	/* scope global: every lookup and every insert takes it as well */
+	h = sh_new(PC_DEV PC_SMALL PC_FS "pagecache_lock: {scope: global}\n");
+	f = sh_file(h, "data", 14 << 20);
+	struct sh_script s2 = { 0 };
+	sh_op(&s2, STACK_OP_READ, f, 0, 14 << 20, 0);
+	sh_script_task(h, "reader", 10001, 0, &s2);
+	sh_run(h, SIM_TIME_MAX);
+	assert_true(h->st->lock.acquisitions >= 2 * 3584);
+	assert_int_equal(h->st->lock.wait_ns, 0);
+	sh_free(h);
 }
 
 int main(void)
