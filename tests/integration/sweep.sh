@@ -4,7 +4,7 @@
 # --point idempotence (skip when present, same bytes apart from wall-clock
 # fields with --force), resume after a SIGKILL loses no finished point and
 # gives the same summary as an uninterrupted run, --collect from two
-# directories, a failing point that fails alone, scripts/slurm-sweep.sbatch
+# directories, a failing and a crashing point that fail alone, scripts/slurm-sweep.sbatch
 # with a stand-in sbatch, and a run through GNU parallel when installed.
 set -u
 bin=$1 src=$2
@@ -141,6 +141,41 @@ rc=$?
 [ $rc -eq 2 ] || say "a bad point: exit $rc, wanted 2"
 grep -q 'bad.yaml:4:[0-9]*: point 0001-' "$tmp/bad.err" || say "bad point message: $(cat "$tmp/bad.err")"
 [ "$(rows "$tmp/bad/summary.tsv")" -eq 2 ] || say "the good points of a failing sweep are missing"
+# a point that dies (here: SIGKILL while it runs, as the OOM killer would;
+# ASan would catch a SIGSEGV) fails alone; the sweep reports the signal
+# and exits 1
+cat >"$tmp/crash.yaml" <<EOF
+base: $src/configs/scenarios/mm1.yaml
+axes:
+  source.requests: [2000, 100000000, 2000]
+EOF
+setsid "$bin" sweep "$tmp/crash.yaml" -j 2 --out "$tmp/crash" 2>"$tmp/crash.err" &
+pool=$!
+echo "$pool" >"$tmp/bg.pid" # its own process group, so the trap can end it all
+victim=
+for _ in $(seq 1 2000); do
+	if [ "$(ls "$tmp/crash/points" 2>/dev/null | grep -c '\.json$')" -ge 2 ]; then
+		for st in /proc/[0-9]*/stat; do
+			{ read -r cpid _ _ ppid _ <"$st"; } 2>/dev/null && [ "$ppid" = "$pool" ] && victim="$victim $cpid"
+		done
+		break
+	fi
+	sleep 0.005
+done
+if [ -n "$victim" ]; then
+	kill -KILL $victim # a finished point may still be a zombie: no harm
+	wait "$pool"
+	rc=$?
+	[ $rc -eq 1 ] || say "a crashed point: exit $rc, wanted 1"
+	grep -q 'point 0001-.*crashed (signal 9' "$tmp/crash.err" || say "crash report: $(cat "$tmp/crash.err")"
+	[ "$(rows "$tmp/crash/summary.tsv")" -eq 2 ] || say "the points next to a crashed one are missing"
+else
+	kill -KILL -- "-$pool" 2>/dev/null
+	wait "$pool" 2>/dev/null
+	echo "note: no running point to crash, skipped"
+fi
+rm -f "$tmp/bg.pid"
+
 # a bad key fails before any point runs
 printf 'base: %s\naxes:\n  device.mean_usx: [1, 2]\n' "$src/configs/scenarios/mm1.yaml" >"$tmp/badkey.yaml"
 out=$("$bin" sweep "$tmp/badkey.yaml" --out "$tmp/badkey" 2>&1)
