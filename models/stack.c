@@ -249,11 +249,17 @@ static int section(struct cfg_node *root, const char *key, struct cfg_node **out
 int stack_create(struct sim *sim, struct cfg_node *root, struct stack **out, struct sim_error *err)
 {
 	*out = NULL;
+	if (!sim->blk)
+		return cfg_errorf(err, root, "the upper stack needs a block queue (name a `scheduler:`)");
 	struct stack *s = calloc(1, sizeof(*s));
 	if (!s)
 		return sim_errorf(err, SIM_E_NOMEM, "out of memory");
 	s->sim = sim;
 	s->q = sim->blk;
+	/* idle before any module init can fail: stack_destroy cancels them */
+	sim_event_init(&s->fg_ev, fg_event);
+	sim_event_init(&s->wb.periodic, NULL);
+	sim_event_init(&s->jn.timer, NULL);
 	s->next_pid = 100;
 	list_init(&s->tasks);
 	list_init(&s->files);

@@ -148,6 +148,38 @@ static void test_task_root_never_background(void **state)
 	sh_free(h);
 }
 
+/* Bad stack sections are input errors naming the place, and a failure in
+ * an early section leaves nothing half-built behind (ASan). */
+static void test_task_bad_config_is_an_input_error(void **state)
+{
+	(void)state;
+	static const char *bad[] = {
+		"memory: {total_bytes: 1GiB, reserved_bytes: 2GiB}\n",
+		"cpu: {cores: 0}\n",
+		"fg: [{at: 2s, uid: 1}, {at: 1s, uid: 2}]\n",
+		"writeback: {dirty_ratio: 300}\n",
+		"journal: 5\n",
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char yaml[512];
+		snprintf(yaml, sizeof(yaml),
+			 "device: {model: ideal, service: fixed, mean_us: 100}\n%s", bad[i]);
+		struct sim_error err = { 0 };
+		struct cfg_doc *doc = NULL;
+		struct sim *sim = sim_new_bare(1);
+		assert_int_equal(cfg_load_string(yaml, strlen(yaml), "bad.yaml", &doc, &err), 0);
+		sim->doc = doc;
+		struct cfg_node *root = cfg_root(doc);
+		assert_int_equal(device_create(sim, cfg_get(root, "device"), &sim->device, &err), 0);
+		assert_int_equal(blk_queue_create(sim, sim->device, NULL, "noop", NULL, &sim->blk, &err), 0);
+		struct stack *st = NULL;
+		assert_int_equal(stack_create(sim, root, &st, &err), SIM_E_INPUT);
+		assert_null(st);
+		assert_non_null(strstr(err.msg, "bad.yaml:"));
+		sim_destroy(sim);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -157,6 +189,7 @@ int main(void)
 		cmocka_unit_test(test_task_regions_recorded),
 		cmocka_unit_test(test_task_fg_timeline_switches_class),
 		cmocka_unit_test(test_task_root_never_background),
+		cmocka_unit_test(test_task_bad_config_is_an_input_error),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
