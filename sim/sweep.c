@@ -473,6 +473,9 @@ static int expand_leaf(struct sweep *sw, const struct cfg_node *n, struct table 
 				return oom(err);
 		}
 	} else if (vals->kind == CFG_SCALAR) {
+		if (!vals->quoted && (!vals->value || !*vals->value || !strcmp(vals->value, "~") ||
+				      !strcmp(vals->value, "null")))
+			return cfg_errorf(err, vals, "axis has no values (expected a list, range or log)");
 		struct sweep_value *v = value_from_node(sw, vals);
 		if (!v || leaf_values_add(sw, t, v))
 			return oom(err);

@@ -423,6 +423,8 @@ static void test_sweep_errors_name_the_place(void **state)
 	assert_non_null(strstr(msg, "exactly one"));
 	msg = load_fails("base: b.yaml\naxes:\n  a: []\n");
 	assert_non_null(strstr(msg, "no values"));
+	msg = load_fails("base: b.yaml\naxes:\n  a:\n  b: [1]\n");
+	assert_non_null(strstr(msg, "no values"));
 	msg = load_fails("base: b.yaml\ncombine: diagonal\n");
 	assert_non_null(strstr(msg, "grid or zip"));
 	msg = load_fails("base: b.yaml\naxes:\n  a: {range: {from: x, to: 2}}\n");
