@@ -64,6 +64,8 @@ enum stack_op_kind {
 };
 
 #define STACK_OPF_SYNC 1u /* WRITE: O_SYNC (generic_write_sync after the copy) */
+#define STACK_OPF_WAIT 2u /* WILLNEED: then wait for the range and copy it out, like
+			   * pread() on a POSIX_FADV_RANDOM file (explicit loading) */
 
 struct stack_op {
 	enum stack_op_kind kind;
@@ -109,6 +111,9 @@ struct stack_hooks {
 	int64_t (*pagecache_may_insert)(struct stack_task *t, void *ctx);
 	/* After a task inserted a valid page (read completion or write). */
 	void (*on_page_insert)(struct stack_task *t, void *ctx);
+	/* A bio is about to enter the block layer from task t (REQ_FG
+	 * already set): a policy may add flags (models/policy.h). */
+	void (*classify_bio)(struct stack_task *t, struct bio *bio, void *ctx);
 };
 
 /* ---------------------------------------------------------------- stack */
@@ -120,6 +125,9 @@ int stack_create(struct sim *sim, struct cfg_node *root, struct stack **out, str
 void stack_destroy(struct stack *s);
 
 struct stack_hooks *stack_hooks(struct stack *s);
+/* The journal (jbd2) kernel thread, or NULL when the journal is off
+ * (for policies that change its io_context, e.g. jprio). */
+struct stack_task *stack_journal_task(struct stack *s);
 
 /* I/O contexts of the kernel threads (NULL when absent), for policies that
  * change their ioprio (jprio: the journal thread in the RT class). */
