@@ -261,10 +261,14 @@ static int same_unit(const struct cfg_node *n, const struct quantity *a, const s
 
 static int leaf_values_add(struct sweep *sw, struct table *t, const struct sweep_value *v)
 {
-	const struct sweep_value **nc = realloc(t->cells, (size_t)(t->nrows + 1) * sizeof(*nc));
-	if (!nc)
-		return -1;
-	t->cells = nc;
+	/* grow by doubling: a long range must not cost n^2 copies */
+	if ((t->nrows & (t->nrows - 1)) == 0) {
+		size_t cap = t->nrows ? (size_t)t->nrows * 2 : 1;
+		const struct sweep_value **nc = realloc(t->cells, cap * sizeof(*nc));
+		if (!nc)
+			return -1;
+		t->cells = nc;
+	}
 	t->cells[t->nrows++] = v;
 	return 0;
 }
