@@ -2,7 +2,8 @@
  * (Linux 3.10 mm/readahead.c: get_init_ra_size, get_next_ra_size,
  * count_history_pages / try_context_readahead, ondemand_readahead,
  * __do_page_cache_readahead; mm/filemap.c: do_sync_mmap_readahead,
- * do_async_mmap_readahead, MMAP_LOTSAMISS = 100).
+ * do_async_mmap_readahead, MMAP_LOTSAMISS = 100), checked against the
+ * stored AndreiLux/ref-3.10 mm/readahead.c (commit 147ee332).
  *
  * Windows, in pages, with max = read_ahead_kb / 4 (VM_MAX_READAHEAD 128
  * KiB -> 32 pages): the first window is the request size rounded up to a
