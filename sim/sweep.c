@@ -1044,6 +1044,17 @@ static int sweep_build(struct sweep *sw, const char *name, bool read_base, struc
 	return 0;
 }
 
+/* `include:` belongs to the config loader (files); someone writing the
+ * extra points there gets told where they go. */
+static void include_hint(struct sim_error *err)
+{
+	size_t n = strlen(err->msg);
+	if (strstr(err->msg, "include") && strstr(err->msg, "expected a file name") &&
+	    n + 60 < sizeof(err->msg))
+		snprintf(err->msg + n, sizeof(err->msg) - n,
+			 " (extra sweep points go under include_points:)");
+}
+
 static int sweep_load_common(struct cfg_doc *doc, const char *name, bool read_base,
 			     struct sweep **out, struct sim_error *err)
 {
@@ -1068,8 +1079,10 @@ int sweep_load_file(const char *path, struct sweep **out, struct sim_error *err)
 	struct cfg_doc *doc;
 	*out = NULL;
 	int rc = cfg_load_file(path, &doc, err);
-	if (rc)
+	if (rc) {
+		include_hint(err);
 		return rc == SIM_E_IO ? (err->code = SIM_E_INPUT) : rc;
+	}
 	return sweep_load_common(doc, path, true, out, err);
 }
 
@@ -1079,8 +1092,10 @@ int sweep_load_string(const char *text, size_t len, const char *name, struct swe
 	struct cfg_doc *doc;
 	*out = NULL;
 	int rc = cfg_load_string(text, len, name, &doc, err);
-	if (rc)
+	if (rc) {
+		include_hint(err);
 		return rc;
+	}
 	return sweep_load_common(doc, name ? name : "<string>", false, out, err);
 }
 

@@ -425,6 +425,9 @@ static void test_sweep_errors_name_the_place(void **state)
 	assert_non_null(strstr(msg, "no values"));
 	msg = load_fails("base: b.yaml\naxes:\n  a:\n  b: [1]\n");
 	assert_non_null(strstr(msg, "no values"));
+	msg = load_fails("base: b.yaml\naxes: {a: [1]}\ninclude:\n  - {a: 2}\n");
+	assert_non_null(strstr(msg, "dir/sweep.yaml:4:"));
+	assert_non_null(strstr(msg, "include_points"));
 	msg = load_fails("base: b.yaml\ncombine: diagonal\n");
 	assert_non_null(strstr(msg, "grid or zip"));
 	msg = load_fails("base: b.yaml\naxes:\n  a: {range: {from: x, to: 2}}\n");
