@@ -46,17 +46,40 @@ enum step launch_op_step(struct stack_task *t)
 		os->end = end > os->op.off ? ((end - 1) >> STACK_PAGE_SHIFT) + 1 : os->idx;
 		os->phase = 1;
 	}
-	for (;;) {
+	while (os->phase == 1) {
 		if (t->fill.active && fill_run(t) == STEP_BLOCK)
 			return STEP_BLOCK;
-		if (os->idx >= os->end)
-			return task_pay_cpu(t);
+		if (os->idx >= os->end) {
+			os->phase = 2;
+			os->idx = os->op.off >> STACK_PAGE_SHIFT;
+			break;
+		}
 		uint64_t n = os->end - os->idx;
 		if (n > STACK_FILL_MAX_PAGES)
 			n = STACK_FILL_MAX_PAGES;
 		fill_prepare(t, f, os->idx, n, 0);
 		os->idx += n;
 	}
+	/* pread: wait for each page (lock_page in do_generic_file_read) and
+	 * copy it; a page reclaimed meanwhile is simply not copied. */
+	if (os->op.flags & STACK_OPF_WAIT) {
+		struct stack *s = t->stack;
+		while (os->idx < os->end) {
+			struct pc_page *pg = pc_find(f, os->idx);
+			if (pg && (pg->flags & PG_LOCKED)) {
+				if (task_pay_cpu(t) == STEP_BLOCK)
+					return STEP_BLOCK;
+				task_wait_page(t, pg, PG_LOCKED, SIM_WAIT_READ_IO);
+				return STEP_BLOCK;
+			}
+			if (pg) {
+				pc_mark_accessed(s, pg);
+				t->cpu_debt += s->pc.p.read_copy_ns;
+			}
+			os->idx++;
+		}
+	}
+	return task_pay_cpu(t);
 }
 
 const char *stack_file_name(const struct stack_file *f) { return f->name; }

@@ -32,6 +32,7 @@
 #include <gsl/gsl_rng.h>
 #include <jansson.h>
 
+#include "models/policy.h"
 #include "models/stack.h"
 #include "sim/sim.h"
 #include "sim/workload.h"
@@ -682,13 +683,30 @@ static int wl_create(struct sim *sim, struct cfg_node *node, void **state, struc
 	return 0;
 }
 
+/* Launch planners (prefetch, padding: models/policy.h) hear of every app
+ * launch before its first op, with the launch region's name. */
 static void wl_start(struct sim *sim, void *state)
 {
 	struct wl_state *ws = state;
-	(void)sim;
-	for (uint32_t i = 0; i < ws->ntasks; i++)
-		if (ws->tasks[i].t)
-			stack_task_start(ws->tasks[i].t, ws->tasks[i].c.start_ns);
+	for (uint32_t i = 0; i < ws->ntasks; i++) {
+		struct wl_task *wt = &ws->tasks[i];
+		if (!wt->t)
+			continue;
+		if (wt->c.gen == GEN_LAUNCH && policy_set_has_planner(sim->policies)) {
+			struct policy_app app = {
+				.task = wt->t,
+				.name = stack_task_name(wt->t),
+				.region = wt->c.region && wt->c.region[0] ? wt->c.region : NULL,
+				.uid = (uint32_t)wt->c.uid,
+				.start_ns = wt->c.start_ns,
+			};
+			struct sim_error err;
+			sim_error_clear(&err);
+			if (policy_set_before_launch(sim->policies, &app, &err))
+				sim_fail(sim, err.code, "%s", err.msg);
+		}
+		stack_task_start(wt->t, wt->c.start_ns);
+	}
 }
 
 static bool wl_done(struct sim *sim, void *state)
