@@ -684,6 +684,36 @@ bool blk_boost_lba(struct blk_queue *q, uint64_t sector)
 	return hit;
 }
 
+enum blk_where blk_locate_sector(const struct blk_queue *q, uint64_t sector)
+{
+	for (const struct blk_rq_chunk *c = q->chunks; c; c = c->next)
+		for (int i = 0; i < BLK_RQ_CHUNK; i++) {
+			const struct blk_rq *r = &c->rqs[i];
+			if (r->state == BLK_RQ_FREE || r->state == BLK_RQ_DONE ||
+			    sector < r->rq.sector || sector >= rq_end_sector(&r->rq))
+				continue;
+			switch (r->state) {
+			case BLK_RQ_NEW:
+			case BLK_RQ_PLUGGED:
+				return BLK_WHERE_PLUGGED;
+			case BLK_RQ_SORTED:
+				return BLK_WHERE_SCHEDULER;
+			default:
+				return BLK_WHERE_DISPATCHED;
+			}
+		}
+	for (int s = 0; s < 2; s++) {
+		const struct list_head *pos;
+		list_for_each(pos, &q->rl_wait[s]) {
+			const struct blk_waiter *w = list_entry(pos, struct blk_waiter, node);
+			if (w->bio && sector >= w->bio->sector &&
+			    sector < w->bio->sector + w->bio->nr_sectors)
+				return BLK_WHERE_WAITING;
+		}
+	}
+	return BLK_WHERE_NONE;
+}
+
 struct sim *blk_queue_sim(const struct blk_queue *q) { return q->sim; }
 struct elevator *blk_queue_elevator(const struct blk_queue *q) { return (struct elevator *)&q->elv; }
 struct device *blk_queue_device(const struct blk_queue *q) { return q->dev; }

@@ -105,6 +105,19 @@ void blk_run_queue(struct blk_queue *q);
 /* Policy hook: elevator boost_lba; counts hits and misses. */
 bool blk_boost_lba(struct blk_queue *q, uint64_t sector);
 
+/* Where the I/O covering sector is now, for a policy that wants to say
+ * why a boost missed. */
+enum blk_where {
+	BLK_WHERE_NONE = 0,      /* no request or parked bio covers it */
+	BLK_WHERE_WAITING,       /* its bio sleeps in get_request (no request yet) */
+	BLK_WHERE_PLUGGED,       /* allocated, on a plug list (or not yet inserted) */
+	BLK_WHERE_SCHEDULER,     /* queued inside the elevator */
+	BLK_WHERE_DISPATCHED,    /* on the dispatch list or at the device */
+};
+/* Scans the live requests (bounded by the request pool) and the
+ * get_request sleepers: O(outstanding); meant for the rare miss path. */
+enum blk_where blk_locate_sector(const struct blk_queue *q, uint64_t sector);
+
 void blk_set_trace_sink(struct blk_queue *q, const struct blk_trace_sink *sink);
 
 struct sim *blk_queue_sim(const struct blk_queue *q);

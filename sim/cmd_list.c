@@ -1,4 +1,4 @@
-/* `mobisim list`: what is registered (schedulers, device models,
+/* `mobisim list`: what is registered (policies, schedulers, device models,
  * workloads) and what is bundled (device presets, scenarios). Files are
  * listed in sorted order so the output is stable. */
 #include <dirent.h>
@@ -8,6 +8,7 @@
 
 #include "models/device.h"
 #include "models/elevator.h"
+#include "models/policy.h"
 #include "sim/cli.h"
 #include "sim/sim.h"
 #include "sim/workload.h"
@@ -54,10 +55,55 @@ static void list_yaml(const char *sub, const char *indent)
 	free(names);
 }
 
+/* `list policies [--plugin X.so]...`: built-ins, then what the plugins
+ * register, each with its tunables. */
+static int list_policies(int argc, char **argv)
+{
+	struct policy_registry *reg = policy_registry_new();
+	if (!reg) {
+		fprintf(stderr, "mobisim: out of memory\n");
+		return 1;
+	}
+	size_t builtin = policy_registry_count(reg);
+	for (int i = 2; i < argc; i++) {
+		const char *path = NULL;
+		if (strcmp(argv[i], "--plugin") == 0 && i + 1 < argc)
+			path = argv[++i];
+		else if (strncmp(argv[i], "--plugin=", 9) == 0)
+			path = argv[i] + 9;
+		if (!path) {
+			fprintf(stderr, "usage: mobisim list policies [--plugin X.so]...\n");
+			policy_registry_free(reg);
+			return 2;
+		}
+		struct sim_error err = { 0 };
+		if (policy_registry_load_plugin(reg, path, &err)) {
+			policy_registry_free(reg);
+			return cli_report(&err);
+		}
+	}
+	printf("%-10s %s\n", "baseline", "no policy (the unmodified stack)");
+	for (size_t i = 0; i < policy_registry_count(reg); i++) {
+		const struct policy_ops *o = policy_registry_at(reg, i);
+		printf("%-10s %s%s\n", o->name, o->summary ? o->summary : "",
+		       i >= builtin ? " [plugin]" : "");
+		for (const struct cfg_param *p = o->params; p && p->key; p++) {
+			char key[160];
+			snprintf(key, sizeof(key), "%s.%s", o->name, p->key);
+			printf("  %-24s default %-8s %s (%s)\n", key, p->def ? p->def : "(required)",
+			       p->help ? p->help : "", p->source ? p->source : "");
+		}
+	}
+	policy_registry_free(reg);
+	return 0;
+}
+
 int cmd_list(int argc, char **argv)
 {
+	if (argc >= 2 && strcmp(argv[1], "policies") == 0)
+		return list_policies(argc, argv);
 	if (argc != 2) {
-		fprintf(stderr, "usage: mobisim list schedulers|devices|scenarios|workloads\n");
+		fprintf(stderr, "usage: mobisim list policies|schedulers|devices|scenarios|workloads\n");
 		return 2;
 	}
 	const char *what = argv[1];
@@ -77,7 +123,7 @@ int cmd_list(int argc, char **argv)
 			printf("%-10s %s\n", (*w)->name, (*w)->summary ? (*w)->summary : "");
 	} else {
 		fprintf(stderr, "mobisim: list: unknown category '%s' "
-				"(schedulers, devices, scenarios, workloads)\n", what);
+				"(policies, schedulers, devices, scenarios, workloads)\n", what);
 		return 2;
 	}
 	return 0;

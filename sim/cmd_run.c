@@ -27,6 +27,7 @@ static void run_usage(FILE *f)
 		"  --seed N            run seed (overrides the scenario's seed:)\n"
 		"  --out FILE          write the result JSON here (atomically; - for stdout)\n"
 		"  --trace-out FILE    write the simulated block trace as blkparse text\n"
+		"  --plugin FILE.so    load policies from a plugin (repeatable)\n"
 		"  --quiet             no summary on stdout\n");
 }
 
@@ -58,12 +59,21 @@ int cmd_run(int argc, char **argv)
 		{ "out", required_argument, NULL, 'o' },
 		{ "trace-out", required_argument, NULL, 't' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "plugin", required_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	char **sets = calloc((size_t)argc, sizeof(char *));
-	int nsets = 0;
+	const char **plugins = calloc((size_t)argc + 1, sizeof(char *));
+	int nsets = 0, nplugins = 0;
 	struct sim_options so = { 0 };
+	if (!sets || !plugins) {
+		fprintf(stderr, "mobisim: out of memory\n");
+		free(sets);
+		free(plugins);
+		return 1;
+	}
+	so.plugins = plugins;
 	const char *out = NULL;
 	int c, status = 2;
 	optind = 1;
@@ -90,6 +100,9 @@ int cmd_run(int argc, char **argv)
 			break;
 		case 'q':
 			so.quiet = true;
+			break;
+		case 'P':
+			plugins[nplugins++] = optarg;
 			break;
 		case 'h':
 			run_usage(stdout);
@@ -129,5 +142,6 @@ int cmd_run(int argc, char **argv)
 	status = rc ? cli_report(&err) : 0;
 done:
 	free(sets);
+	free(plugins);
 	return status;
 }

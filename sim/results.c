@@ -19,6 +19,7 @@
 
 #include "models/block.h"
 #include "models/device.h"
+#include "models/policy.h"
 #include "models/stack.h"
 #include "sim/sim.h"
 #include "sim/workload.h"
@@ -145,6 +146,8 @@ json_t *sim_result_json(struct sim *s)
 	json_object_set_new(doc, "waits", sim_metrics_waits_json(&s->metrics));
 	if (s->stack)
 		json_object_set_new(doc, "stack", stack_stats_json(s->stack));
+	if (policy_set_count(s->policies) > 0)
+		json_object_set_new(doc, "policies", policy_set_json(s->policies));
 	if (s->workload && s->workload->ops->stats_json) {
 		json_t *w = json_object();
 		json_object_set_new(w, "type", json_string(s->workload->ops->name));

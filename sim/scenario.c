@@ -4,7 +4,8 @@
  *
  * Top-level keys consumed here: name, description, seed, device,
  * scheduler, block, the scheduler sections (cfq:, deadline:, noop:),
- * run, source, workload. Layers consume their own sections (the stack:
+ * run, source, workload; models/policy.c consumes policies: and the
+ * policies' own sections. Layers consume their own sections (the stack:
  * cpu, memory, pagecache, readahead, writeback, fs, journal, fg); whatever
  * no one consumed is reported as an unknown key at the end.
  */
@@ -16,6 +17,7 @@
 #include "models/block.h"
 #include "models/device.h"
 #include "models/elevator.h"
+#include "models/policy.h"
 #include "models/stack.h"
 #include "sim/scenario.h"
 #include "sim/sim.h"
@@ -195,6 +197,12 @@ static int scenario_build(struct sim *s, const char *path, const struct sim_opti
 			return rc;
 	}
 
+	/* Policies hook into the stack and block layer, so they come after
+	 * both and before the workload starts any I/O. */
+	rc = policy_set_create_with_plugins(s, root, opt ? opt->plugins : NULL, &s->policies, err);
+	if (rc)
+		return rc;
+
 	if (opt && opt->trace_out) {
 		rc = sim_trace_out_open(s, opt->trace_out, err);
 		if (rc)
@@ -250,6 +258,8 @@ int sim_create(struct cfg_doc *doc, const char *scenario_path, const struct sim_
 
 void scenario_destroy_layers(struct sim *s)
 {
+	policy_set_destroy(s->policies); /* unhooks itself from the stack */
+	s->policies = NULL;
 	if (s->stack) {
 		stack_destroy(s->stack);
 		s->stack = NULL;

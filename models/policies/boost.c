@@ -1,0 +1,117 @@
+/* boost: foreground-blocking async I/O boost (user-centric I/O
+ * scheduling thesis, SNU 2017, §3.3 / papers/README.md §1 mechanism 3).
+ *
+ * When writeback assigns a page to an async bio the page's LBA is
+ * remembered (the thesis keeps it in the buffer head; in mobisim the
+ * stack passes the page's sector, fixed once its blocks are allocated, to
+ * on_wait_writeback). When a foreground task is about to block in
+ * wait_on_page_writeback() on such a page, the LBA goes down through
+ * blk_boost_lba() to the scheduler (CFQ's boost_lba, the thesis's
+ * elv_boost_lba -> lookup_lba), which moves the request that carries it
+ * to the front with top priority. If the scheduler does not hold it the
+ * request is still in a plug list or already dispatched, and the task
+ * waits as usual; the miss is counted by its reason (blk_locate_sector).
+ * Background and root tasks waiting on writeback are left alone.
+ */
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "models/block.h"
+#include "models/policy.h"
+#include "models/stack.h"
+#include "sim/sim.h"
+
+/* ---------------------------------------------------------- state */
+
+enum boost_miss {
+	BOOST_MISS_UNMAPPED = 0,   /* the page has no LBA (cannot happen under writeback) */
+	BOOST_MISS_PLUGGED,        /* still in a plug list */
+	BOOST_MISS_DISPATCHED,     /* already on the dispatch list or at the device */
+	BOOST_MISS_WAITING,        /* its bio sleeps in get_request: not a request yet */
+	BOOST_MISS_SCHEDULER,      /* in the scheduler, but it has no boost_lba */
+	BOOST_MISS_UNKNOWN,        /* not found anywhere in the block layer */
+	BOOST_NMISS
+};
+
+static const char *const boost_miss_names[BOOST_NMISS] = {
+	"unmapped", "plugged", "dispatched", "waiting_request", "scheduler_no_boost", "not_found",
+};
+
+struct boost {
+	bool fg_only;              /* tunable: boost only for foreground waiters (thesis) */
+	uint64_t waits_fg, waits_other, hits;
+	uint64_t miss[BOOST_NMISS];
+};
+
+/* ---------------------------------------------------------- hooks */
+
+static enum boost_miss boost_miss_reason(struct blk_queue *q, uint64_t sector)
+{
+	switch (blk_locate_sector(q, sector)) {
+	case BLK_WHERE_PLUGGED: return BOOST_MISS_PLUGGED;
+	case BLK_WHERE_DISPATCHED: return BOOST_MISS_DISPATCHED;
+	case BLK_WHERE_WAITING: return BOOST_MISS_WAITING;
+	case BLK_WHERE_SCHEDULER: return BOOST_MISS_SCHEDULER;
+	default: return BOOST_MISS_UNKNOWN;
+	}
+}
+
+static void boost_wait_writeback(struct policy *p, struct stack_task *t, uint64_t page_lba)
+{
+	struct boost *b = p->priv;
+	struct blk_queue *q = p->sim->blk;
+	if (b->fg_only && !stack_task_is_fg(t)) {
+		b->waits_other++;
+		return;
+	}
+	b->waits_fg++;
+	if (!q)
+		return;
+	if (page_lba == UINT64_MAX) {
+		b->miss[BOOST_MISS_UNMAPPED]++;
+		return;
+	}
+	if (blk_boost_lba(q, page_lba)) {
+		b->hits++;
+		return;
+	}
+	b->miss[boost_miss_reason(q, page_lba)]++;
+}
+
+static void boost_stats(const struct policy *p, struct json_t *obj)
+{
+	const struct boost *b = p->priv;
+	uint64_t misses = 0;
+	json_t *m = json_object();
+	for (int i = 0; i < BOOST_NMISS; i++) {
+		misses += b->miss[i];
+		json_object_set_new(m, boost_miss_names[i], json_integer((json_int_t)b->miss[i]));
+	}
+	json_object_set_new(obj, "waits_boosted_class", json_integer((json_int_t)b->waits_fg));
+	json_object_set_new(obj, "waits_ignored", json_integer((json_int_t)b->waits_other));
+	json_object_set_new(obj, "hits", json_integer((json_int_t)b->hits));
+	json_object_set_new(obj, "misses", json_integer((json_int_t)misses));
+	json_object_set_new(obj, "miss_reasons", m);
+	json_object_set_new(obj, "applied", json_boolean(p->sim->stack && p->sim->blk));
+}
+
+/* --------------------------------------------------------- params, ops */
+
+static const struct cfg_param boost_params[] = {
+	{ "fg_only", CFG_T_BOOL, offsetof(struct boost, fg_only), "", "true", CFG_NO_RANGE,
+	  "thesis §3.3: only a foreground task blocking in wait_on_page_writeback boosts",
+	  "boost only for foreground waiters (false: for every waiter, an ablation)", NULL },
+	CFG_PARAM_END,
+};
+
+const struct policy_ops boost_policy_ops = {
+	.name = "boost",
+	.summary = "FG-blocking async I/O boost: lift the request of a page an FG task waits on (thesis §3.3)",
+	.abi = MOBISIM_POLICY_ABI,
+	.params = boost_params,
+	.priv_size = sizeof(struct boost),
+	.on_wait_writeback = boost_wait_writeback,
+	.stats_json = boost_stats,
+};
