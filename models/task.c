@@ -48,8 +48,7 @@ static void task_account(struct stack_task *t, enum sim_wait cause, int64_t ns)
 	if (cause >= SIM_NWAIT || ns <= 0)
 		return;
 	t->wait_total[cause] += ns;
-	/* get_request sleeps are recorded by the block layer itself (per bio class) */
-	if (t->kind == TASK_USER && cause != SIM_WAIT_GET_REQUEST)
+	if (t->kind == TASK_USER)
 		sim_metrics_wait(&t->stack->sim->metrics, task_class(t), cause, ns);
 }
 
@@ -110,6 +109,9 @@ struct stack_task *task_new(struct stack *s, enum task_kind kind, const char *na
 	sim_event_init(&t->run_ev, task_run_event);
 	sim_event_init(&t->timer_ev, task_timer_event);
 	t->waiter.wake = task_waiter_wake;
+	/* The task charges its get_request sleeps like every other wait (kernel
+	 * threads' to their own totals only), so the block layer must not. */
+	t->waiter.accounts_wait = true;
 	list_init(&t->waiter.node);
 	list_init(&t->waitq_node);
 	list_init(&t->rq_node);

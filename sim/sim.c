@@ -147,6 +147,9 @@ void sim_destroy(struct sim *s)
 {
 	if (!s)
 		return;
+	/* Models still own events in the queue (commands in the device when the
+	 * workload finished): empty the queue before their memory goes. */
+	sim_engine_free(&s->engine);
 	if (s->workload) {
 		if (s->workload->ops->destroy)
 			s->workload->ops->destroy(s->workload->state);
@@ -158,7 +161,6 @@ void sim_destroy(struct sim *s)
 	if (s->device)
 		device_destroy(s->device);
 	sim_trace_out_free(s->trace_out);
-	sim_engine_free(&s->engine);
 	sim_metrics_free(&s->metrics);
 	sim_rng_set_free(s->rng);
 	cfg_free(s->doc);
