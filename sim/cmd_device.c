@@ -54,7 +54,8 @@ static const char *preset_name(const char *path, char *buf, size_t len)
 {
 	const char *base = strrchr(path, '/');
 	base = base ? base + 1 : path;
-	snprintf(buf, len, "%s", base);
+	if (snprintf(buf, len, "%s", base) >= (int)len) /* a long name is cut: it only labels the output */
+		buf[len - 1] = '\0';
 	size_t n = strlen(buf);
 	if (n > 5 && strcmp(buf + n - 5, ".yaml") == 0)
 		buf[n - 5] = '\0';
