@@ -10,7 +10,8 @@
  * the JSON says is what the screen says): each region's duration, fg/bg
  * read, fault and fsync latency p50/p99, the largest wait causes per
  * class, the background tasks' write throughput (bytes written by
- * background user tasks / their run time) and device busy time. The JSON
+ * background user tasks / their run time), the policies' own counters
+ * and device busy time. The JSON
  * is {"runs": {"<set>": RESULT, ...}, "table": [ROW...]} with
  * ROW = {"metric", "unit", "values": {"<set>": x}, "change": {"<set>": rel}},
  * rel = value / first - 1 (null when the first is 0), written atomically.
@@ -333,6 +334,36 @@ static json_t *compare_table(json_t **res, const struct compare_set *sets, size_
 		table_row(table, "bg run time", "s", rt, sets, n);
 	}
 
+	/* each policy's own counters (numbers at the top of its object), in
+	 * the order the runs first show them */
+	for (size_t k0 = 0; k0 < n; k0++) {
+		json_t *pol = json_object_get(res[k0], "policies");
+		json_t *names = json_object_get(pol, "names");
+		size_t pi;
+		json_t *pn;
+		json_array_foreach(names, pi, pn) {
+			const char *name = json_string_value(pn);
+			bool earlier = false;
+			for (size_t k = 0; k < k0 && !earlier; k++)
+				earlier = json_object_get(json_object_get(res[k], "policies"), name) != NULL;
+			if (earlier)
+				continue;
+			const char *key;
+			json_t *val;
+			json_object_foreach(json_object_get(pol, name), key, val) {
+				if (!json_is_number(val))
+					continue;
+				for (size_t k = 0; k < n; k++) {
+					json_t *x = json_object_get(
+						json_object_get(json_object_get(res[k], "policies"), name), key);
+					v[k] = json_is_number(x) ? json_number_value(x) : NAN;
+				}
+				snprintf(metric, sizeof(metric), "%s.%s", name, key);
+				table_row(table, metric, "", v, sets, n);
+			}
+		}
+	}
+
 	/* device */
 	for (size_t k = 0; k < n; k++) {
 		json_t *d = json_object_get(res[k], "device");
@@ -354,6 +385,8 @@ static void print_value(char *buf, size_t len, double x)
 		snprintf(buf, len, "-");
 	else if (x == 0.0)
 		snprintf(buf, len, "0");
+	else if (x == floor(x) && fabs(x) < 1e15)
+		snprintf(buf, len, "%.0f", x); /* counters */
 	else if (fabs(x) >= 1000)
 		snprintf(buf, len, "%.1f", x);
 	else if (fabs(x) >= 1)
