@@ -20,7 +20,10 @@
  * YAML:   workload: { type: synthetic, tasks: { NAME: { gen: ..., ... } } }
  * Every task has uid, start, ioprio_class/ioprio_level, enabled, region
  * (a BEGIN/END pair around the whole stream, recorded in regions[]) and
- * become_fg (the task's uid becomes the foreground uid when it starts).
+ * become_fg (the task's uid becomes the foreground uid when it starts),
+ * and copies/stagger: N independent instances KEY01..KEYNN (uid + i, their
+ * own files and random streams, start + i * stagger), so that "N apps
+ * launched together" is one `--set workload.tasks.KEY.copies=N`.
  * Random choices come from the stream "workload.NAME".
  */
 #include <stddef.h>
@@ -52,6 +55,8 @@ struct task_common {
 	const char *region;
 	bool become_fg;
 	const char *name;
+	int64_t copies;
+	int64_t stagger_ns;
 };
 
 static const struct cfg_param common_params[] = {
@@ -78,6 +83,11 @@ static const struct cfg_param common_params[] = {
 	  NULL },
 	{ "name", CFG_T_STRING, offsetof(struct task_common, name), "", "", CFG_NO_RANGE, "scenario",
 	  "comm (default: the task's key)", NULL },
+	{ "copies", CFG_T_INT, offsetof(struct task_common, copies), "", "1", 1, 1000, "scenario",
+	  "run this many independent instances, named KEY01.. with uid + i, their own files and "
+	  "random streams (e.g. N apps launched together)", NULL },
+	{ "stagger", CFG_T_TIME, offsetof(struct task_common, stagger_ns), "s", "0", 0, 1e6,
+	  "scenario", "copies: instance i starts at start + i * stagger", NULL },
 	CFG_PARAM_END,
 };
 
@@ -619,6 +629,57 @@ static int task_setup(struct wl_state *ws, struct wl_task *wt, struct cfg_node *
 	return 0;
 }
 
+/* Instance k of copies of the task described by map c (common keys
+ * already applied into tc). */
+static int task_create_one(struct wl_state *ws, struct cfg_node *c, const struct task_common *tc,
+			   int64_t k, int64_t copies, struct sim_error *err)
+{
+	struct sim *sim = ws->sim;
+	cfg_mark_used(c, false);
+	struct wl_task *wt = &ws->tasks[ws->ntasks++];
+	wt->ws = ws;
+	char kbuf[300];
+	if (copies > 1)
+		snprintf(kbuf, sizeof(kbuf), "%s%02lld", c->key, (long long)k + 1);
+	else
+		snprintf(kbuf, sizeof(kbuf), "%s", c->key);
+	wt->key = strdup(kbuf);
+	if (!wt->key)
+		return sim_errorf(err, SIM_E_NOMEM, "out of memory");
+	wt->c = *tc;
+	if (copies > 1) {
+		if (wt->c.uid != 0)
+			wt->c.uid += k;
+		if (wt->c.pid != 0)
+			wt->c.pid += k;
+		wt->c.start_ns += k * wt->c.stagger_ns;
+		wt->c.name = "";
+	}
+	char rname[300];
+	snprintf(rname, sizeof(rname), "workload.%s", wt->key);
+	wt->rng = sim_rng(sim, rname);
+	if (!wt->c.enabled) {
+		/* consume its keys so that a disabled task is not "unknown" */
+		cfg_mark_used(c, true);
+		return 0;
+	}
+	int rc = task_setup(ws, wt, c, err);
+	if (rc)
+		return rc;
+	struct stack_task_attr a = {
+		.name = wt->c.name[0] ? wt->c.name : wt->key,
+		.pid = (int32_t)wt->c.pid,
+		.uid = (uint32_t)wt->c.uid,
+		.ioprio_class = (uint8_t)wt->c.ioprio_class,
+		.ioprio_level = (uint8_t)wt->c.ioprio_level,
+	};
+	struct stack_op_source src = { .next = wl_next, .exited = wl_exited, .ctx = wt };
+	wt->t = stack_task_create(ws->stack, &a, &src, err);
+	if (!wt->t)
+		return err->code;
+	return 0;
+}
+
 static void wl_destroy(void *state);
 
 static int wl_create(struct sim *sim, struct cfg_node *node, void **state, struct sim_error *err)
@@ -640,45 +701,29 @@ static int wl_create(struct sim *sim, struct cfg_node *node, void **state, struc
 				  "expected `tasks:`, a map of task name -> {gen: ..., ...}");
 	cfg_mark_used(tasks, false);
 	uint32_t n = 0;
-	for (struct cfg_node *c = tasks->child; c; c = c->next)
-		n++;
+	for (struct cfg_node *c = tasks->child; c; c = c->next) {
+		if (c->kind != CFG_MAP)
+			return cfg_errorf(err, c, "expected a map {gen: ..., ...}");
+		struct task_common tc;
+		int rc = cfg_apply(common_params, c, &tc, err);
+		if (rc)
+			return rc;
+		n += tc.enabled ? (uint32_t)tc.copies : 1;
+	}
 	ws->tasks = calloc(n, sizeof(*ws->tasks));
 	if (!ws->tasks)
 		return sim_errorf(err, SIM_E_NOMEM, "out of memory");
 	for (struct cfg_node *c = tasks->child; c; c = c->next) {
-		if (c->kind != CFG_MAP)
-			return cfg_errorf(err, c, "expected a map {gen: ..., ...}");
-		cfg_mark_used(c, false);
-		struct wl_task *wt = &ws->tasks[ws->ntasks++];
-		wt->ws = ws;
-		wt->key = strdup(c->key);
-		if (!wt->key)
-			return sim_errorf(err, SIM_E_NOMEM, "out of memory");
-		int rc = cfg_apply(common_params, c, &wt->c, err);
+		struct task_common tc;
+		int rc = cfg_apply(common_params, c, &tc, err);
 		if (rc)
 			return rc;
-		char rname[300];
-		snprintf(rname, sizeof(rname), "workload.%s", wt->key);
-		wt->rng = sim_rng(sim, rname);
-		if (!wt->c.enabled) {
-			/* consume its keys so that a disabled task is not "unknown" */
-			cfg_mark_used(c, true);
-			continue;
+		int64_t copies = tc.enabled ? tc.copies : 1;
+		for (int64_t k = 0; k < copies; k++) {
+			rc = task_create_one(ws, c, &tc, k, copies, err);
+			if (rc)
+				return rc;
 		}
-		rc = task_setup(ws, wt, c, err);
-		if (rc)
-			return rc;
-		struct stack_task_attr a = {
-			.name = wt->c.name[0] ? wt->c.name : wt->key,
-			.pid = (int32_t)wt->c.pid,
-			.uid = (uint32_t)wt->c.uid,
-			.ioprio_class = (uint8_t)wt->c.ioprio_class,
-			.ioprio_level = (uint8_t)wt->c.ioprio_level,
-		};
-		struct stack_op_source src = { .next = wl_next, .exited = wl_exited, .ctx = wt };
-		wt->t = stack_task_create(ws->stack, &a, &src, err);
-		if (!wt->t)
-			return err->code;
 	}
 	return 0;
 }

@@ -37,6 +37,7 @@
  */
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -352,10 +353,12 @@ static int padding_before_launch(struct policy *p, const struct policy_app *app,
 		return 0;
 	if (pd->p.mode >= PAD_REORDER && !pd->loaded) {
 		int rc = lprof_load(&pd->prof, pd->p.profile, sim->stack, err);
-		if (rc == SIM_E_IO)
+		if (rc == SIM_E_IO) {
+			char why[SIM_ERRMSG_MAX];
+			snprintf(why, sizeof(why), "%s", err->msg);
 			return sim_errorf(err, SIM_E_INPUT,
-					  "padding: %s (record it first with padding.mode=record)",
-					  err->msg);
+					  "padding: %s (record it first with padding.mode=record)", why);
+		}
 		if (rc)
 			return rc;
 		pd->loaded = true;

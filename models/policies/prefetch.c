@@ -40,6 +40,7 @@
  */
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -392,10 +393,12 @@ static int prefetch_before_launch(struct policy *p, const struct policy_app *app
 		return 0; /* nothing to prefetch into */
 	if (pf->p.mode == PF_REPLAY && !pf->loaded) {
 		int rc = lprof_load(&pf->prof, pf->p.profile, sim->stack, err);
-		if (rc == SIM_E_IO)
+		if (rc == SIM_E_IO) {
+			char why[SIM_ERRMSG_MAX];
+			snprintf(why, sizeof(why), "%s", err->msg);
 			return sim_errorf(err, SIM_E_INPUT,
-					  "prefetch: %s (record it first with prefetch.mode=record)",
-					  err->msg);
+					  "prefetch: %s (record it first with prefetch.mode=record)", why);
+		}
 		if (rc)
 			return rc;
 		pf->loaded = true;
