@@ -73,14 +73,16 @@ static int compare_parse_sets(const char *spec, const struct policy_registry *re
 		return sim_errorf(err, SIM_E_NOMEM, "out of memory");
 	int rc = 0;
 	*nsets = 0;
-	char *save = NULL;
 	size_t items = 0;
-	for (char *p = copy;; p = NULL) {
-		char *tok = strtok_r(p, ";", &save);
-		if (!tok)
-			break;
-		items++;
+	for (char *tok = copy; tok;) {
+		char *semi = strchr(tok, ';');
+		if (semi)
+			*semi++ = '\0';
 		char *t = trim(tok);
+		tok = semi;
+		if (!*t && !semi && items > 0)
+			break; /* a trailing ';' */
+		items++;
 		if (*nsets == COMPARE_MAX_SETS) {
 			rc = sim_errorf(err, SIM_E_INPUT, "--policies: more than %d sets", COMPARE_MAX_SETS);
 			break;
