@@ -9,7 +9,7 @@
  * policies. The table is derived from the runs' result documents (what
  * the JSON says is what the screen says): each region's duration, fg/bg
  * read, fault and fsync latency p50/p99, the largest wait causes per
- * class, the background tasks' write throughput (bytes written by
+ * class (total and longest single wait), the background tasks' write throughput (bytes written by
  * background user tasks / their run time), the policies' own counters
  * and device busy time. The JSON
  * is {"runs": {"<set>": RESULT, ...}, "table": [ROW...]} with
@@ -321,6 +321,13 @@ static json_t *compare_table(json_t **res, const struct compare_set *sets, size_
 			}
 			snprintf(metric, sizeof(metric), "%s wait %s", classes[c], chosen[x]);
 			table_row(table, metric, "s", v, sets, n);
+			/* LatencyTOP's other column: the longest single wait */
+			for (size_t k = 0; k < n; k++) {
+				json_t *w = wait_of(res[k], chosen[x], classes[c]);
+				v[k] = w ? jnum(w, "max_ns") / 1e6 : 0.0;
+			}
+			snprintf(metric, sizeof(metric), "%s wait %s max", classes[c], chosen[x]);
+			table_row(table, metric, "ms", v, sets, n);
 		}
 	}
 
