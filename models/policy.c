@@ -28,6 +28,7 @@ extern const struct policy_ops boost_policy_ops;  /* models/policies/boost.c */
 extern const struct policy_ops jprio_policy_ops;  /* models/policies/jprio.c */
 extern const struct policy_ops prefetch_policy_ops; /* models/policies/prefetch.c */
 extern const struct policy_ops padding_policy_ops;  /* models/policies/padding.c */
+extern const struct policy_ops fgcfq_policy_ops;    /* models/policies/fgcfq.c */
 
 static const struct policy_ops *const policy_table[] = {
 	&expc_policy_ops,
@@ -35,6 +36,7 @@ static const struct policy_ops *const policy_table[] = {
 	&jprio_policy_ops,
 	&prefetch_policy_ops,
 	&padding_policy_ops,
+	&fgcfq_policy_ops,
 	NULL,
 };
 
