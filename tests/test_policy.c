@@ -377,6 +377,18 @@ static void test_policy_boost_cuts_fg_writeback_wait(void **state)
 	/* every FG wait was tried once: hits + misses */
 	assert_int_equal(pstat(b, "boost", "hits") + pstat(b, "boost", "misses"),
 			 pstat(b, "boost", "waits_boosted_class"));
+	/* every miss has a reason; the block layer counted the same attempts */
+	json_t *reasons = json_object_get(json_object_get(json_object_get(b, "policies"), "boost"),
+					  "miss_reasons");
+	json_int_t sum = 0;
+	const char *key;
+	json_t *val;
+	json_object_foreach(reasons, key, val)
+		sum += json_integer_value(val);
+	assert_int_equal(sum, pstat(b, "boost", "misses"));
+	json_t *bb = json_object_get(json_object_get(json_object_get(b, "block"), "counters"), "boost");
+	assert_int_equal(json_integer_value(json_object_get(bb, "hits")), pstat(b, "boost", "hits"));
+	assert_int_equal(json_integer_value(json_object_get(bb, "misses")), pstat(b, "boost", "misses"));
 	/* the save (the FG region) finishes sooner */
 	double ra = (double)json_integer_value(json_object_get(
 		json_array_get(json_object_get(a, "regions"), 0), "duration_ns"));
