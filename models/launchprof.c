@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "models/stack.h"
 
@@ -21,30 +22,33 @@
 struct lprof_app *lprof_app_get(struct lprof *pr, const char *name)
 {
 	for (size_t i = 0; i < pr->napps; i++)
-		if (strcmp(pr->apps[i].name, name) == 0)
-			return &pr->apps[i];
+		if (strcmp(pr->apps[i]->name, name) == 0)
+			return pr->apps[i];
 	if (pr->napps == pr->cap) {
 		size_t cap = pr->cap ? pr->cap * 2 : 8;
-		struct lprof_app *n = realloc(pr->apps, cap * sizeof(*n));
+		struct lprof_app **n = realloc(pr->apps, cap * sizeof(*n));
 		if (!n)
 			return NULL;
 		pr->apps = n;
 		pr->cap = cap;
 	}
-	struct lprof_app *a = &pr->apps[pr->napps];
-	memset(a, 0, sizeof(*a));
-	a->name = strdup(name);
-	if (!a->name)
+	struct lprof_app *a = calloc(1, sizeof(*a));
+	if (!a)
 		return NULL;
-	pr->napps++;
+	a->name = strdup(name);
+	if (!a->name) {
+		free(a);
+		return NULL;
+	}
+	pr->apps[pr->napps++] = a;
 	return a;
 }
 
 const struct lprof_app *lprof_find(const struct lprof *pr, const char *name)
 {
 	for (size_t i = 0; i < pr->napps; i++)
-		if (strcmp(pr->apps[i].name, name) == 0)
-			return &pr->apps[i];
+		if (strcmp(pr->apps[i]->name, name) == 0)
+			return pr->apps[i];
 	return NULL;
 }
 
@@ -73,8 +77,9 @@ void lprof_app_clear(struct lprof_app *a)
 void lprof_free(struct lprof *pr)
 {
 	for (size_t i = 0; i < pr->napps; i++) {
-		free(pr->apps[i].name);
-		free(pr->apps[i].p);
+		free(pr->apps[i]->name);
+		free(pr->apps[i]->p);
+		free(pr->apps[i]);
 	}
 	free(pr->apps);
 	memset(pr, 0, sizeof(*pr));
@@ -89,6 +94,13 @@ int lprof_save(const struct lprof *pr, const char *path, struct sim_error *err)
 	if (!tmp)
 		return sim_errorf(err, SIM_E_NOMEM, "out of memory");
 	snprintf(tmp, len, "%s.tmp", path);
+	/* the profile's directory (one level, e.g. out/) is created if absent */
+	char *slash = strrchr(tmp, '/');
+	if (slash && slash != tmp) {
+		*slash = 0;
+		(void)mkdir(tmp, 0777);
+		*slash = '/';
+	}
 	FILE *f = fopen(tmp, "w");
 	if (!f) {
 		int rc = sim_errorf(err, SIM_E_IO, "%s: cannot write: %s", tmp, strerror(errno));
@@ -97,7 +109,7 @@ int lprof_save(const struct lprof *pr, const char *path, struct sim_error *err)
 	}
 	fprintf(f, "# mobisim launch profile 1\n# app\tseq\tkind\tfile\toff_bytes\tlen_bytes\tlba\n");
 	for (size_t i = 0; i < pr->napps; i++) {
-		const struct lprof_app *a = &pr->apps[i];
+		const struct lprof_app *a = pr->apps[i];
 		for (size_t k = 0; k < a->n; k++) {
 			const struct lprof_piece *p = &a->p[k];
 			fprintf(f, "%s\t%" PRIu32 "\t%s\t%s\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\n",

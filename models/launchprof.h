@@ -46,7 +46,7 @@ struct lprof_app {
 };
 
 struct lprof {
-	struct lprof_app *apps;
+	struct lprof_app **apps;     /* stable pointers: recorders keep them */
 	size_t napps, cap;
 };
 

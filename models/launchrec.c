@@ -25,23 +25,24 @@ static void lrec_event(void *ctx, const struct blk_trace_event *ev)
 	struct lrec *r = ctx;
 	if (r->has_prev)
 		r->prev.event(r->prev.ctx, ev);
-	if ((ev->action != 'Q' && ev->action != 'D') || req_is_write(ev->flags) ||
+	if (ev->action != 'D' || req_is_write(ev->flags) ||
 	    ev->nr_sectors == 0)
 		return;
 	for (struct lrec_app *a = r->apps; a; a = a->next) {
 		bool helper = false;
 		if (!a->watching || !app_has_pid(a, ev->pid, &helper))
 			continue;
-		if (ev->action == 'D') {
-			uint64_t b = (uint64_t)ev->nr_sectors << SECTOR_SHIFT;
-			if (helper) {
-				a->helper_requests++;
-				a->helper_bytes += b;
-			} else {
-				a->requests++;
-				a->bytes += b;
-			}
-		} else if (a->recording && !helper) {
+		if (ev->action != 'D')
+			return;
+		uint64_t b = (uint64_t)ev->nr_sectors << SECTOR_SHIFT;
+		if (helper) {
+			a->helper_requests++;
+			a->helper_bytes += b;
+		} else {
+			a->requests++;
+			a->bytes += b;
+		}
+		if (a->recording && !helper) {
 			if (lprof_record_request(a->prof, &a->map, r->bdev, ev->sector, ev->nr_sectors,
 						 (ev->flags & REQ_META) != 0))
 				sim_fail(r->sim, SIM_E_NOMEM, "out of memory recording a launch");

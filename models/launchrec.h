@@ -1,8 +1,9 @@
 /* Launch observer for the launch planners: watches the block layer's trace
  * points (the simulated blktrace) for the pids of launching apps, records
- * their read bios (Q) into a launch profile through the app's
- * LBA-to-extent tree (profiling run), and counts the requests they
- * dispatch (D) and the bytes, for the average I/O size of a launch.
+ * the read requests they issue to the device (D, after plug and elevator
+ * merging: what blktrace shows of a launch) into a launch profile through
+ * the app's LBA-to-extent tree (profiling run), and counts those requests
+ * and their bytes, for the average I/O size of a launch.
  *
  * The queue has one trace sink; the observer installs itself when the
  * first launch is watched and forwards every event to the sink that was

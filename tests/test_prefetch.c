@@ -344,6 +344,55 @@ static void test_prefetch_harmless_when_io_only(void **state)
 	assert_true(pf.hit_ratio > 0.99);
 }
 
+/* N apps launched together (workload copies), each recorded and each with
+ * its own prefetcher; more apps than the profile's first allocation. */
+static void test_prefetch_many_apps_launched_together(void **state)
+{
+	(void)state;
+	char prof[128], yaml[4096];
+	snprintf(prof, sizeof(prof), "/tmp/mobisim-pf-many-%d.prof", (int)getpid());
+	struct lprof stable = { 0 };
+	struct lprof_app *first = lprof_app_get(&stable, "a0");
+	for (int i = 1; i < 40; i++) {
+		char nm[8];
+		snprintf(nm, sizeof(nm), "a%d", i);
+		assert_non_null(lprof_app_get(&stable, nm));
+	}
+	assert_ptr_equal(lprof_app_get(&stable, "a0"), first); /* pointers stay valid */
+	lprof_free(&stable);
+	for (int mode = 0; mode < 2; mode++) {
+		snprintf(yaml, sizeof(yaml),
+			 "seed: 4\ndevice: %s\nscheduler: cfq\ncpu: {cores: 4}\n"
+			 "memory: {total_bytes: 1GiB, reserved_bytes: 256MiB}\n"
+			 "policies: [prefetch]\nprefetch: {mode: %s, profile: %s}\n"
+			 "workload: {type: synthetic, tasks: {app: {gen: launch, copies: 12, uid: 1000,"
+			 " region: launch, bytes: 512KiB, files: 3, cpu_total: 20ms}}}\n",
+			 DEV, mode ? "replay" : "record", prof);
+		struct sim *sim = make_sim(yaml);
+		struct sim_error err;
+		if (sim_run(sim, &err))
+			fail_msg("%s", err.msg);
+		json_t *r = sim_result_json(sim);
+		assert_int_equal(json_array_size(json_object_get(r, "regions")), 12);
+		json_t *pf = json_object_get(json_object_get(r, "policies"), "prefetch");
+		json_t *apps = json_object_get(pf, "apps");
+		assert_int_equal(json_array_size(apps), 12);
+		for (size_t i = 0; i < 12; i++) {
+			json_t *a = json_array_get(apps, i);
+			char want[16];
+			snprintf(want, sizeof(want), "app%02zu", i + 1);
+			assert_string_equal(json_string_value(json_object_get(a, "app")), want);
+			if (mode == 0)
+				assert_true(json_integer_value(json_object_get(a, "recorded_requests")) > 0);
+			else
+				assert_true(json_number_value(json_object_get(a, "hit_ratio")) > 0.99);
+		}
+		json_decref(r);
+		sim_destroy(sim);
+	}
+	unlink(prof);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -353,6 +402,7 @@ int main(void)
 		cmocka_unit_test(test_prefetch_lba_tree_maps_back_to_file_offsets),
 		cmocka_unit_test(test_prefetch_overlaps_cpu_and_io),
 		cmocka_unit_test(test_prefetch_harmless_when_io_only),
+		cmocka_unit_test(test_prefetch_many_apps_launched_together),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -14,7 +14,8 @@
  *
  * In mobisim:
  *   mode: record   profiling run (as prefetch's, same profile format):
- *                  the launch's read bios, mapped to (file, offset).
+ *                  the launch's read requests (block trace D),
+ *                  mapped to (file, offset).
  *   mode: baseline demand paging, only observed (I/O count and size).
  *   mode: reorder | merge | pad   the launch starts (right after its
  *                  region begins) with the loader, on the app's own thread:

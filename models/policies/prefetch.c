@@ -10,8 +10,8 @@
  * the launch tends to max(t_io, t_cpu) instead of their sum.
  *
  * In mobisim, two runs of the CLI:
- *   mode: record  the profiling run: the launch's read bios (block trace
- *                 point Q of the app's pid, the simulated blktrace) are
+ *   mode: record  the profiling run: the launch's read requests (block
+ *                 trace point D of the app's pid, the simulated blktrace) are
  *                 mapped through the tree of the files the app opens and
  *                 saved to `profile` (TSV, atomic) when the launch ends.
  *   mode: replay  the measured run: at launch start the profile is turned
