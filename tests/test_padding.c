@@ -17,7 +17,9 @@
 #include <cmocka.h>
 #include <jansson.h>
 
+#include "models/device.h"
 #include "models/padplan.h"
+#include "models/policy.h"
 #include "sim/config.h"
 #include "sim/sim.h"
 
@@ -364,6 +366,73 @@ static void test_padding_replay_without_profile_is_input_error(void **state)
 	sim_destroy(sim);
 }
 
+/* The framework's plan_loads hook: a working set of 4 KiB chunks with
+ * 4 KiB holes becomes fewer, larger reads that cover every chunk and stay
+ * within max_kib; merge alone only joins touching chunks. */
+static void test_padding_plan_loads_hook(void **state)
+{
+	(void)state;
+	const struct policy_ops *ops = NULL;
+	for (const struct policy_ops *const *o = policy_builtin_registry(); *o; o++)
+		if (strcmp((*o)->name, "padding") == 0)
+			ops = *o;
+	assert_non_null(ops);
+	assert_non_null(ops->plan_loads);
+	struct sim *sim = sim_new_bare(1);
+	struct cfg_doc *doc;
+	struct sim_error err;
+	assert_int_equal(cfg_load_string(device_table, strlen(device_table), "dev", &doc, &err), 0);
+	struct device *dev;
+	assert_int_equal(device_create(sim, cfg_root(doc), &dev, &err), 0);
+	for (int mode = 0; mode < 2; mode++) {
+		struct policy p = { .ops = ops, .priv = calloc(1, ops->priv_size) };
+		assert_non_null(p.priv);
+		char y[64];
+		snprintf(y, sizeof(y), "{mode: %s}", mode ? "pad" : "merge");
+		struct cfg_doc *pd;
+		assert_int_equal(cfg_load_string(y, strlen(y), "p", &pd, &err), 0);
+		assert_int_equal(cfg_apply(ops->params, cfg_root(pd), p.priv, &err), 0);
+		struct policy_working_set ws;
+		policy_ws_init(&ws, dev);
+		/* 200 chunks of 4 KiB, every third followed by a 4 KiB hole, in reverse order */
+		uint64_t lba = 1 << 20;
+		uint64_t want[200];
+		for (int i = 0; i < 200; i++) {
+			want[i] = lba;
+			lba += 8 + (i % 3 == 0 ? 8 : 0);
+		}
+		for (int i = 199; i >= 0; i--) {
+			struct policy_chunk c = { .lba = want[i], .len = 4096 };
+			assert_int_equal(policy_ws_push(&ws, &c, &err), 0);
+		}
+		assert_int_equal(ops->plan_loads(&p, &ws, dev, &err), 0);
+		assert_true(ws.n < 200);
+		if (mode == 1)
+			assert_true(ws.n < 10); /* 4 KiB holes are worth reading on this table */
+		else
+			assert_int_equal(ws.n, 68); /* runs of touching chunks */
+		for (size_t k = 0; k < ws.n; k++) {
+			assert_true(ws.chunks[k].len <= 512 * 1024);
+			if (k)
+				assert_true(ws.chunks[k].lba >= ws.chunks[k - 1].lba +
+								 ws.chunks[k - 1].len / 512);
+		}
+		for (int i = 0; i < 200; i++) {
+			bool covered = false;
+			for (size_t k = 0; k < ws.n && !covered; k++)
+				covered = want[i] >= ws.chunks[k].lba &&
+					  want[i] + 8 <= ws.chunks[k].lba + ws.chunks[k].len / 512;
+			assert_true(covered);
+		}
+		policy_ws_free(&ws);
+		free(p.priv);
+		cfg_free(pd);
+	}
+	device_destroy(dev);
+	cfg_free(doc);
+	sim_destroy(sim);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -375,6 +444,7 @@ int main(void)
 		cmocka_unit_test(test_padding_end_to_end_flash),
 		cmocka_unit_test(test_padding_end_to_end_table),
 		cmocka_unit_test(test_padding_replay_without_profile_is_input_error),
+		cmocka_unit_test(test_padding_plan_loads_hook),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
