@@ -1,10 +1,12 @@
 /* Tests for CFQ's foreground-aware mode (models/cfq.c, `fg_aware`; the
  * fgcfq policy of issue 7, after the SNU 2017 thesis mechanisms 3-4): FG
- * queues are served first and FIFO among themselves, boosted async I/O is
- * high, merges never push FG data back, and with no FG task the mode
- * changes nothing. A real block queue over an ideal device (fixed service
- * time, queue depth 1) is driven by closed-loop streams of bios, as in
- * tests/test_cfq.c.
+ * queues are served first and FIFO among themselves, BG never preempts
+ * them, boosted async I/O is high, merges never push FG data back, idling
+ * follows fg_idle, and with no FG task the mode changes nothing; then the
+ * fgcfq policy that switches the mode on. A real block queue over an ideal
+ * device (fixed service time, queue depth 1 unless said) is driven by
+ * closed-loop streams of bios, as in tests/test_cfq.c; the policy tests
+ * run small stack scenarios.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -423,6 +425,36 @@ static void test_fgcfq_fifo_among_fg_queues(void **state)
 			last_b = i;
 	}
 	assert_true(last_b < last_a);
+}
+
+/* BG never preempts an FG queue, not even RT or REQ_PRIO: an FG batch
+ * of 8 reads queued at 0, an RT BG metadata read at 10 us. Plain CFQ
+ * serves the RT read next; the mode after the FG batch. */
+static size_t rt_position(const char *cfq_yaml)
+{
+	struct harness *h = h_new(DEV_QD1, cfq_yaml);
+	struct stream fg, rt;
+	size_t pos = SIZE_MAX;
+
+	stream_init(&fg, h, 1, IOPRIO_CLASS_NONE, 0, REQ_FG, 8, 0, 8, 0, 0);
+	stream_init(&rt, h, 2, IOPRIO_CLASS_RT, 0, REQ_META | REQ_PRIO, 8, 5000000, 1, 0, 10 * US);
+	fg.stop_ns = rt.stop_ns = 0;
+	h_run(h, 100 * MS);
+	assert_int_equal(h->norder, 9);
+	for (size_t i = 0; i < h->norder; i++)
+		if (h->order[i] == 2)
+			pos = i;
+	h_free(h);
+	return pos;
+}
+
+static void test_fgcfq_bg_never_preempts_fg(void **state)
+{
+	(void)state;
+	size_t plain = rt_position(CFQ_ROT), fg = rt_position(CFQ_ROT FG_ON);
+	print_message("RT BG read completes as number %zu (plain), %zu (fg-aware) of 9\n", plain + 1, fg + 1);
+	assert_int_equal(plain, 1); /* right after the FG read on the device */
+	assert_int_equal(fg, 8);
 }
 
 /* Boosted async is high: two writes of a starved async queue are lifted
@@ -932,6 +964,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fgcfq_fg_first_and_lower_latency),
 		cmocka_unit_test(test_fgcfq_fifo_among_fg_queues),
+		cmocka_unit_test(test_fgcfq_bg_never_preempts_fg),
 		cmocka_unit_test(test_fgcfq_boosted_async_served_high),
 		cmocka_unit_test(test_fgcfq_bg_merge_does_not_delay_fg),
 		cmocka_unit_test(test_fgcfq_fg_merge_lifts_bg_request),
