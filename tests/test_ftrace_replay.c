@@ -333,6 +333,26 @@ static void test_ftrace_replay_fsync_becomes_fsync_op(void **state)
 	unlink(t.path);
 }
 
+static void test_ftrace_replay_odsync_open_makes_sync_writes(void **state)
+{
+	(void)state;
+	struct tf t;
+	tf_open(&t);
+	/* openat(..., O_WRONLY|O_DSYNC) = 7, then a 4 KiB write */
+	ev(&t, "sqlite", 400, 400, 0, "sys_enter: NR 56 (ffffff9c, 7ffd1000, 1001, 0, 0, 0)");
+	ev(&t, "sqlite", 400, 400, 5, "sys_exit: NR 56 = 7");
+	ev(&t, "sqlite", 400, 400, 10, "sys_enter: NR 64 (7, 7ffd3000, 1000, 0, 0, 0)");
+	ev(&t, "sqlite", 400, 400, 15, "sys_exit: NR 64 = 4096");
+	tf_close(&t);
+	struct run r;
+	run_ok(&r, t.path, NULL, NULL);
+	const struct sim_opstat *w = op(&r, SIM_CLASS_FG, SIM_OP_WRITE);
+	assert_int_equal(w->count, 1);
+	assert_true(w->lat.min >= 1000 * US); /* waits for its own writeback */
+	run_free(&r);
+	unlink(t.path);
+}
+
 static void test_ftrace_replay_mmap_pagecache_adds_become_one_fault(void **state)
 {
 	(void)state;
@@ -383,7 +403,9 @@ static void test_ftrace_replay_sched_switch_splits_gap_into_cpu_and_sleep(void *
 	fprintf(t.f, "  %16s-%-5d (%5d) [000] d..3. %.6f: sched_switch: prev_comm=swapper/0 prev_pid=0 "
 		"prev_prio=120 prev_state=R ==> next_comm=app next_pid=100 next_prio=120\n",
 		"<idle>", 0, 0, 100.0 + 900 / 1e6);
+	ev(&t, "app", 100, 100, 1000, "tracing_mark_write: B|100|next");
 	ev_open(&t, "app", 100, 100, 1000, 1010, 4);
+	ev(&t, "app", 100, 100, 1010, "tracing_mark_write: E|100");
 	tf_close(&t);
 	struct run r;
 	run_ok(&r, t.path, NULL, NULL);
@@ -391,8 +413,11 @@ static void test_ftrace_replay_sched_switch_splits_gap_into_cpu_and_sleep(void *
 	assert_int_equal(stat_int(&r, "ops", "cpu"), 1);
 	assert_int_equal(stat_int(&r, "ops", "sleep"), 1);
 	assert_true(json_is_true(json_object_get(r.stats, "sched_switch_seen")));
-	/* both opens cost no I/O (cached inodes): the run ends at gap + CPU time */
-	assert_true(sim_now(r.s) >= 990 * US);
+	/* the opens cost no I/O (cached inodes), the CPU is free: the next op
+	 * starts after the first open, 300 us of CPU and 690 us of sleep */
+	const struct sim_region *n = region(&r, "next");
+	assert_true(n->start_ns >= 990 * US);
+	assert_true(n->start_ns < 1050 * US);
 	run_free(&r);
 	unlink(t.path);
 }
@@ -438,6 +463,26 @@ static void test_ftrace_replay_vfs_kprobes_regular_files_only(void **state)
 	assert_int_equal(stat_int(&r, "vfs_kprobes", "write_probe"), 2);
 	assert_int_equal(stat_int(&r, "unknown_events", "__arm64_sys_mprotect"), 1);
 	assert_int_equal(stat_int(&r, "unknown_events", "read_probe"), 0);
+	run_free(&r);
+	unlink(t.path);
+}
+
+static void test_ftrace_replay_fg_comm_matches_process_name(void **state)
+{
+	(void)state;
+	struct tf t;
+	tf_open(&t);
+	/* the app's main thread names the process; RenderThread belongs to it */
+	ev_open(&t, "com.example.app", 300, 300, 0, 5, 3);
+	ev_open(&t, "RenderThread", 301, 300, 10, 15, 4);
+	ev_read(&t, "RenderThread", 301, 300, 20, 30, 4, 0x1000, 4096);
+	ev_open(&t, "RenderThread", 401, 400, 40, 45, 3); /* same comm, other process */
+	ev_read(&t, "RenderThread", 401, 400, 50, 60, 3, 0x1000, 4096);
+	tf_close(&t);
+	struct run r;
+	run_ok(&r, t.path, NULL, "  fg_comm: \"com.example.*\"\n");
+	assert_int_equal(op(&r, SIM_CLASS_FG, SIM_OP_READ)->count, 1);
+	assert_int_equal(op(&r, SIM_CLASS_BG, SIM_OP_READ)->count, 1);
 	run_free(&r);
 	unlink(t.path);
 }
@@ -573,9 +618,11 @@ int main(void)
 		cmocka_unit_test(test_ftrace_replay_open_serialises_a_thread),
 		cmocka_unit_test(test_ftrace_replay_markers_become_regions),
 		cmocka_unit_test(test_ftrace_replay_fsync_becomes_fsync_op),
+		cmocka_unit_test(test_ftrace_replay_odsync_open_makes_sync_writes),
 		cmocka_unit_test(test_ftrace_replay_mmap_pagecache_adds_become_one_fault),
 		cmocka_unit_test(test_ftrace_replay_sched_switch_splits_gap_into_cpu_and_sleep),
 		cmocka_unit_test(test_ftrace_replay_vfs_kprobes_regular_files_only),
+		cmocka_unit_test(test_ftrace_replay_fg_comm_matches_process_name),
 		cmocka_unit_test(test_ftrace_replay_fg_uid_from_kprobe_writer),
 		cmocka_unit_test(test_ftrace_replay_unknown_events_counted),
 		cmocka_unit_test(test_ftrace_replay_broken_line_is_file_line_error),

@@ -6,7 +6,8 @@
  *  in traces/ftrace.c):
  *    read, pread64     -> READ of the returned byte count (pread64 at its
  *                         pos argument, read at the fd's tracked position)
- *    write, pwrite64   -> WRITE of the returned byte count
+ *    write, pwrite64   -> WRITE of the returned byte count (O_SYNC/O_DSYNC
+ *                         from openat's flags: a synchronous write)
  *    fsync, fdatasync  -> FSYNC, FDATASYNC
  *    openat            -> OPEN of the returned fd, close -> CLOSE
  *    mmap of an fd     -> remembered per process: a later
@@ -37,7 +38,8 @@
  * whose first op writes starts empty.
  *
  * Foreground: ftrace has no uid for syscalls, so fg comes from fg_pid
- * (thread or process id), fg_comm (fnmatch on the thread's comm) and, when
+ * (thread or process id), fg_comm (fnmatch on the thread's comm or on its
+ * process's main-thread comm, when the trace showed it) and, when
  * a uid source exists (the kprobe's uid_writer= field), fg_uid; no rule at
  * all makes every thread foreground (as traces/replay.c). Fg tasks get the
  * foreground uid (fg_uid[0] or 10000), bg tasks their recorded uid when
@@ -153,12 +155,18 @@ struct fr_op {
 struct fr_fd {
 	struct stack_file *f;
 	uint64_t pos;
+	bool sync;                  /* opened with O_SYNC or O_DSYNC */
 };
+
+/* openat flags, include/uapi/asm-generic/fcntl.h (arm64 uses these) */
+#define FR_O_TRUNC 01000
+#define FR_O_DSYNC 010000       /* also part of O_SYNC (04010000) */
 
 struct fr_proc {
 	struct rb_node node;
 	int32_t tgid;
 	int64_t uid;                /* -1 unknown */
+	char comm[FTRACE_COMM_MAX]; /* of the main thread (tid == tgid), "" until seen */
 	bool mmapped;               /* mapped a file: page-cache adds can be faults */
 	uint32_t nfd;
 	struct fr_fd *fd;
@@ -171,7 +179,7 @@ struct fr_thread {
 	char comm[FTRACE_COMM_MAX];
 	struct fr_proc *proc;
 	struct stack_task *task;
-	bool fg, exited, starving;
+	bool fg, exited, starving, comm_known;
 	struct list_head fifo;      /* ops read ahead of the simulation */
 	struct fr_op *tail_fault;   /* the fifo's tail when it is a FAULT */
 
@@ -329,6 +337,14 @@ static struct fr_proc *fr_proc_get(struct fr_state *st, int32_t tgid)
 	return p;
 }
 
+/* A process is named after its main thread (Android: the package name),
+ * so fg_comm patterns also select the app's other threads. */
+static void fr_name_proc(struct fr_thread *th)
+{
+	if (th->comm_known && th->tid == th->tgid && !th->proc->comm[0])
+		snprintf(th->proc->comm, sizeof(th->proc->comm), "%s", th->comm);
+}
+
 /* The thread tid (created when new); comm and tgid (-1: unknown) fill in
  * what an earlier sighting did not know, until it has a task. */
 static struct fr_thread *fr_thread_get(struct fr_state *st, int32_t tid, int32_t tgid,
@@ -341,8 +357,10 @@ static struct fr_thread *fr_thread_get(struct fr_state *st, int32_t tid, int32_t
 		if (tid == th->tid) {
 			if (th->task)
 				return th;
-			if (comm && comm[0] && strcmp(comm, "<...>") != 0)
+			if (comm && comm[0] && strcmp(comm, "<...>") != 0) {
 				snprintf(th->comm, sizeof(th->comm), "%s", comm);
+				th->comm_known = true;
+			}
 			if (tgid > 0 && tgid != th->tgid) {
 				/* first seen in sched_switch, which has no tgid */
 				struct fr_proc *p = fr_proc_get(st, tgid);
@@ -351,6 +369,7 @@ static struct fr_thread *fr_thread_get(struct fr_state *st, int32_t tid, int32_t
 					th->proc = p;
 				}
 			}
+			fr_name_proc(th);
 			return th;
 		}
 		link = tid < th->tid ? &parent->left : &parent->right;
@@ -366,10 +385,13 @@ static struct fr_thread *fr_thread_get(struct fr_state *st, int32_t tid, int32_t
 		free(th);
 		return NULL;
 	}
-	if (comm && comm[0] && strcmp(comm, "<...>") != 0)
+	if (comm && comm[0] && strcmp(comm, "<...>") != 0) {
 		snprintf(th->comm, sizeof(th->comm), "%s", comm);
-	else
+		th->comm_known = true;
+	} else {
 		snprintf(th->comm, sizeof(th->comm), "tid%d", tid);
+	}
+	fr_name_proc(th);
 	th->last_end = -1;
 	list_init(&th->fifo);
 	rb_link_node(&th->node, parent, link);
@@ -391,7 +413,8 @@ static bool fr_is_fg(const struct fr_state *st, const struct fr_thread *th)
 		if (st->fg_pid[i] == th->tid || st->fg_pid[i] == th->tgid)
 			return true;
 	for (uint32_t i = 0; i < st->nfg_comm; i++)
-		if (fnmatch(st->fg_comm[i], th->comm, 0) == 0)
+		if (fnmatch(st->fg_comm[i], th->comm, 0) == 0 ||
+		    (th->proc->comm[0] && fnmatch(st->fg_comm[i], th->proc->comm, 0) == 0))
 			return true;
 	for (uint32_t i = 0; i < st->nfg_uid && th->proc->uid >= 0; i++)
 		if (st->fg_uid[i] == th->proc->uid)
@@ -706,8 +729,10 @@ static void fr_sys_exit(struct fr_state *st, struct fr_thread *th, const struct 
 			return;
 		if (!positional)
 			d->pos += (uint64_t)ret;
-		(void)fr_op_at(st, th, rd ? STACK_OP_READ : STACK_OP_WRITE, f, off, (uint64_t)ret,
-			       th->t_enter, t, th->gap_run);
+		struct fr_op *o = fr_op_at(st, th, rd ? STACK_OP_READ : STACK_OP_WRITE, f, off,
+					   (uint64_t)ret, th->t_enter, t, th->gap_run);
+		if (o && !rd && d->sync)
+			o->op.flags |= STACK_OPF_SYNC;
 		return;
 	}
 	case FTRACE_SYS_FSYNC:
@@ -729,13 +754,14 @@ static void fr_sys_exit(struct fr_state *st, struct fr_thread *th, const struct 
 		/* O_TRUNC (01000) makes an empty file; otherwise it is taken to
 		 * hold file_bytes of data (the trace has no sizes). */
 		struct stack_file *f = stack_file_find(st->stack, name);
-		bool trunc = (th->args[2] & 01000) != 0;
+		bool trunc = (th->args[2] & FR_O_TRUNC) != 0;
 		if (!f)
 			f = fr_file(st, name, !trunc, 0);
 		if (!f)
 			return;
 		d->f = f;
 		d->pos = 0;
+		d->sync = (th->args[2] & FR_O_DSYNC) != 0;
 		(void)fr_op_at(st, th, STACK_OP_OPEN, f, 0, 0, th->t_enter, t, th->gap_run);
 		return;
 	}
@@ -748,6 +774,7 @@ static void fr_sys_exit(struct fr_state *st, struct fr_thread *th, const struct 
 			(void)fr_op_at(st, th, STACK_OP_CLOSE, f, 0, 0, th->t_enter, t, th->gap_run);
 		d->f = NULL; /* the number may be reused: the name maps to the same file */
 		d->pos = 0;
+		d->sync = false;
 		return;
 	}
 	case FTRACE_SYS_MMAP: {
