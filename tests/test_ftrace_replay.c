@@ -298,6 +298,12 @@ static void test_ftrace_replay_markers_become_regions(void **state)
 	assert_int_equal(in->start_ns, 100 * US);
 	assert_int_equal(in->duration_ns, 300 * US);
 	assert_int_equal(stat_int(&r, NULL, "regions_begun"), 2);
+	/* as recorded, in the order they closed */
+	json_t *rr = json_object_get(r.stats, "recorded_regions");
+	assert_int_equal(json_array_size(rr), 2);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(rr, 0), "name")), "inflate");
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(rr, 1), "duration_ns")),
+			 1000 * US);
 	assert_int_equal(stat_int(&r, "skipped", "end_marker_without_begin"), 1);
 	assert_int_equal(stat_int(&r, "skipped", "counter_or_async_markers"), 1);
 	run_free(&r);

@@ -22,7 +22,10 @@
  *  of the requested count / FSYNC; only regular files (i_mode S_IFREG);
  *  sockets, pipes, eventfds and devices are skipped and counted;
  *  tracing_mark_write B|pid|name and E|pid -> BEGIN/END regions of the
- *  thread that wrote them (at most 8 nested, the stack's region depth);
+ *  thread that wrote them (at most 8 nested, the stack's region depth),
+ *  paired per thread here (not with ftrace_regions_*, which pairs per
+ *  marker pid, i.e. per process); the first FR_JSON_REGIONS as recorded go
+ *  to the result's recorded_regions, beside the simulated "regions";
  *  the recorded gap between two ops of a thread -> CPU for the part the
  *  thread was on a CPU according to sched_switch, SLEEP (think time) for
  *  the rest; a trace without sched_switch makes every gap SLEEP.
@@ -83,6 +86,7 @@
 #define FR_POS_SLOTS 4096        /* kprobe file positions, direct-mapped by struct file */
 #define FR_JSON_TASKS 64         /* threads listed in the result */
 #define FR_KPROBE_NAMES 16
+#define FR_JSON_REGIONS 64       /* recorded regions listed in the result */
 #define FR_DEFAULT_FG_UID 10000u /* AID_APP: the first app uid */
 #define FR_BG_UID 99999u         /* an app uid that is never the default foreground */
 /* Page-cache adds of one thread on consecutive pages within this time are
@@ -194,6 +198,7 @@ struct fr_thread {
 	int64_t t_enter, gap_run;   /* at sys_enter: the gap's CPU part */
 	uint32_t rdepth;            /* B markers open (all, also beyond the limit) */
 	char rnames[FR_REGION_DEPTH][FTRACE_NAME_MAX];
+	int64_t rstart[FR_REGION_DEPTH];
 
 	/* the simulated thread */
 	uint32_t sdepth;
@@ -201,6 +206,12 @@ struct fr_thread {
 	char *free_next[2];         /* END names, freed when the END op is done */
 	uint64_t ops_read, ops_issued;
 	int64_t first_ns;
+};
+
+struct fr_rec_region {
+	char name[FTRACE_NAME_MAX];
+	int32_t tid;
+	int64_t start_ns, duration_ns;
 };
 
 struct fr_state {
@@ -246,6 +257,8 @@ struct fr_state {
 	uint64_t events, by_kind[STACK_NOPKIND], skip[FRS_N];
 	uint64_t fault_pages_coalesced, fd_before_trace, open_waits;
 	uint64_t regions_begun, regions_ended;
+	struct fr_rec_region rec_regions[FR_JSON_REGIONS]; /* the first ones, as recorded */
+	uint32_t nrec_regions;
 	uint64_t files_created;
 	struct {
 		char name[48];
@@ -839,6 +852,7 @@ static void fr_marker(struct fr_state *st, struct fr_thread *th, const struct ft
 			return;
 		}
 		snprintf(th->rnames[d], sizeof(th->rnames[d]), "%s", rec->u.mark.name);
+		th->rstart[d] = t;
 		char *name = strdup(rec->u.mark.name);
 		if (!name) {
 			fr_oom(st);
@@ -863,6 +877,13 @@ static void fr_marker(struct fr_state *st, struct fr_thread *th, const struct ft
 	if (d >= FR_REGION_DEPTH) {
 		st->skip[FRS_MARK_DEEP]++;
 		return;
+	}
+	if (st->nrec_regions < FR_JSON_REGIONS) {
+		struct fr_rec_region *rr = &st->rec_regions[st->nrec_regions++];
+		snprintf(rr->name, sizeof(rr->name), "%s", th->rnames[d]);
+		rr->tid = th->tid;
+		rr->start_ns = fr_scale(st, th->rstart[d]);
+		rr->duration_ns = fr_scale(st, t - th->rstart[d]);
 	}
 	char *name = strdup(th->rnames[d]);
 	if (!name) {
@@ -1441,6 +1462,14 @@ static void fr_stats_json(struct sim *sim, void *state, json_t *obj)
 	json_object_set_new(obj, "ops_total", fr_u(total));
 	json_object_set_new(obj, "regions_begun", fr_u(st->regions_begun));
 	json_object_set_new(obj, "regions_ended", fr_u(st->regions_ended));
+	/* the recorded durations, to hold against the simulated "regions" */
+	json_t *rr = json_array();
+	for (uint32_t i = 0; i < st->nrec_regions; i++)
+		json_array_append_new(rr, json_pack("{s:s, s:i, s:I, s:I}", "name",
+						    st->rec_regions[i].name, "tid", st->rec_regions[i].tid,
+						    "start_ns", (json_int_t)st->rec_regions[i].start_ns,
+						    "duration_ns", (json_int_t)st->rec_regions[i].duration_ns));
+	json_object_set_new(obj, "recorded_regions", rr);
 	json_object_set_new(obj, "fault_pages_coalesced", fr_u(st->fault_pages_coalesced));
 	json_object_set_new(obj, "fds_opened_before_trace", fr_u(st->fd_before_trace));
 	json_object_set_new(obj, "open_loop_waits", fr_u(st->open_waits));
