@@ -214,6 +214,44 @@ static void write_two_reads(struct tf *t)
 	tf_close(t);
 }
 
+static void test_ftrace_replay_trace_cmd_syscall_form(void **state)
+{
+	(void)state;
+	struct tf t;
+	tf_open(&t);
+	/* trace-cmd report of syscalls:sys_enter_X / sys_exit_X, no TGID column */
+	fprintf(t.f, "  sqlite-77 [001] .... 100.000001: sys_enter_openat: dfd: 0xffffff9c, "
+		"filename: 0x7f001000, flags: 0x00000002, mode: 0x00000000\n");
+	fprintf(t.f, "  sqlite-77 [001] .... 100.000002: sys_exit_openat: 0x5\n");
+	fprintf(t.f, "  sqlite-77 [001] .... 100.000010: sys_enter_pread64: fd: 0x00000005, "
+		"buf: 0x7f002000, count: 0x00001000, pos: 0x00002000\n");
+	fprintf(t.f, "  sqlite-77 [001] .... 100.000020: sys_exit_pread64: 0x1000\n");
+	fprintf(t.f, "  sqlite-77 [001] .... 100.000030: sys_enter_pwrite64: fd: 0x00000005, "
+		"buf: 0x7f002000, count: 0x00000200, pos: 0x00002000\n");
+	fprintf(t.f, "  sqlite-77 [001] .... 100.000040: sys_exit_pwrite64: 0x200\n");
+	fprintf(t.f, "  sqlite-77 [001] .... 100.000050: sys_enter_fdatasync: fd: 0x00000005\n");
+	fprintf(t.f, "  sqlite-77 [001] .... 100.000060: sys_exit_fdatasync: 0x0\n");
+	fprintf(t.f, "  sqlite-77 [001] .... 100.000070: sys_enter_close: fd: 0x00000005\n");
+	fprintf(t.f, "  sqlite-77 [001] .... 100.000080: sys_exit_close: 0x0\n");
+	tf_close(&t);
+	struct run r;
+	run_ok(&r, t.path, NULL, NULL);
+	assert_int_equal(op(&r, SIM_CLASS_FG, SIM_OP_READ)->bytes, 4096);
+	assert_int_equal(op(&r, SIM_CLASS_FG, SIM_OP_WRITE)->bytes, 512);
+	assert_int_equal(op(&r, SIM_CLASS_FG, SIM_OP_FSYNC)->count, 1);
+	/* the 512-byte write lands in the page the pread brought in: one device read,
+	 * then the fdatasync's write */
+	assert_int_equal(r.s->device->reads, 1);
+	assert_true(r.s->device->writes >= 1);
+	assert_int_equal(stat_int(&r, "ops", "open"), 1);
+	assert_int_equal(stat_int(&r, "ops", "close"), 1);
+	assert_int_equal(stat_int(&r, NULL, "skipped_total"), 0);
+	json_t *per = json_object_get(r.stats, "per_thread");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(per, 0), "comm")), "sqlite");
+	run_free(&r);
+	unlink(t.path);
+}
+
 static void test_ftrace_replay_closed_waits_for_completion_plus_gap(void **state)
 {
 	(void)state;
@@ -619,6 +657,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ftrace_replay_read_syscall_is_pagecache_read_in_class),
+		cmocka_unit_test(test_ftrace_replay_trace_cmd_syscall_form),
 		cmocka_unit_test(test_ftrace_replay_closed_waits_for_completion_plus_gap),
 		cmocka_unit_test(test_ftrace_replay_open_issues_at_recorded_time),
 		cmocka_unit_test(test_ftrace_replay_open_serialises_a_thread),
