@@ -99,6 +99,8 @@ struct pf_app {
 	struct pfplan_stats plan;
 	struct rb_root pages;
 	uint64_t prefetched_pages;
+	/* first touches; hit_gone: prefetched but not in the cache at the
+	 * first touch (not issued yet, or evicted) */
 	uint64_t touched, hit_ready, hit_inflight, hit_gone, miss;
 	struct pf_app *next;
 };
@@ -556,7 +558,7 @@ static void prefetch_stats(const struct policy *p, struct json_t *obj)
 			json_object_set_new(o, "hit_pages", json_integer((json_int_t)hits));
 			json_object_set_new(o, "hit_ready_pages", json_integer((json_int_t)a->hit_ready));
 			json_object_set_new(o, "hit_inflight_pages", json_integer((json_int_t)a->hit_inflight));
-			json_object_set_new(o, "hit_evicted_pages", json_integer((json_int_t)a->hit_gone));
+			json_object_set_new(o, "hit_absent_pages", json_integer((json_int_t)a->hit_gone));
 			json_object_set_new(o, "miss_pages", json_integer((json_int_t)a->miss));
 			json_object_set_new(o, "unused_pages", json_integer((json_int_t)unused));
 			json_object_set_new(o, "hit_ratio", ratio(hits, a->touched));
