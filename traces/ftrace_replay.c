@@ -1520,12 +1520,13 @@ static void fr_stats_json(struct sim *sim, void *state, json_t *obj)
 			json_array_append_new(fgp, json_integer(th->tid));
 		if (nper++ >= FR_JSON_TASKS)
 			continue;
-		json_array_append_new(per, json_pack("{s:i, s:i, s:s, s:s, s:I, s:I, s:I}", "tid",
-						     th->tid, "tgid", th->tgid, "comm", th->comm,
+		json_array_append_new(per, json_pack("{s:i, s:i, s:s, s:s, s:I, s:I, s:I, s:I, s:b}",
+						     "tid", th->tid, "tgid", th->tgid, "comm", th->comm,
 						     "class", th->fg ? "fg" : "bg", "uid",
-						     (json_int_t)stack_task_uid(th->task), "ops_read",
+						     (json_int_t)stack_task_uid(th->task), "start_ns",
+						     (json_int_t)th->first_ns, "ops_read",
 						     (json_int_t)th->ops_read, "ops_issued",
-						     (json_int_t)th->ops_issued));
+						     (json_int_t)th->ops_issued, "exited", th->exited));
 	}
 	json_object_set_new(obj, "fg_tids", fgp);
 	json_object_set_new(obj, "per_thread", per);
