@@ -74,9 +74,21 @@ void lprof_app_clear(struct lprof_app *a)
 	a->nreq = 0;
 }
 
+int lprof_check_app(const struct lprof_app *a, const char *path, struct sim_error *err)
+{
+	if (!a || a->unresolved == 0)
+		return 0;
+	return sim_errorf(err, SIM_E_INPUT,
+			  "%s:%d: file '%s' of app %s does not exist in this scenario (%u pieces; "
+			  "profile recorded on another workload?)",
+			  path, a->missing_line, a->missing_file ? a->missing_file : "?", a->name,
+			  a->unresolved);
+}
+
 void lprof_free(struct lprof *pr)
 {
 	for (size_t i = 0; i < pr->napps; i++) {
+		free(pr->apps[i]->missing_file);
 		free(pr->apps[i]->name);
 		free(pr->apps[i]->p);
 		free(pr->apps[i]);
@@ -193,20 +205,24 @@ int lprof_load(struct lprof *pr, const char *path, struct stack *s, struct sim_e
 					path, lineno, fld[2]);
 			break;
 		}
-		struct stack_file *sf = stack_file_find(s, fld[3]);
-		if (!sf) {
-			rc = sim_errorf(err, SIM_E_INPUT,
-					"%s:%d: file '%s' does not exist in this scenario (profile "
-					"recorded on another workload?)",
-					path, lineno, fld[3]);
-			break;
-		}
 		if (!last || strcmp(last->name, fld[0]) != 0) {
 			last = lprof_app_get(pr, fld[0]);
 			if (!last) {
 				rc = sim_errorf(err, SIM_E_NOMEM, "out of memory");
 				break;
 			}
+		}
+		struct stack_file *sf = stack_file_find(s, fld[3]);
+		if (!sf) {
+			if (last->unresolved++ == 0) {
+				last->missing_line = lineno;
+				last->missing_file = strdup(fld[3]);
+				if (!last->missing_file) {
+					rc = sim_errorf(err, SIM_E_NOMEM, "out of memory");
+					break;
+				}
+			}
+			continue;
 		}
 		struct lprof_piece p = { .file = sf, .off = off, .len = len, .seq = (uint32_t)seq,
 					 .kind = kind };

@@ -43,6 +43,11 @@ struct lprof_app {
 	struct lprof_piece *p;
 	size_t n, cap;
 	uint32_t nreq;       /* requests recorded */
+	/* lprof_load: pieces naming a file this scenario does not have (the
+	 * first one's line and name, for the error when the app launches) */
+	uint32_t unresolved;
+	int missing_line;
+	char *missing_file;
 };
 
 struct lprof {
@@ -61,8 +66,14 @@ void lprof_free(struct lprof *pr);
 /* Write every app to path atomically (path.tmp + rename). 0 or SIM_E_IO. */
 int lprof_save(const struct lprof *pr, const char *path, struct sim_error *err);
 /* Read path, resolving file names in s. SIM_E_IO when it cannot be
- * opened, SIM_E_INPUT naming path:line for a bad line or unknown file. */
+ * opened, SIM_E_INPUT naming path:line for a bad line. A line naming a
+ * file s does not have is skipped and counted in its app's unresolved
+ * (an app of a larger recording that this run does not launch is fine;
+ * lprof_check_app() refuses an app that launches with such pieces). */
 int lprof_load(struct lprof *pr, const char *path, struct stack *s, struct sim_error *err);
+
+/* 0, or SIM_E_INPUT naming path:line of the app's first unknown file. */
+int lprof_check_app(const struct lprof_app *a, const char *path, struct sim_error *err);
 
 /* ------------------------------------------------ LBA-to-extent tree */
 

@@ -385,13 +385,13 @@ static int padding_before_launch(struct policy *p, const struct policy_app *app,
 		return sim_errorf(err, SIM_E_NOMEM, "out of memory");
 	if (pd->p.mode >= PAD_REORDER) {
 		const struct lprof_app *pa = lprof_find(&pd->prof, a->name);
+		int rc = lprof_check_app(pa, pd->p.profile, err);
+		if (rc)
+			return rc;
 		if (!pa || pa->n == 0)
 			pd->no_profile++;
-		else {
-			int rc = build_plan(pd, a, pa, err);
-			if (rc)
-				return rc;
-		}
+		else if ((rc = build_plan(pd, a, pa, err)) != 0)
+			return rc;
 	}
 	struct stack_op_source src = { .next = app_next, .exited = app_exited, .ctx = a };
 	stack_task_set_source(app->task, &src, &a->orig);

@@ -432,11 +432,14 @@ static int prefetch_before_launch(struct policy *p, const struct policy_app *app
 		return 0;
 
 	const struct lprof_app *pa = lprof_find(&pf->prof, a->name);
+	int rc = lprof_check_app(pa, pf->p.profile, err);
+	if (rc)
+		return rc;
 	if (!pa || pa->n == 0) {
 		pf->no_profile++;
 		return 0;
 	}
-	int rc = build_plan(pf, a, pa, err);
+	rc = build_plan(pf, a, pa, err);
 	if (rc)
 		return rc;
 	char name[256];
