@@ -282,7 +282,8 @@ struct launch_result {
 	int64_t prefetch_requests;
 };
 
-static struct launch_result run_launch(const char *policy, int64_t cpu_ms, const char *prof)
+static struct launch_result run_launch_var(const char *policy, int64_t cpu_ms, double variation,
+					   int launch_no)
 {
 	char yaml[4096];
 	snprintf(yaml, sizeof(yaml),
@@ -293,9 +294,8 @@ static struct launch_result run_launch(const char *policy, int64_t cpu_ms, const
 		 "workload:\n  type: synthetic\n  tasks:\n"
 		 "    app: {gen: launch, uid: 10050, become_fg: true, region: launch, bytes: 3MiB,"
 		 " files: 6, file_coverage: 0.4, run_bytes: 16KiB, fault_fraction: 0.6,"
-		 " cpu_total: %lldms}\n",
-		 DEV, policy, (long long)cpu_ms);
-	(void)prof;
+		 " cpu_total: %lldms, variation: %g, launch_no: %d}\n",
+		 DEV, policy, (long long)cpu_ms, variation, launch_no);
 	struct sim *sim = make_sim(yaml);
 	struct sim_error err;
 	if (sim_run(sim, &err))
@@ -315,6 +315,12 @@ static struct launch_result run_launch(const char *policy, int64_t cpu_ms, const
 	json_decref(r);
 	sim_destroy(sim);
 	return out;
+}
+
+static struct launch_result run_launch(const char *policy, int64_t cpu_ms, const char *prof)
+{
+	(void)prof;
+	return run_launch_var(policy, cpu_ms, 0, 1);
 }
 
 static void launch_pair(int64_t cpu_ms, struct launch_result *base, struct launch_result *rec,
@@ -357,6 +363,28 @@ static void test_prefetch_harmless_when_io_only(void **state)
 	 * between the app's and the prefetcher's queues) */
 	assert_true(pf.launch_ms <= 1.05 * base.launch_ms);
 	assert_true(pf.hit_ratio > 0.99);
+}
+
+/* A later launch that differs a little from the recorded one: the pages
+ * it touches elsewhere are misses, the rest still hits; without variation
+ * the launch number changes nothing. */
+static void test_prefetch_misses_when_the_launch_varies(void **state)
+{
+	(void)state;
+	char prof[128], rp[256], pp[256];
+	snprintf(prof, sizeof(prof), "/tmp/mobisim-pf-var-%d.prof", (int)getpid());
+	snprintf(rp, sizeof(rp), "policies: [prefetch]\nprefetch: {mode: record, profile: %s}\n", prof);
+	snprintf(pp, sizeof(pp), "policies: [prefetch]\nprefetch: {mode: replay, profile: %s}\n", prof);
+	struct launch_result a = run_launch_var("", 50, 0, 1), b = run_launch_var("", 50, 0, 7);
+	assert_true(a.launch_ms == b.launch_ms);
+	(void)run_launch_var(rp, 50, 0.1, 1);
+	struct launch_result same = run_launch_var(pp, 50, 0.1, 1);
+	struct launch_result other = run_launch_var(pp, 50, 0.1, 2);
+	assert_true(same.hit_ratio > 0.99);
+	assert_true(other.miss_ratio > 0.01);
+	assert_true(other.hit_ratio > 0.7);
+	assert_true(other.hit_ratio < same.hit_ratio);
+	unlink(prof);
 }
 
 /* N apps launched together (workload copies), each recorded and each with
@@ -418,6 +446,7 @@ int main(void)
 		cmocka_unit_test(test_prefetch_overlaps_cpu_and_io),
 		cmocka_unit_test(test_prefetch_harmless_when_io_only),
 		cmocka_unit_test(test_prefetch_many_apps_launched_together),
+		cmocka_unit_test(test_prefetch_misses_when_the_launch_varies),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -11,7 +11,10 @@
  *          existing files, touched in runs (exponential, mean `run_bytes`)
  *          separated by untouched gaps so that `file_coverage` of each file
  *          is used; a run is either read() or faulted page by page
- *          (`fault_fraction` of runs); `cpu_total` of computation is spread
+ *          (`fault_fraction` of runs); with `variation` > 0 that fraction
+ *          of runs touches another place of the file, drawn per
+ *          `launch_no` (launch-to-launch differences for the launch
+ *          planners); `cpu_total` of computation is spread
  *          evenly between the I/Os; optional small database writes with
  *          periodic fsync;
  *  burst   a camera burst: `shots` new files of `shot_bytes`, each written
@@ -157,6 +160,8 @@ struct launch_p {
 	int64_t cpu_total_ns;
 	int64_t db_writes, fsync_every;
 	uint64_t db_write_bytes, db_file_bytes;
+	double variation;
+	int64_t launch_no;
 };
 
 static const struct cfg_param launch_params[] = {
@@ -181,6 +186,12 @@ static const struct cfg_param launch_params[] = {
 	  1e6, "fitted", "size of the existing database file", NULL },
 	{ "fsync_every", CFG_T_INT, offsetof(struct launch_p, fsync_every), "", "1", 1, 1e6,
 	  "SQLite commits fsync each transaction", "fsync after this many database writes", NULL },
+	{ "variation", CFG_T_DOUBLE, offsetof(struct launch_p, variation), "", "0", 0, 1,
+	  "scenario (FAST'11: launch sequences are nearly, not exactly, the same)",
+	  "fraction of runs that touch another place of the file in this launch", NULL },
+	{ "launch_no", CFG_T_INT, offsetof(struct launch_p, launch_no), "", "1", 1, 1e9,
+	  "scenario", "which launch of the app this is: with variation > 0 each number "
+	  "varies differently (the rest of the working set is the same)", NULL },
 	CFG_PARAM_END,
 };
 
@@ -228,6 +239,8 @@ struct wl_task {
 	/* generator progress */
 	int phase;
 	uint64_t done_bytes, pos, run_left, touched, target;
+	uint64_t run_cur;            /* launch: where the current run touches */
+	gsl_rng *var_rng;            /* launch: variation between launches */
 	uint32_t fi;
 	int64_t t0;
 	bool cpu_next;
@@ -246,12 +259,17 @@ struct wl_state {
 
 /* ------------------------------------------------------------ helpers */
 
-static uint64_t rnd_page(struct wl_task *wt, uint64_t limit_bytes, uint64_t align)
+static uint64_t rnd_page_rng(gsl_rng *r, uint64_t limit_bytes, uint64_t align)
 {
 	uint64_t slots = limit_bytes / align;
 	if (slots <= 1)
 		return 0;
-	return (uint64_t)gsl_rng_uniform_int(wt->rng, (unsigned long)slots) * align;
+	return (uint64_t)gsl_rng_uniform_int(r, (unsigned long)slots) * align;
+}
+
+static uint64_t rnd_page(struct wl_task *wt, uint64_t limit_bytes, uint64_t align)
+{
+	return rnd_page_rng(wt->rng, limit_bytes, align);
 }
 
 static void op_set(struct stack_op *op, enum stack_op_kind k, struct stack_file *f, uint64_t off,
@@ -404,10 +422,15 @@ static int launch_next(struct wl_task *wt, struct stack_op *op)
 			if (run > lf->size - wt->pos)
 				run = lf->size - wt->pos;
 			wt->run_left = run;
+			/* launch-to-launch variation: this run touches another
+			 * place; the base stream (wt->rng) is drawn as always */
+			wt->run_cur = wt->pos;
+			if (wt->var_rng && gsl_rng_uniform(wt->var_rng) < p->variation)
+				wt->run_cur = rnd_page_rng(wt->var_rng, lf->size - run + 4096, 4096);
 			/* fault or read: decided once per run */
 			wt->cpu_next = false;
 			if (gsl_rng_uniform(wt->rng) >= p->fault_fraction) {
-				op_set(op, STACK_OP_READ, lf->f, wt->pos, run);
+				op_set(op, STACK_OP_READ, lf->f, wt->run_cur, run);
 				wt->pos += run;
 				wt->touched += run;
 				wt->run_left = 0;
@@ -417,7 +440,8 @@ static int launch_next(struct wl_task *wt, struct stack_op *op)
 			}
 		}
 		/* fault the run page by page */
-		op_set(op, STACK_OP_FAULT, lf->f, wt->pos, 4096);
+		op_set(op, STACK_OP_FAULT, lf->f, wt->run_cur, 4096);
+		wt->run_cur += 4096;
 		wt->pos += 4096;
 		wt->touched += 4096;
 		wt->run_left = wt->run_left > 4096 ? wt->run_left - 4096 : 0;
@@ -607,6 +631,11 @@ static int task_setup(struct wl_state *ws, struct wl_task *wt, struct cfg_node *
 		wt->cpu_gap_ns = (int64_t)((double)p->cpu_total_ns / (ops > 1 ? ops : 1));
 		wt->next_db_at = wt->target / (uint64_t)(p->db_writes + 1);
 		wt->pos = UINT64_MAX;
+		if (p->variation > 0) {
+			snprintf(name, sizeof(name), "workload.%s.launch%lld", wt->key,
+				 (long long)p->launch_no);
+			wt->var_rng = sim_rng(ws->sim, name);
+		}
 		break;
 	}
 	case GEN_BURST: {
