@@ -50,6 +50,10 @@ bool blk_rq_merge_ok(const struct io_request *rq, const struct bio *bio)
 		return false;
 	if ((bio->flags & (REQ_FLUSH | REQ_FUA)) || bio->nr_sectors == 0)
 		return false;
+	/* blk_rq_merge_ok() (block/blk-merge.c, 3.10): discards merge only
+	 * with discards */
+	if ((bio->flags & REQ_DISCARD) != (rq->flags & REQ_DISCARD))
+		return false;
 	/* Same data direction. Sync and async may merge as far as the core
 	 * is concerned; CFQ forbids it in its allow_merge hook. */
 	return req_is_write(bio->flags) == req_is_write(rq->flags);

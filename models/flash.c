@@ -35,8 +35,13 @@
  * used by JESD220 (UFS: HS-G2/G3/G4 rate B 2915.2/5830.4/11660.8 Mbit/s
  * per lane, 8b/10b coded); AnandTech's Galaxy S6 review (anandtech.com/show/
  * 9146, p.7) for UFS full duplex and command queue. NAND timings are
- * per-preset (configs/devices/). Left out: FTL mapping-table misses,
- * garbage collection (only as the amortised rand_write_us cost), read
+ * per-preset (configs/devices/). With `ftl: {enabled: true}` a page-mapping
+ * FTL (models/ftl.c) places each program unit's 4 KiB pages in the chosen
+ * die's active block, reads go to the die that holds each page, foreground
+ * GC is booked on a die before a program that needs a free block (host
+ * writes wait for it through the write buffer), background GC runs in idle
+ * time, and REQ_DISCARD trims. Without it, garbage collection is only the
+ * amortised rand_write_us cost. Left out: FTL mapping-table misses, read
  * retry, the die time spent folding the SLC cache, power states, read-after-write hits in the
  * buffer, and buffer space freed by a suspended program is released at
  * its original end time.
@@ -198,7 +203,7 @@ static void tl_reset(struct flash_timeline *tl, const struct flash_dev *d)
 }
 
 /* Release heap: entries are few (at most wbuf / 512), a binary heap on t. */
-static bool rel_push(struct flash_timeline *tl, int64_t t, uint64_t bytes)
+static bool rel_push(struct flash_timeline *tl, int64_t t, uint64_t bytes, int64_t gc_ns)
 {
 	if (tl->nrel == tl->caprel) {
 		struct flash_release *n = realloc(tl->rel, 2 * tl->caprel * sizeof(*n));
@@ -215,7 +220,7 @@ static bool rel_push(struct flash_timeline *tl, int64_t t, uint64_t bytes)
 		tl->rel[i] = tl->rel[p];
 		i = p;
 	}
-	tl->rel[i] = (struct flash_release){ t, bytes };
+	tl->rel[i] = (struct flash_release){ t, bytes, gc_ns };
 	return true;
 }
 
@@ -280,17 +285,38 @@ static int64_t flash_program_unit(struct flash_dev *d, struct flash_timeline *tl
 	uint64_t bytes = tl->open_fill;
 	if (!bytes)
 		return 0;
+	/* With the FTL, a die whose valid data is at its limit is passed over
+	 * (ftl_die_ok), so GC always has stale pages to gain. */
+	bool fl = d->ftl && account;
 	uint32_t best_pos = tl->wptr % d->ndies;
 	uint32_t best = rr_die(d, best_pos);
+	bool best_ok = !fl || ftl_die_ok(d->ftl, best);
 	for (uint32_t i = 1; i < d->ndies; i++) {
 		uint32_t pos = (tl->wptr + i) % d->ndies;
 		uint32_t die = rr_die(d, pos);
-		if (tl->die_free[die] < tl->die_free[best]) {
+		bool ok = !fl || ftl_die_ok(d->ftl, die);
+		if ((ok && !best_ok) || (ok == best_ok && tl->die_free[die] < tl->die_free[best])) {
 			best = die;
 			best_pos = pos;
+			best_ok = ok;
 		}
 	}
 	tl->wptr = best_pos + 1;
+	/* Foreground GC: the die copies and erases before it can take the
+	 * unit, from when the unit is ready (the need arises) or the die is
+	 * free, whichever is later. */
+	int64_t gc_ns = 0;
+	if (fl) {
+		gc_ns = ftl_fg_gc(d->ftl, best);
+		if (gc_ns) {
+			int64_t gs = max64(tl->die_free[best], tl->open_ready);
+			d->gc_start[best] = gs;
+			d->gc_end[best] = gs + gc_ns;
+			tl->die_free[best] = gs + gc_ns;
+		}
+		ftl_commit(d->ftl, best, bytes);
+	}
+	d->unit_gc_ns = gc_ns;
 	uint32_t ch = best / (d->ndies / (uint32_t)d->channels);
 	uint64_t pages = (bytes + d->page_bytes - 1) / d->page_bytes;
 	int64_t cs = max64(tl->open_ready, max64(tl->ch_free[ch], tl->die_free[best]));
@@ -301,7 +327,7 @@ static int64_t flash_program_unit(struct flash_dev *d, struct flash_timeline *tl
 	tl->die_prog_start[best] = ce;
 	tl->die_prog_end[best] = pe;
 	tl->drain_done = max64(tl->drain_done, pe);
-	if (!rel_push(tl, pe, bytes)) {
+	if (!rel_push(tl, pe, bytes, gc_ns)) {
 		/* cannot track the release: treat the space as freed at once */
 		SIM_ASSERT(tl->wb_used >= bytes);
 		tl->wb_used -= bytes;
@@ -332,6 +358,9 @@ static int64_t wb_reserve(struct flash_dev *d, struct flash_timeline *tl, int64_
 			continue;
 		}
 		struct flash_release r = rel_pop(tl);
+		/* the part of this wait the GC before that program added */
+		if (account && r.t > a)
+			d->req_gc_ns += r.t - a < r.gc_ns ? r.t - a : r.gc_ns;
 		a = max64(a, r.t);
 		tl->wb_used -= r.bytes;
 	}
@@ -352,19 +381,42 @@ static int64_t flash_book_read(struct flash_dev *d, struct flash_timeline *tl, i
 	uint64_t c = (uint64_t)d->channels, dpc = d->ndies / c;
 	uint64_t row_pages = (uint64_t)d->ndies * (uint64_t)d->planes;
 	uint64_t gen = ++d->gen;
+	bool fl = d->ftl && account;
+	int64_t gc_wait = 0;
 
 	while (pos < end) {
 		uint64_t p = pos / d->page_bytes;
 		uint64_t pend = (p + 1) * d->page_bytes;
+		if (fl) {
+			/* the FTL maps 4 KiB pages: each may sit on another die */
+			uint64_t lend = ((pos >> FTL_LPAGE_SHIFT) + 1) << FTL_LPAGE_SHIFT;
+			if (lend < pend)
+				pend = lend;
+		}
 		if (pend > end)
 			pend = end;
 		uint64_t bytes = pend - pos;
 		uint32_t ch = (uint32_t)(p % c);
 		uint32_t die = (uint32_t)(ch * dpc + (p / c) % dpc);
 		uint64_t key = p / row_pages;
+		uint32_t fdie;
+		uint64_t row;
+		/* unwritten pages read as if striped (a fresh device's layout) */
+		if (fl && ftl_lookup(d->ftl, ftl_lpn_of(d->ftl, pos), &fdie, &row)) {
+			die = fdie;
+			ch = (uint32_t)(die / dpc);
+			key = row | (1ull << 63); /* apart from the striped keys */
+		}
 
 		if (d->round_gen[die] != gen || d->round_key[die] != key) {
 			int64_t start = max64(t0, tl->die_free[die]);
+			if (fl && start > t0) {
+				/* overlap of the wait with the die's last GC */
+				int64_t gs = max64(t0, d->gc_start[die]);
+				int64_t ge = start < d->gc_end[die] ? start : d->gc_end[die];
+				if (ge > gs)
+					gc_wait += ge - gs;
+			}
 			bool programming = start > t0 && tl->die_free[die] == tl->die_prog_end[die];
 			if (programming && d->program_suspend) {
 				int64_t rs = max64(t0, tl->die_prog_start[die]) + d->suspend_ns;
@@ -402,6 +454,8 @@ static int64_t flash_book_read(struct flash_dev *d, struct flash_timeline *tl, i
 		done = le;
 		pos = pend;
 	}
+	if (fl)
+		ftl_note_blocked(d->ftl, false, gc_wait);
 	return done;
 }
 
@@ -427,7 +481,10 @@ static int64_t flash_book_write(struct flash_dev *d, struct flash_timeline *tl, 
 
 	bool fua = (flags & REQ_FUA) || !d->write_cache;
 	uint64_t rem = (uint64_t)nr_sectors << SECTOR_SHIFT;
-	int64_t done = t0, own_end = 0;
+	int64_t done = t0, own_end = 0, own_gc = 0;
+	bool fl = d->ftl && account;
+	uint64_t wbeg = sector << SECTOR_SHIFT, wend = wbeg + rem, cur = wbeg;
+	d->req_gc_ns = 0;
 	while (rem) {
 		uint64_t piece = d->unit_bytes - tl->open_fill;
 		if (piece > rem)
@@ -442,20 +499,76 @@ static int64_t flash_book_write(struct flash_dev *d, struct flash_timeline *tl, 
 		tl->open_ready = max64(tl->open_ready, le);
 		done = le;
 		rem -= piece;
-		if (tl->open_fill == d->unit_bytes)
+		/* stage each 4 KiB page in the unit that receives its last byte */
+		while (fl && cur < wend - rem) {
+			uint64_t e = ((cur >> FTL_LPAGE_SHIFT) + 1) << FTL_LPAGE_SHIFT;
+			if (e > wend)
+				e = wend;
+			if (e > wend - rem)
+				break;
+			ftl_stage(d->ftl, ftl_lpn_of(d->ftl, cur));
+			cur = e;
+		}
+		if (tl->open_fill == d->unit_bytes) {
 			own_end = max64(own_end, flash_program_unit(d, tl, account));
+			own_gc += d->unit_gc_ns;
+		}
 	}
 	if (fua) {
-		if (tl->open_fill)
+		if (tl->open_fill) {
 			own_end = max64(own_end, flash_program_unit(d, tl, account));
+			own_gc += d->unit_gc_ns;
+		}
 		done = max64(done, own_end);
+		d->req_gc_ns += own_gc;
 	}
+	if (fl)
+		ftl_note_blocked(d->ftl, true, d->req_gc_ns);
 	return done;
+}
+
+/* A discard (TRIM / UNMAP / eMMC ERASE with TRIM arg) costs the controller
+ * a write command's overhead and no NAND time: the FTL only unmaps. */
+static int64_t flash_book_discard(struct flash_dev *d, struct flash_timeline *tl, int64_t now,
+				  uint64_t sector, uint32_t nr_sectors, bool account)
+{
+	int64_t t0 = max64(now, tl->ctrl_free) + d->cmd_write_ns;
+	tl->ctrl_free = t0;
+	if (d->ftl && account)
+		ftl_trim(d->ftl, sector << SECTOR_SHIFT, (uint64_t)nr_sectors << SECTOR_SHIFT);
+	return t0;
+}
+
+/* Background GC: when nothing has been booked on the device for
+ * bg_gc_idle_ms before now, each die collects victims in the idle time it
+ * had from then until now (only whole victims that end by now, so a host
+ * command never waits for background GC). */
+static void flash_bg_gc(struct flash_dev *d, int64_t now)
+{
+	struct flash_timeline *tl = &d->tl;
+	int64_t idle = ftl_bg_idle_ns(d->ftl);
+	if (!idle)
+		return;
+	int64_t since = max64(max64(tl->ctrl_free, tl->drain_done), max64(tl->link_rx, tl->link_tx));
+	for (uint32_t i = 0; i < d->ndies; i++)
+		since = max64(since, tl->die_free[i]);
+	for (int64_t i = 0; i < d->channels; i++)
+		since = max64(since, tl->ch_free[i]);
+	if (now - since < idle)
+		return;
+	for (uint32_t i = 0; i < d->ndies; i++) {
+		int64_t start = max64(tl->die_free[i], since + idle);
+		int64_t used = ftl_bg_gc(d->ftl, i, now - start);
+		if (used)
+			tl->die_free[i] = start + used;
+	}
 }
 
 int64_t flash_book(struct flash_dev *d, struct flash_timeline *tl, int64_t now, bool write,
 		   uint32_t flags, uint64_t sector, uint32_t nr_sectors, bool account)
 {
+	if (flags & REQ_DISCARD)
+		return flash_book_discard(d, tl, now, sector, nr_sectors, account);
 	/* a flush is a write-direction command even when the caller left
 	 * REQ_WRITE off (the kernel's WRITE_FLUSH has it) */
 	if (write || (flags & REQ_FLUSH))
@@ -501,6 +614,11 @@ static int flash_init(struct device *dev, struct cfg_node *node, struct sim_erro
 	else
 		dev->queue_depth = (ufs || d->cmdq) ? 32 : 1;
 
+	struct cfg_node *fnode = cfg_get(node, "ftl");
+	int rc = ftl_parse(fnode, &d->ftl_cfg, err);
+	if (rc)
+		return rc;
+
 	d->round_key = calloc(d->ndies, sizeof(*d->round_key));
 	d->round_ready = calloc(d->ndies, sizeof(*d->round_ready));
 	d->round_gen = calloc(d->ndies, sizeof(*d->round_gen));
@@ -513,6 +631,27 @@ static int flash_init(struct device *dev, struct cfg_node *node, struct sim_erro
 		tl_free(&d->scratch);
 		return sim_errorf(err, SIM_E_NOMEM, "out of memory building the flash device");
 	}
+	if (d->ftl_cfg.enabled) {
+		struct ftl_geom g = { .ndies = d->ndies, .planes = (uint32_t)d->planes,
+				      .page_bytes = d->page_bytes, .read_ns = d->read_ns,
+				      .prog_ns = d->prog_ns };
+		d->gc_start = calloc(d->ndies, sizeof(*d->gc_start));
+		d->gc_end = calloc(d->ndies, sizeof(*d->gc_end));
+		rc = (!d->gc_start || !d->gc_end)
+			     ? sim_errorf(err, SIM_E_NOMEM, "out of memory building the flash device")
+			     : ftl_create(&d->ftl_cfg, &g, fnode ? fnode : node, &d->ftl, err);
+		if (rc) {
+			free(d->gc_start);
+			free(d->gc_end);
+			d->gc_start = d->gc_end = NULL;
+			free(d->round_key);
+			free(d->round_ready);
+			free(d->round_gen);
+			tl_free(&d->tl);
+			tl_free(&d->scratch);
+			return rc;
+		}
+	}
 	return 0;
 }
 
@@ -524,6 +663,9 @@ static void flash_destroy(struct device *dev)
 	free(d->round_gen);
 	tl_free(&d->tl);
 	tl_free(&d->scratch);
+	ftl_destroy(d->ftl);
+	free(d->gc_start);
+	free(d->gc_end);
 }
 
 static void flash_done(struct sim *sim, struct sim_event *ev)
@@ -536,6 +678,8 @@ static void flash_submit(struct device *dev, struct io_request *rq)
 {
 	struct flash_dev *d = dev->priv;
 	int64_t now = sim_now(dev->sim);
+	if (d->ftl && dev->inflight <= 1)
+		flash_bg_gc(d, now);
 	int64_t done = flash_book(d, &d->tl, now, req_is_write(rq->flags), rq->flags, rq->sector,
 				  rq->nr_sectors, true);
 	SIM_ASSERT(done >= now);
@@ -572,6 +716,8 @@ static void flash_stats_json(const struct device *dev, json_t *obj)
 	json_object_set_new(f, "reads_behind_program", json_integer((json_int_t)d->prog_waits));
 	json_object_set_new(f, "read_program_wait_ns", json_integer((json_int_t)d->prog_wait_ns));
 	json_object_set_new(f, "program_suspends", json_integer((json_int_t)d->suspends));
+	if (d->ftl)
+		ftl_stats_json(d->ftl, f);
 	json_object_set_new(obj, "flash", f);
 }
 

@@ -8,6 +8,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "models/ftl.h"
+
 enum flash_link {
 	FLASH_LINK_EMMC_HS200 = 0,
 	FLASH_LINK_EMMC_HS400,
@@ -21,6 +23,7 @@ enum flash_link {
 struct flash_release {
 	int64_t t;
 	uint64_t bytes;
+	int64_t gc_ns;           /* FTL: foreground GC booked just before this program */
 };
 
 /* Every shared resource as a "busy until" time. A request books all its
@@ -90,6 +93,14 @@ struct flash_dev {
 	int64_t *round_ready;
 	uint64_t *round_gen;
 	uint64_t gen;
+
+	/* FTL (models/ftl.h), NULL when ftl.enabled is false */
+	struct ftl *ftl;
+	struct ftl_cfg ftl_cfg;
+	int64_t *gc_start;        /* per die: last foreground GC booked on it */
+	int64_t *gc_end;
+	int64_t req_gc_ns;        /* the current request's time blocked on GC */
+	int64_t unit_gc_ns;       /* GC booked before the last program unit */
 
 	/* figures for the result */
 	uint64_t page_reads, programs, slc_programs, buffer_stalls, suspends, prog_waits;

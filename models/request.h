@@ -33,6 +33,7 @@ enum req_flag {
 	REQ_FG = 1u << 8,      /* issued on behalf of a foreground task */
 	REQ_BOOSTED = 1u << 9, /* lifted by boost_lba */
 	REQ_JOURNAL = 1u << 10,/* journal (jbd2) write */
+	REQ_DISCARD = 1u << 11,/* discard/TRIM of the sectors (with REQ_WRITE, as the kernel's) */
 };
 
 static inline bool req_is_write(uint32_t flags) { return flags & REQ_WRITE; }
@@ -99,6 +100,7 @@ struct io_request {
 	struct sim_event dev_event; /* free for the device model's completion timer */
 	struct list_head dev_node;  /* free for the device model's internal queues */
 	void *dev_priv;
+	void *cpl_priv;             /* host completion path's per-I/O state (models/completion.c) */
 };
 
 static inline uint64_t rq_end_sector(const struct io_request *rq) { return rq->sector + rq->nr_sectors; }
