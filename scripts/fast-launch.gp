@@ -1,0 +1,24 @@
+# FAST (USENIX FAST 2011; papers/README.md §2): launch time of each desktop app,
+# cold and with the FAST prefetcher (profiled launch sequence fadvised while the app
+# computes), and the app's CPU time (the max(t_ssd, t_cpu) bound). Paper's numbers
+# withheld: the simulator's prediction. Data: out/figures/data/fast-launch.tsv
+# (configs/sweeps/fast-prefetch.yaml); columns app cold_s fast_s cpu_s change_pct.
+#   gnuplot -e "data='out/figures/data/fast-launch.tsv'; out='out/figures/fast-launch'; fmt='png'" scripts/fast-launch.gp
+if (!exists("lib")) lib = 'scripts/lib'
+width = 1100
+load lib.'/figure.gp'
+set title 'FAST: application launch time on a SATA SSD, cold start vs FAST prefetcher (simulated; paper withheld)'
+set ylabel 'launch time (s)'
+set style fill solid 0.9 border lc rgb '#333333'
+stats data using 2 nooutput
+set yrange [0:STATS_max * 1.18]
+set xrange [-0.6:STATS_records - 0.4]
+set xtics rotate by -25
+set bmargin 5
+set boxwidth 0.36
+dx = 0.19
+plot data using 0:(1/0):xtic(strcol(1)) with points notitle, \
+     '' using ($0 - dx):2 with boxes lc rgb c_paper title 'cold start', \
+     '' using ($0 + dx):3 with boxes lc rgb c_sim title 'FAST prefetcher', \
+     '' using ($0 - 0.42):4:(0.84):(0) with vectors nohead lw 2 dt 2 lc rgb c_third title "app's CPU work (assumed)", \
+     '' using ($0 + dx):3:(sprintf('%+.0f %%', $5)) with labels offset 0, 0.8 notitle
