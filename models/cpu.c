@@ -167,6 +167,8 @@ void cpu_run(struct stack_task *t, int64_t ns)
 	for (int i = 0; i < (int)c->p.cores; i++) {
 		struct stack_task *u = c->core[i];
 		if (!u) {
+			if (c->held[i])
+				continue;
 			cpu_start(c, t, i, now);
 			return;
 		}
@@ -215,7 +217,8 @@ int cpu_init(struct stack *s, struct cfg_node *node, struct sim_error *err)
 	c->min_gran = c->p.min_gran_ns * factor;
 	c->wakeup_gran = c->p.wakeup_gran_ns * factor;
 	c->core = calloc((size_t)c->p.cores, sizeof(*c->core));
-	if (!c->core)
+	c->held = calloc((size_t)c->p.cores, sizeof(*c->held));
+	if (!c->core || !c->held)
 		return sim_errorf(err, SIM_E_NOMEM, "out of memory");
 	list_init(&c->runq);
 	return 0;
@@ -225,6 +228,39 @@ void cpu_free(struct stack *s)
 {
 	free(s->cpu.core);
 	s->cpu.core = NULL;
+	free(s->cpu.held);
+	s->cpu.held = NULL;
+}
+
+int stack_cpu_hold(struct stack *s)
+{
+	struct cpu_model *c = &s->cpu;
+	for (int i = 0; i < (int)c->p.cores; i++)
+		if (!c->core[i] && !c->held[i]) {
+			c->held[i] = true;
+			return i;
+		}
+	return -1;
+}
+
+void stack_cpu_release(struct stack *s, int core, int64_t busy_ns)
+{
+	struct cpu_model *c = &s->cpu;
+	if (core < 0 || core >= (int)c->p.cores || !c->held[core])
+		return;
+	c->held[core] = false;
+	c->busy_ns += busy_ns;
+	cpu_dispatch(c, core, sim_now(s->sim));
+}
+
+void stack_cpu_charge(struct stack *s, int64_t ns)
+{
+	s->cpu.busy_ns += ns;
+}
+
+uint32_t stack_cpu_cores(const struct stack *s)
+{
+	return (uint32_t)s->cpu.p.cores;
 }
 
 struct json_t *cpu_to_json(const struct cpu_model *c)

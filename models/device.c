@@ -15,6 +15,7 @@
 
 #include <jansson.h>
 
+#include "models/completion.h"
 #include "sim/assert.h"
 #include "sim/sim.h"
 
@@ -109,6 +110,7 @@ void device_destroy(struct device *dev)
 		return;
 	if (dev->ops->destroy)
 		dev->ops->destroy(dev);
+	completion_destroy(dev->cpl);
 	free(dev->priv);
 	free(dev);
 }
@@ -130,6 +132,8 @@ void device_submit(struct device *dev, struct io_request *rq)
 		dev->busy_since = now;
 	SIM_ASSERT(dev->queue_depth == 0 || dev->inflight <= dev->queue_depth ||
 		   dev->ops->can_accept);
+	if (dev->cpl)
+		completion_submit(dev->cpl, rq);
 	dev->ops->submit(dev, rq);
 }
 
@@ -152,7 +156,9 @@ void device_complete(struct device *dev, struct io_request *rq)
 	}
 	if (--dev->inflight == 0)
 		dev->busy_ns += now - dev->busy_since;
-	if (dev->on_complete)
+	if (dev->cpl)
+		completion_device_done(dev->cpl, rq);
+	else if (dev->on_complete)
 		dev->on_complete(dev->upper, rq);
 }
 

@@ -20,6 +20,7 @@
 
 struct sim;
 struct device;
+struct completion;
 struct json_t;
 
 struct device_ops {
@@ -56,6 +57,9 @@ struct device {
 	/* Completion path upward (set by the block layer or a direct source). */
 	void (*on_complete)(void *upper, struct io_request *rq);
 	void *upper;
+	/* Host completion path between the model and on_complete
+	 * (models/completion.h); NULL = call on_complete at once. Owned. */
+	struct completion *cpl;
 
 	/* Counters reported in the result's "device" object. */
 	uint64_t requests, bytes, reads, writes, read_bytes, write_bytes;

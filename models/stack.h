@@ -148,6 +148,21 @@ bool stack_tasks_done(const struct stack *s);
 void stack_set_fg_uid(struct stack *s, uint32_t uid);
 uint32_t stack_fg_uid(const struct stack *s);
 
+/* ------------------------------------------------------------------ cpu */
+
+/* CPU time of the I/O completion path (models/completion.c), so that it
+ * competes with the tasks' computation. stack_cpu_hold() takes a free
+ * core for a task that busy-polls for its I/O (no task is dispatched to
+ * it until stack_cpu_release); returns the core, or -1 when every core is
+ * running a task (the caller then only charges the time). release gives
+ * the core back, counts busy_ns as CPU busy time and lets a queued task
+ * run. stack_cpu_charge() counts short work (interrupt handlers, context
+ * switches) as busy time without taking a core. */
+int stack_cpu_hold(struct stack *s);
+void stack_cpu_release(struct stack *s, int core, int64_t busy_ns);
+void stack_cpu_charge(struct stack *s, int64_t ns);
+uint32_t stack_cpu_cores(const struct stack *s);
+
 /* ---------------------------------------------------------------- files */
 
 /* The file named name, created when absent. size_bytes > 0 for a new file

@@ -317,6 +317,7 @@ struct cpu_model {
 	int64_t latency, min_gran, wakeup_gran; /* scaled by 1 + ilog2(min(cores, 8)) */
 	int64_t min_vruntime;
 	struct stack_task **core;  /* running task per core */
+	bool *held;                /* core taken by a polling I/O completion (stack_cpu_hold) */
 	struct list_head runq;
 	uint32_t nr_running;       /* on a core or queued */
 	uint64_t bursts, queued, preemptions;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "models/completion.h"
 #include "models/device.h"
 #include "models/elevator.h"
 #include "models/policy.h"
@@ -103,7 +104,7 @@ int cmd_list(int argc, char **argv)
 	if (argc >= 2 && strcmp(argv[1], "policies") == 0)
 		return list_policies(argc, argv);
 	if (argc != 2) {
-		fprintf(stderr, "usage: mobisim list policies|schedulers|devices|scenarios|workloads\n");
+		fprintf(stderr, "usage: mobisim list policies|schedulers|devices|scenarios|workloads|completions\n");
 		return 2;
 	}
 	const char *what = argv[1];
@@ -118,12 +119,25 @@ int cmd_list(int argc, char **argv)
 		list_yaml("devices", "  ");
 	} else if (strcmp(what, "scenarios") == 0) {
 		list_yaml("scenarios", "");
+	} else if (strcmp(what, "completions") == 0) {
+		/* completion: {model: NAME, ...}: shared costs, then each model */
+		printf("%-10s %s\n", "none", "no completion model: the device completes into the layer above (default)");
+		for (const struct completion_ops *const *o = completion_registry(); *o; o++) {
+			printf("%-10s %s\n", (*o)->name, (*o)->summary ? (*o)->summary : "");
+			for (const struct cfg_param *p = (*o)->params; p && p->key; p++)
+				printf("  %-24s default %-8s %s (%s)\n", p->key, p->def ? p->def : "(required)",
+				       p->help ? p->help : "", p->source ? p->source : "");
+		}
+		printf("shared (every model):\n");
+		for (const struct cfg_param *p = completion_cost_params(); p->key; p++)
+			printf("  %-24s default %-8s %s (%s)\n", p->key, p->def ? p->def : "(required)",
+			       p->help ? p->help : "", p->source ? p->source : "");
 	} else if (strcmp(what, "workloads") == 0) {
 		for (const struct workload_ops *const *w = workload_registry(); *w; w++)
 			printf("%-10s %s\n", (*w)->name, (*w)->summary ? (*w)->summary : "");
 	} else {
 		fprintf(stderr, "mobisim: list: unknown category '%s' "
-				"(policies, schedulers, devices, scenarios, workloads)\n", what);
+				"(policies, schedulers, devices, scenarios, workloads, completions)\n", what);
 		return 2;
 	}
 	return 0;

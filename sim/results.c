@@ -18,6 +18,7 @@
 #include <jansson.h>
 
 #include "models/block.h"
+#include "models/completion.h"
 #include "models/device.h"
 #include "models/policy.h"
 #include "models/stack.h"
@@ -142,6 +143,8 @@ json_t *sim_result_json(struct sim *s)
 		json_object_set_new(doc, "device", device_to_json(s->device));
 	if (s->blk)
 		json_object_set_new(doc, "block", blk_queue_to_json(s->blk));
+	if (s->device && s->device->cpl)
+		json_object_set_new(doc, "completion", completion_to_json(s->device->cpl));
 	json_object_set_new(doc, "pagecache", pagecache_json(s));
 	json_object_set_new(doc, "waits", sim_metrics_waits_json(&s->metrics));
 	if (s->stack)

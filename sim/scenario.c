@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "models/block.h"
+#include "models/completion.h"
 #include "models/device.h"
 #include "models/elevator.h"
 #include "models/policy.h"
@@ -155,6 +156,12 @@ static int scenario_build(struct sim *s, const char *path, const struct sim_opti
 	s->engine.max_events = (uint64_t)lim.max_events;
 
 	rc = scenario_device(s, root, path, err);
+	if (rc)
+		return rc;
+	/* `completion:` (absent or none: no completion model, the device
+	 * completes straight into the layer above) */
+	struct completion *cpl;
+	rc = completion_attach(s, s->device, cfg_get(root, "completion"), &cpl, err);
 	if (rc)
 		return rc;
 
