@@ -13,12 +13,12 @@ set style fill solid 0.9 border lc rgb '#333333'
 stats data using 2 nooutput
 set yrange [0:STATS_max * 1.18]
 set xrange [-0.6:STATS_records - 0.4]
-set xtics rotate by -25
-set bmargin 5
+
+set bmargin 3
 set boxwidth 0.36
 dx = 0.19
 plot data using 0:(1/0):xtic(strcol(1)) with points notitle, \
      '' using ($0 - dx):2 with boxes lc rgb c_paper title 'cold start', \
      '' using ($0 + dx):3 with boxes lc rgb c_sim title 'FAST prefetcher', \
      '' using ($0 - 0.42):4:(0.84):(0) with vectors nohead lw 2 dt 2 lc rgb c_third title "app's CPU work (assumed)", \
-     '' using ($0 + dx):3:(sprintf('%+.0f %%', $5)) with labels offset 0, 0.8 notitle
+     '' using ($0 + dx):($3 > $4 ? $3 : $4):(sprintf('%+.0f %%', $5)) with labels offset 0, 0.8 notitle

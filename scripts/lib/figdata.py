@@ -485,8 +485,9 @@ scenario was built from the mechanism and the table gives the simulator's predic
 without tuning. Thesis numbers marked ~ are derived from the ratios and differences
 that the summary gives.
 
-    scripts/figures              # everything: about 80 s from a fresh clone on the
-                                 # 2-core machine, build included (50 s with a built binary)
+    scripts/figures              # everything: 30-80 s from a fresh clone on the 2-core
+                                 # machine, build included, as the load varies (the script
+                                 # prints its wall time and writes out/figures/wall_s.txt)
     scripts/figures --quick      # one small figure end to end (tests/integration/figures_smoke.sh)
     scripts/figures --bin build/mobisim --out /tmp/figs --doc /tmp/figs/notes.md
 
