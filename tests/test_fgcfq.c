@@ -848,7 +848,8 @@ static json_t *sc_run(const char *yaml, const char *const *sets, int *rc, char *
 			fail_msg("%s: %s", sets[i], err.msg);
 	*rc = sim_create(doc, NULL, &opt, &s, &err);
 	if (*rc) {
-		snprintf(msg, msglen, "%s", err.msg);
+		if (snprintf(msg, msglen, "%s", err.msg) >= (int)msglen)
+			msg[msglen - 1] = '\0'; /* a cut message still names the error */
 		return NULL;
 	}
 	if (sim_run(s, &err))
