@@ -82,6 +82,10 @@ const struct cfg_param ftl_params[] = {
 	{ "gc_free_blocks", CFG_T_INT, FT_OFF(gc_free_blocks), "", "2", 1, 1 << 16,
 	  "[INFER] a few blocks per die kept back; MQSim's GC_Hard_Threshold is 0.5 % of blocks [RECALL]",
 	  "foreground GC when a die's free blocks fall to this", NULL },
+	{ "gc_incremental", CFG_T_BOOL, FT_OFF(gc_incremental), "", "true", CFG_NO_RANGE,
+	  "preemptible GC: Lee et al., TCAD 2013 (and MQSim's GC preemption); false = a victim is "
+	  "collected whole, blocking its die for ~valid x tPROG / planes",
+	  "copy a victim's valid pages a few at a time, before each host program on the die", NULL },
 	{ "bg_gc_free_blocks", CFG_T_INT, FT_OFF(bg_gc_free_blocks), "", "8", 0, 1 << 16,
 	  "[INFER] MQSim's GC_Exec_Threshold is 5 % of blocks [RECALL]",
 	  "background GC collects until a die has this many free blocks", NULL },
@@ -128,6 +132,9 @@ struct ftl_die {
 	uint64_t valid;   /* valid slots on the die */
 	uint32_t ec_max;  /* largest erase count on the die */
 	uint32_t ec_min;  /* a lower bound of the smallest (exact after a WL scan) */
+	uint32_t gc_victim; /* incremental GC in progress on this block, or UINT32_MAX */
+	uint32_t gc_cursor; /* next slot of it to look at */
+	uint64_t gc_quota;  /* valid slots to copy per host program */
 };
 
 struct ftl {
@@ -157,9 +164,13 @@ struct ftl {
 /* -------------------------------------------------------------- helpers */
 
 /* Zeroed table of n entries, mapped lazily; huge pages where the kernel
- * allows them (madvise mode), since every access is random. NULL on failure. */
+ * allows them (madvise mode), since every access is random. Debug builds
+ * use calloc so that the sanitizers see the bounds. NULL on failure. */
 static uint32_t *ftl_table_alloc(uint64_t n)
 {
+#ifdef SIM_DEBUG
+	return calloc(n, sizeof(uint32_t));
+#endif
 	size_t len = (size_t)n * sizeof(uint32_t);
 	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED)
@@ -172,6 +183,11 @@ static uint32_t *ftl_table_alloc(uint64_t n)
 
 static void ftl_table_free(uint32_t *t, uint64_t n)
 {
+#ifdef SIM_DEBUG
+	(void)n;
+	free(t);
+	return;
+#endif
 	if (t)
 		munmap(t, (size_t)n * sizeof(uint32_t));
 }
@@ -264,7 +280,7 @@ static uint32_t ftl_pick_victim(const struct ftl *f, uint32_t die)
 	double best_score = -1;
 	for (uint32_t b = 0; b < f->bpd; b++) {
 		const struct ftl_block *k = &f->blk[(uint64_t)die * f->bpd + b];
-		if (k->state != FTL_B_USED || k->valid >= f->spb)
+		if (k->state != FTL_B_USED || k->valid >= f->spb || b == f->die[die].gc_victim)
 			continue;
 		double score;
 		if (f->cfg.victim == FTL_VICTIM_GREEDY) {
@@ -310,16 +326,18 @@ static void ftl_work_add(struct ftl_work *acc, const struct ftl_work *w)
 	acc->ns += w->ns;
 }
 
-/* Copy block b's valid slots into die's active block and erase b; w gets
- * the work (as ftl_victim_cost would say, counted in the same pass). */
-static void ftl_collect(struct ftl *f, uint32_t die, uint32_t b, struct ftl_work *w)
+/* Copy up to max valid slots of block b of die into the die's active
+ * block, scanning from *cursor, and erase b once none is left. Adds the
+ * work to w: one tR per multi-plane row it read valid data from, one
+ * tPROG per program unit of copies, tBERS. Returns true if b was erased. */
+static bool ftl_copy_some(struct ftl *f, uint32_t die, uint32_t b, uint32_t *cursor, uint64_t max,
+			  struct ftl_work *w)
 {
 	struct ftl_block *k = ftl_blk(f, die, b);
 	uint64_t base = ftl_ppn(f, die, b, 0);
-	uint64_t rows = 0, last_row = UINT64_MAX;
-	w->programs = (k->valid + f->spu - 1) / f->spu;
-	w->erases = 1;
-	for (uint32_t s = 0; s < f->spb && k->valid; s++) {
+	uint64_t rows = 0, last_row = UINT64_MAX, copied = 0;
+	uint32_t s = *cursor;
+	for (; s < f->spb && k->valid && copied < max; s++) {
 		/* the l2p updates are random: fetch a few slots ahead */
 		if (s + 16 < f->spb && f->p2l[base + s + 16])
 			__builtin_prefetch(&f->l2p[f->p2l[base + s + 16] - 1], 1);
@@ -336,12 +354,17 @@ static void ftl_collect(struct ftl *f, uint32_t die, uint32_t b, struct ftl_work
 		k->valid--;
 		f->die[die].valid--;
 		ftl_place(f, die, m - 1);
-		f->st.copies++;
-		f->st.nand_pages++;
+		copied++;
 	}
-	w->reads = rows;
-	w->ns = (int64_t)rows * f->g.read_ns + (int64_t)w->programs * f->g.prog_ns + f->cfg.erase_ns;
-	SIM_ASSERT(k->valid == 0);
+	*cursor = s;
+	uint64_t progs = (copied + f->spu - 1) / f->spu;
+	f->st.copies += copied;
+	f->st.nand_pages += copied;
+	w->reads += rows;
+	w->programs += progs;
+	w->ns += (int64_t)rows * f->g.read_ns + (int64_t)progs * f->g.prog_ns;
+	if (k->valid)
+		return false;
 	k->state = FTL_B_FREE;
 	k->wp = 0;
 	k->ec++;
@@ -349,6 +372,18 @@ static void ftl_collect(struct ftl *f, uint32_t die, uint32_t b, struct ftl_work
 		f->die[die].ec_max = k->ec;
 	f->die[die].nfree++;
 	f->st.erases++;
+	w->erases++;
+	w->ns += f->cfg.erase_ns;
+	return true;
+}
+
+/* Collect block b of die whole. */
+static void ftl_collect(struct ftl *f, uint32_t die, uint32_t b, struct ftl_work *w)
+{
+	uint32_t cursor = 0;
+	bool erased = ftl_copy_some(f, die, b, &cursor, UINT64_MAX, w);
+	SIM_ASSERT(erased);
+	(void)erased;
 }
 
 /* Static wear levelling after an erase on die: when the spread of erase
@@ -370,7 +405,8 @@ static void ftl_wear_level(struct ftl *f, uint32_t die, struct ftl_work *acc)
 			ecmax = k->ec;
 		if (k->ec < ecmin)
 			ecmin = k->ec;
-		if (k->state == FTL_B_USED && (cold == UINT32_MAX || k->ec < ftl_blk(f, die, cold)->ec))
+		if (k->state == FTL_B_USED && b != dd->gc_victim &&
+		    (cold == UINT32_MAX || k->ec < ftl_blk(f, die, cold)->ec))
 			cold = b;
 	}
 	dd->ec_min = ecmin;
@@ -387,11 +423,18 @@ static void ftl_wear_level(struct ftl *f, uint32_t die, struct ftl_work *acc)
 
 /* Foreground GC without time accounting (shared by ftl_fg_gc and the
  * preconditioning). */
-static void ftl_gc_until_free(struct ftl *f, uint32_t die, struct ftl_work *acc)
+static void ftl_gc_until_free(struct ftl *f, uint32_t die, uint64_t floor, struct ftl_work *acc)
 {
+	struct ftl_die *d = &f->die[die];
+	if (d->gc_victim != UINT32_MAX && d->nfree <= floor) {
+		/* finish the incremental victim first */
+		ftl_copy_some(f, die, d->gc_victim, &d->gc_cursor, UINT64_MAX, acc);
+		d->gc_victim = UINT32_MAX;
+		ftl_wear_level(f, die, acc);
+	}
 	/* Each collection frees at least one slot net, so the loop ends; the
 	 * bound guards against a broken invariant in release builds. */
-	for (uint64_t guard = 0; f->die[die].nfree <= (uint64_t)f->cfg.gc_free_blocks; guard++) {
+	for (uint64_t guard = 0; d->nfree <= floor; guard++) {
 		if (guard > 4 * (uint64_t)f->bpd * f->spb)
 			break;
 		uint32_t v = ftl_pick_victim(f, die);
@@ -445,10 +488,34 @@ bool ftl_die_ok(const struct ftl *f, uint32_t die) { return f->die[die].valid <=
 
 int64_t ftl_fg_gc(struct ftl *f, uint32_t die)
 {
-	if (f->die[die].nfree > (uint64_t)f->cfg.gc_free_blocks)
-		return 0;
+	struct ftl_die *d = &f->die[die];
+	uint64_t thr = (uint64_t)f->cfg.gc_free_blocks;
 	struct ftl_work w = { 0 };
-	ftl_gc_until_free(f, die, &w);
+	if (f->cfg.gc_incremental) {
+		if (d->gc_victim == UINT32_MAX && d->nfree <= thr) {
+			uint32_t v = ftl_pick_victim(f, die);
+			if (v != UINT32_MAX) {
+				/* copy the victim's valid pages in proportion to
+				 * the space it frees: done when the host has
+				 * written as much as it had stale */
+				const struct ftl_block *k = ftl_blk(f, die, v);
+				uint64_t stale = f->spb - k->valid;
+				d->gc_victim = v;
+				d->gc_cursor = 0;
+				d->gc_quota = ((uint64_t)k->valid * f->spu + stale - 1) / stale;
+				f->st.gc_fg++;
+			}
+		}
+		if (d->gc_victim != UINT32_MAX &&
+		    ftl_copy_some(f, die, d->gc_victim, &d->gc_cursor, d->gc_quota, &w)) {
+			d->gc_victim = UINT32_MAX;
+			ftl_wear_level(f, die, &w);
+		}
+		/* down to the last free block: block until there are two */
+		thr = 1;
+	}
+	if (d->nfree <= thr)
+		ftl_gc_until_free(f, die, thr, &w);
 	f->st.gc_fg_ns += (uint64_t)w.ns;
 	return w.ns;
 }
@@ -475,6 +542,20 @@ void ftl_commit(struct ftl *f, uint32_t die, uint64_t bytes)
 int64_t ftl_bg_gc(struct ftl *f, uint32_t die, int64_t budget_ns)
 {
 	int64_t used = 0;
+	struct ftl_die *d = &f->die[die];
+	if (d->gc_victim != UINT32_MAX) {
+		/* finish the foreground victim if it fits (bound: every row read) */
+		const struct ftl_block *k = ftl_blk(f, die, d->gc_victim);
+		uint64_t units = (k->valid + f->spu - 1) / f->spu;
+		int64_t bound = (int64_t)units * (f->g.read_ns + f->g.prog_ns) + f->cfg.erase_ns;
+		if (bound > budget_ns)
+			return 0;
+		struct ftl_work w = { 0 };
+		ftl_copy_some(f, die, d->gc_victim, &d->gc_cursor, UINT64_MAX, &w);
+		d->gc_victim = UINT32_MAX;
+		ftl_wear_level(f, die, &w);
+		used += w.ns;
+	}
 	while (f->die[die].nfree < (uint64_t)f->cfg.bg_gc_free_blocks) {
 		uint32_t v = ftl_pick_victim(f, die);
 		if (v == UINT32_MAX)
@@ -574,7 +655,7 @@ static void ftl_precondition(struct ftl *f)
 		if (f->nstage == f->spu || i + 1 == total) {
 			for (uint32_t k = 0; k < f->g.ndies && !ftl_die_ok(f, die); k++)
 				die = (die + 1) % f->g.ndies;
-			ftl_gc_until_free(f, die, &w);
+			ftl_gc_until_free(f, die, (uint64_t)f->cfg.gc_free_blocks, &w);
 			ftl_commit(f, die, (uint64_t)f->nstage * FTL_LPAGE_BYTES);
 			die = (die + 1) % f->g.ndies;
 		}
@@ -733,6 +814,7 @@ int ftl_create(const struct ftl_cfg *cfg, const struct ftl_geom *g, const struct
 	}
 	for (uint32_t d = 0; d < g->ndies; d++) {
 		f->die[d].active = UINT32_MAX;
+		f->die[d].gc_victim = UINT32_MAX;
 		f->die[d].nfree = f->bpd;
 	}
 	stats_dist_init(&f->blocked_w);

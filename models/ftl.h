@@ -46,6 +46,7 @@ struct ftl_cfg {
 	int64_t blocks_per_die;     /* 0 = derived from capacity and op_pct */
 	int64_t erase_ns;           /* tBERS */
 	int64_t gc_free_blocks;     /* foreground GC when free blocks per die <= this */
+	bool gc_incremental;        /* spread a victim's copies over the host programs */
 	int64_t bg_gc_free_blocks;  /* background GC collects until this many are free */
 	int64_t bg_gc_idle_ns;      /* idle time before background GC starts */
 	int victim;                 /* enum ftl_victim */
