@@ -554,7 +554,6 @@ int64_t ftl_bg_gc(struct ftl *f, uint32_t die, int64_t budget_ns)
 		struct ftl_work w = { 0 };
 		ftl_copy_some(f, die, d->gc_victim, &d->gc_cursor, UINT64_MAX, &w);
 		d->gc_victim = UINT32_MAX;
-		ftl_wear_level(f, die, &w);
 		used += w.ns;
 	}
 	while (f->die[die].nfree < (uint64_t)f->cfg.bg_gc_free_blocks) {
@@ -568,8 +567,15 @@ int64_t ftl_bg_gc(struct ftl *f, uint32_t die, int64_t budget_ns)
 		w = (struct ftl_work){ 0 };
 		ftl_collect(f, die, v, &w);
 		f->st.gc_bg++;
-		ftl_wear_level(f, die, &w);
 		used += w.ns;
+		/* a WL move may copy a whole block: only if that still fits */
+		int64_t whole = (int64_t)(f->spb / f->spu) * (f->g.read_ns + f->g.prog_ns) +
+				f->cfg.erase_ns;
+		if (used + whole <= budget_ns) {
+			w = (struct ftl_work){ 0 };
+			ftl_wear_level(f, die, &w);
+			used += w.ns;
+		}
 	}
 	f->st.gc_bg_ns += (uint64_t)used;
 	return used;
