@@ -1,6 +1,6 @@
 /* Private state of the multi-die flash model (models/flash.c), exposed for
- * its unit tests only. Nothing outside flash.c and tests/test_flash.c may
- * include this header.
+ * its unit tests only. Nothing outside flash.c and tests/test_flash.c (and
+ * tests/test_ftl.c, which reaches the FTL through it) may include this header.
  */
 #ifndef MODELS_FLASH_INT_H
 #define MODELS_FLASH_INT_H

@@ -52,6 +52,7 @@
 
 #include "sim/assert.h"
 #include "sim/rng.h"
+#include "sim/stats.h"
 
 /* ------------------------------------------------------------ tunables */
 

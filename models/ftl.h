@@ -23,7 +23,6 @@
 
 #include "sim/config.h"
 #include "sim/error.h"
-#include "sim/stats.h"
 
 struct json_t;
 struct cfg_node;
