@@ -412,6 +412,12 @@ static inline void fire(struct sim_engine *e, struct sim_heap_entry *ent)
 	ev->fire(e->owner, ev);
 }
 
+int64_t sim_engine_next_time(struct sim_engine *e)
+{
+	struct sim_heap_entry *ent = next_entry(e);
+	return ent ? ent->when : SIM_TIME_MAX;
+}
+
 bool sim_engine_step(struct sim_engine *e)
 {
 	struct sim_heap_entry *ent = next_entry(e);

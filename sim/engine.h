@@ -113,6 +113,11 @@ void sim_engine_cancel(struct sim_engine *e, struct sim_event *ev);
  * handler stops the run. */
 enum sim_run_result sim_engine_run(struct sim_engine *e, int64_t until);
 
+/* Time of the earliest pending event, SIM_TIME_MAX when none is pending.
+ * Fires nothing (it may reorganise the queue, as run() does before it
+ * returns at its time limit). */
+int64_t sim_engine_next_time(struct sim_engine *e);
+
 /* Fire the single earliest event; false when no event is pending. */
 bool sim_engine_step(struct sim_engine *e);
 

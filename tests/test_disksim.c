@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <math.h>
+
 #include <cmocka.h>
 
 #include "models/request.h"
@@ -145,12 +147,96 @@ static void test_disksim_bad_lines(void **state)
 	assert_int_equal(drain("1000 0 8 8 1 7\n", NULL, recs, 4, &n, &err), SIM_E_INPUT);
 }
 
+/* The exact millisecond parser (no strtod for "I.F" with short parts)
+ * gives what llround(strtod(s) * 1e6) gives, on random times of every
+ * length it takes and on the edges of its range. */
+static void test_disksim_ms_fast_path_matches_strtod(void **state)
+{
+	static const char *const edge[] = { "0", "0.", "0.000001", "999999999.999999", "1000000000",
+					    "1000000000.5", "0.0000005", "0.0000015", "12.3456789",
+					    "1e3", "5.", "0.100", "123456789.000001" };
+	char text[64 * 1024];
+	size_t off = 0;
+	int64_t want[1200];
+	int nwant = 0;
+	uint64_t x = 88172645463325252ull;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(edge) / sizeof(edge[0]); i++) {
+		off += (size_t)snprintf(text + off, sizeof(text) - off, "%s 0 8 8 1\n", edge[i]);
+		want[nwant++] = llround(strtod(edge[i], NULL) * 1e6);
+	}
+	for (int i = 0; i < 1000; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		char t[64];
+		unsigned idig = 1 + (unsigned)(x % 9), fdig = (unsigned)((x >> 8) % 7);
+		uint64_t ip = (x >> 16) % 1000000000ull, fp = (x >> 20) % 1000000ull;
+		for (unsigned k = idig; k < 9; k++)
+			ip /= 10;
+		for (unsigned k = fdig; k < 6; k++)
+			fp /= 10;
+		if (fdig)
+			snprintf(t, sizeof(t), "%llu.%0*llu", (unsigned long long)ip, (int)fdig,
+				 (unsigned long long)fp);
+		else
+			snprintf(t, sizeof(t), "%llu", (unsigned long long)ip);
+		off += (size_t)snprintf(text + off, sizeof(text) - off, "%s 0 8 8 1\n", t);
+		want[nwant++] = llround(strtod(t, NULL) * 1e6);
+	}
+	static struct trace_rec recs[1200];
+	struct trace_opts ms = { .disksim_time = TRACE_DISKSIM_DISKSIM_MS };
+	struct sim_error err;
+	int n;
+	assert_int_equal(drain(text, &ms, recs, 1200, &n, &err), 0);
+	assert_int_equal(n, nwant);
+	for (int i = 0; i < n; i++)
+		assert_int_equal(recs[i].time_ns, want[i]);
+}
+
+/* Numeric limits: the largest arrival in ns and the largest request are
+ * accepted as they are, one past either is an error naming the line, as is
+ * a request whose last sector would pass 2^64, and
+ * millisecond times whose nanoseconds would not fit in int64 are refused. */
+static void test_disksim_numeric_limits(void **state)
+{
+	struct trace_rec recs[4];
+	struct sim_error err;
+	int n;
+
+	(void)state;
+	assert_int_equal(drain("9223372036854775807 0 18446744073701163008 8388607 1\n", NULL, recs, 4,
+			       &n, &err), 0);
+	assert_int_equal(recs[0].time_ns, INT64_MAX);
+	assert_true(recs[0].sector == UINT64_MAX - 8388607);
+	assert_int_equal(recs[0].nr_sectors, 8388607);
+	assert_int_equal(recs[0].bytes, 8388607u << 9); /* fits in uint32 */
+	assert_int_equal(drain("9223372036854775808 0 8 8 1\n", NULL, recs, 4, &n, &err), SIM_E_INPUT);
+	assert_non_null(strstr(err.msg, "d.trace:1: arrival time"));
+	assert_int_equal(drain("18446744073709551616 0 8 8 1\n", NULL, recs, 4, &n, &err), SIM_E_INPUT);
+	assert_int_equal(drain("1000 0 18446744073709551616 8 1\n", NULL, recs, 4, &n, &err), SIM_E_INPUT);
+	assert_non_null(strstr(err.msg, "d.trace:1: lba"));
+	assert_int_equal(drain("1000 0 18446744073701163009 8388607 1\n", NULL, recs, 4, &n, &err), SIM_E_INPUT);
+	assert_non_null(strstr(err.msg, "passes 2^64"));
+	assert_int_equal(drain("1000 0 8 8388608 1\n", NULL, recs, 4, &n, &err), SIM_E_INPUT);
+	assert_non_null(strstr(err.msg, "size 8388608 sectors out of range"));
+	assert_int_equal(drain("1000 0 8 4294967295 1\n", NULL, recs, 4, &n, &err), SIM_E_INPUT);
+	struct trace_opts ms = { .disksim_time = TRACE_DISKSIM_DISKSIM_MS };
+	assert_int_equal(drain("9200000000000 0 8 8 1\n", &ms, recs, 4, &n, &err), 0);
+	assert_int_equal(recs[0].time_ns, 9200000000000000000);
+	assert_int_equal(drain("9300000000000 0 8 8 1\n", &ms, recs, 4, &n, &err), SIM_E_INPUT);
+	assert_int_equal(drain("1e300 0 8 8 1\n", &ms, recs, 4, &n, &err), SIM_E_INPUT);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_disksim_mqsim_samples),
 		cmocka_unit_test(test_disksim_dialects),
 		cmocka_unit_test(test_disksim_bad_lines),
+		cmocka_unit_test(test_disksim_ms_fast_path_matches_strtod),
+		cmocka_unit_test(test_disksim_numeric_limits),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -221,11 +221,26 @@ static void rp_io_maybe_free(struct replay *r, struct rp_io *io)
 	r->live_ios--;
 }
 
+/* Latest simulated time a replay schedules an I/O at: a quarter of the
+ * int64 range (73 years) leaves the models headroom to add service times
+ * without overflow (issue 9). Records later than that after the first one
+ * are an input error; scaled gaps and sums saturate at it. */
+#define RP_TIME_MAX (INT64_MAX / 4)
+
 static int64_t rp_scale(const struct replay *r, int64_t gap)
 {
 	if (gap <= 0)
 		return 0;
-	return r->time_scale == 1.0 ? gap : (int64_t)((double)gap * r->time_scale + 0.5);
+	if (r->time_scale == 1.0)
+		return gap < RP_TIME_MAX ? gap : RP_TIME_MAX;
+	double x = (double)gap * r->time_scale + 0.5;
+	return x < (double)RP_TIME_MAX ? (int64_t)x : RP_TIME_MAX;
+}
+
+/* a + b for a, b in [0, RP_TIME_MAX], saturating at RP_TIME_MAX. */
+static int64_t rp_add(int64_t a, int64_t b)
+{
+	return a > RP_TIME_MAX - b ? RP_TIME_MAX : a + b;
 }
 
 static enum sim_class rp_class(const struct rp_pid *p)
@@ -460,7 +475,7 @@ static void rp_plan_next(struct replay *r, struct rp_pid *p)
 		at = rp_scale(r, next->t_q);
 	} else if (!last->sync || (r->trace_has_c && (last->t_c < 0 || last->t_c > next->t_q))) {
 		/* async, or the trace shows both in flight at once */
-		at = last->sim_issue + rp_scale(r, next->t_q - last->t_q);
+		at = rp_add(last->sim_issue, rp_scale(r, next->t_q - last->t_q));
 		if (last->sync)
 			r->overlapped++;
 	} else if (!last->done) {
@@ -468,7 +483,7 @@ static void rp_plan_next(struct replay *r, struct rp_pid *p)
 		return;
 	} else {
 		int64_t base = last->t_c >= 0 ? last->t_c : last->t_q;
-		at = last->sim_done + rp_scale(r, next->t_q - base);
+		at = rp_add(last->sim_done, rp_scale(r, next->t_q - base));
 		r->dependent++;
 	}
 	p->state = RP_WAIT_TIMER;
@@ -510,6 +525,15 @@ static bool rp_take(struct replay *r, const struct trace_rec *rec)
 	}
 	int64_t t = rec->time_ns - r->t0;
 	uint64_t dev = ((uint64_t)rec->dev_major << 32) | rec->dev_minor;
+
+	if (t > RP_TIME_MAX) {
+		sim_fail(r->sim, SIM_E_INPUT,
+			 "%s: record %llu: time %lld ns after the first record is beyond the simulated "
+			 "range (%lld ns, 73 years)", r->path, (unsigned long long)r->records,
+			 (long long)t, (long long)RP_TIME_MAX);
+		r->eof = true;
+		return false;
+	}
 
 	if (rec->action == TRACE_A_COMPLETE) {
 		if (r->trace_has_c)
