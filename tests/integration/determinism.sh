@@ -14,6 +14,11 @@
 #     order. Everything outside `config` must be byte-identical, except
 #     the paths that name where the copy lives: mobisim.scenario and the
 #     replay's resolved trace path (workload.trace, workload.params.trace).
+#  3. The same scenario as points of a sweep (block-replay, replay closed
+#     and open), run with -j 1 and with -j 2 (points in other processes):
+#     the point files are byte-identical once the wall-clock figures are
+#     out, and the closed point equals the plain `mobisim run ... --set
+#     replay=closed` result apart from the sweep's own `sweep` record.
 # The reordered copies live in a temporary tree whose configs/devices,
 # configs/writeback and traces are links to the source tree's, so the
 # scenarios' relative includes and trace paths still resolve.
@@ -105,6 +110,34 @@ if ja != jb:
 sys.exit(0 if ok else 1)
 EOF
 done
+
+printf 'base: %s\naxes:\n  replay: [closed, open]\n' "$src/configs/scenarios/block-replay.yaml" >"$tmp/s.yaml"
+for j in 1 2; do
+	"$bin" sweep "$tmp/s.yaml" -j $j --out "$tmp/sw$j" --quiet >/dev/null 2>&1 || say "sweep -j $j exited $?"
+done
+"$bin" run "$src/configs/scenarios/block-replay.yaml" --set replay=closed --quiet --out "$tmp/closed.json" >/dev/null ||
+	say "run --set replay=closed exited $?"
+python3 - "$tmp/sw1/points" "$tmp/sw2/points" "$tmp/closed.json" <<'PY' || fail=1
+import glob, json, os, sys
+def load(f):
+    d = json.load(open(f))
+    for k in ("wall_s", "events_per_s", "peak_rss_kib"):
+        d["engine"].pop(k, None)
+    return d
+a = sorted(glob.glob(os.path.join(sys.argv[1], "*.json")))
+b = sorted(glob.glob(os.path.join(sys.argv[2], "*.json")))
+if len(a) != 2 or [os.path.basename(x) for x in a] != [os.path.basename(x) for x in b]:
+    sys.exit("FAIL: sweep: point files differ between -j 1 and -j 2: %s %s" % (a, b))
+for x, y in zip(a, b):
+    if json.dumps(load(x)) != json.dumps(load(y)):
+        sys.exit("FAIL: sweep: %s differs between -j 1 and -j 2" % os.path.basename(x))
+p = load(a[0])
+if p["sweep"]["assignment"] != {"replay": "closed"}:
+    sys.exit("FAIL: sweep: point 0 is not replay=closed: %s" % p["sweep"])
+p.pop("sweep")
+if json.dumps(p) != json.dumps(load(sys.argv[3])):
+    sys.exit("FAIL: sweep: the closed point differs from the plain run")
+PY
 
 [ $fail = 0 ] && echo "determinism: ok"
 exit $fail
