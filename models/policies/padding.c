@@ -38,13 +38,13 @@
  */
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <jansson.h>
 
 #include "models/device.h"
+#include "models/launch_common.h"
 #include "models/launchprof.h"
 #include "models/launchrec.h"
 #include "models/padplan.h"
@@ -62,12 +62,8 @@ struct pad_params {
 	uint64_t max_bytes;
 };
 
+/* kinds of the loader's struct lcom_step */
 enum pad_step_kind { PDS_PLUG, PDS_UNPLUG, PDS_SUBMIT, PDS_WAIT };
-struct pad_step {
-	uint8_t kind;
-	struct stack_file *file;
-	uint64_t off, len;
-};
 
 struct pad_app {
 	struct padding *pd;
@@ -76,7 +72,7 @@ struct pad_app {
 	struct stack_op_source orig;
 	struct lrec_app *obs;
 	bool began, done;
-	struct pad_step *steps;
+	struct lcom_step *steps;
 	size_t nsteps, cur;
 	int64_t load_start_ns, load_end_ns;
 	/* plan figures */
@@ -112,19 +108,13 @@ static void app_finish(struct pad_app *a)
 	if (a->done)
 		return;
 	a->done = true;
-	if (a->obs)
-		lrec_end(a->obs);
 	struct padding *pd = a->pd;
-	if (pd->p.mode == PAD_RECORD) {
-		struct sim_error e;
-		if (lprof_save(&pd->prof, pd->p.profile, &e))
-			sim_fail(pd->sim, e.code, "padding: %s", e.msg);
-	}
+	lcom_finish(a->obs, pd->p.mode == PAD_RECORD, &pd->prof, pd->p.profile, pd->sim, "padding");
 }
 
 static int load_next(struct pad_app *a, struct stack_op *op)
 {
-	const struct pad_step *s = &a->steps[a->cur++];
+	const struct lcom_step *s = &a->steps[a->cur++];
 	memset(op, 0, sizeof(*op));
 	switch (s->kind) {
 	case PDS_PLUG: op->kind = STACK_OP_PLUG; break;
@@ -162,20 +152,8 @@ static int app_next(struct stack_task *t, struct stack_op *op, void *ctx)
 	/* the loader runs right after the launch region opens */
 	if (!a->began && op->kind == STACK_OP_BEGIN && op->name && strcmp(op->name, a->region) == 0)
 		a->began = true;
-	switch (op->kind) {
-	case STACK_OP_OPEN:
-	case STACK_OP_READ:
-	case STACK_OP_FAULT:
-		if (a->obs && lrec_note_file(a->obs, op->file))
-			sim_fail(a->pd->sim, SIM_E_NOMEM, "out of memory");
-		break;
-	case STACK_OP_END:
-		if (a->region && op->name && strcmp(op->name, a->region) == 0)
-			app_finish(a);
-		break;
-	default:
-		break;
-	}
+	if (lcom_observe(a->obs, op, a->region, a->pd->sim))
+		app_finish(a);
 	return r;
 }
 
@@ -189,18 +167,9 @@ static void app_exited(struct stack_task *t, void *ctx)
 
 /* ------------------------------------------------------------ plan */
 
-static int step_push(struct pad_app *a, size_t *cap, const struct pad_step *s)
+static int step_push(struct pad_app *a, size_t *cap, const struct lcom_step *s)
 {
-	if (a->nsteps == *cap) {
-		size_t nc = *cap ? *cap * 2 : 64;
-		struct pad_step *n = realloc(a->steps, nc * sizeof(*n));
-		if (!n)
-			return SIM_E_NOMEM;
-		a->steps = n;
-		*cap = nc;
-	}
-	a->steps[a->nsteps++] = *s;
-	return 0;
+	return lcom_step_push(&a->steps, &a->nsteps, cap, s);
 }
 
 /* Pieces of the sector span [lba, end) through the app's files, else the
@@ -209,7 +178,7 @@ static int push_read(struct pad_app *a, size_t *cap, const struct lprof_map *map
 		     struct stack_file *bdev, uint64_t lba, uint64_t end)
 {
 	size_t first = a->nsteps;
-	int rc = step_push(a, cap, &(struct pad_step){ .kind = PDS_PLUG });
+	int rc = step_push(a, cap, &(struct lcom_step){ .kind = PDS_PLUG });
 	while (!rc && lba < end) {
 		struct stack_file *f = NULL;
 		uint64_t off = 0, run = 0, next = UINT64_MAX, n;
@@ -220,17 +189,17 @@ static int push_read(struct pad_app *a, size_t *cap, const struct lprof_map *map
 			f = bdev;
 			off = lba << SECTOR_SHIFT;
 		}
-		rc = step_push(a, cap, &(struct pad_step){ .kind = PDS_SUBMIT, .file = f, .off = off,
+		rc = step_push(a, cap, &(struct lcom_step){ .kind = PDS_SUBMIT, .file = f, .off = off,
 							  .len = n << SECTOR_SHIFT });
 		lba += n;
 	}
 	if (!rc)
-		rc = step_push(a, cap, &(struct pad_step){ .kind = PDS_UNPLUG });
+		rc = step_push(a, cap, &(struct lcom_step){ .kind = PDS_UNPLUG });
 	size_t last = a->nsteps;
 	for (size_t i = first; !rc && i < last; i++) {
 		if (a->steps[i].kind != PDS_SUBMIT)
 			continue;
-		struct pad_step w = a->steps[i];
+		struct lcom_step w = a->steps[i];
 		w.kind = PDS_WAIT;
 		rc = step_push(a, cap, &w);
 	}
@@ -352,17 +321,11 @@ static int padding_before_launch(struct policy *p, const struct policy_app *app,
 	struct sim *sim = pd->sim;
 	if (!app->task || !sim->stack || !sim->blk)
 		return 0;
-	if (pd->p.mode >= PAD_REORDER && !pd->loaded) {
-		int rc = lprof_load(&pd->prof, pd->p.profile, sim->stack, err);
-		if (rc == SIM_E_IO) {
-			char why[SIM_ERRMSG_MAX];
-			snprintf(why, sizeof(why), "%s", err->msg);
-			return sim_errorf(err, SIM_E_INPUT,
-					  "padding: %s (record it first with padding.mode=record)", why);
-		}
+	if (pd->p.mode >= PAD_REORDER) {
+		int rc = lcom_load_profile(&pd->prof, &pd->loaded, pd->p.profile, sim->stack, "padding",
+					   err);
 		if (rc)
 			return rc;
-		pd->loaded = true;
 	}
 	struct pad_app *a = calloc(1, sizeof(*a));
 	if (!a)
@@ -454,32 +417,19 @@ static int padding_plan_loads(struct policy *p, struct policy_working_set *ws, s
 	}
 	/* keep the file of the chunk each read starts at */
 	for (size_t k = 0; k < nws.n && !rc; k++)
-		for (size_t i = 0; i < ws->n; i++)
-			if (ws->chunks[i].lba == nws.chunks[k].lba) {
-				nws.chunks[k].file = ws->chunks[i].file;
-				nws.chunks[k].off = ws->chunks[i].off;
-				break;
-			}
+		(void)lcom_ws_origin(ws, nws.chunks[k].lba, &nws.chunks[k].file, &nws.chunks[k].off);
 out:
 	free(c);
 	free(m);
 	free(groups);
 	free(scratch);
-	if (rc) {
-		policy_ws_free(&nws);
-		return rc;
-	}
-	policy_ws_free(ws);
-	*ws = nws;
-	return 0;
+	return lcom_ws_replace(ws, &nws, rc);
 }
 
 static void padding_stats(const struct policy *p, struct json_t *obj)
 {
 	const struct padding *pd = p->priv;
-	json_object_set_new(obj, "mode", json_string(pad_mode_names[pd->p.mode]));
-	json_object_set_new(obj, "launches", json_integer((json_int_t)pd->launches));
-	json_object_set_new(obj, "launches_without_profile", json_integer((json_int_t)pd->no_profile));
+	lcom_stats_head(obj, pad_mode_names[pd->p.mode], pd->launches, pd->no_profile);
 	json_t *arr = json_array();
 	uint64_t treq = 0, tbytes = 0;
 	int64_t tload = 0;
@@ -489,14 +439,9 @@ static void padding_stats(const struct policy *p, struct json_t *obj)
 		json_object_set_new(o, "app", json_string(a->name));
 		if (a->obs) {
 			const struct lrec_app *r = a->obs;
-			json_object_set_new(o, "requests", json_integer((json_int_t)r->requests));
-			json_object_set_new(o, "bytes", json_integer((json_int_t)r->bytes));
-			json_object_set_new(o, "avg_request_kib",
-					    json_real(r->requests ? (double)r->bytes / 1024.0 / (double)r->requests : 0));
+			lcom_obs_json(o, r, false);
 			treq += r->requests;
 			tbytes += r->bytes;
-			if (r->prof)
-				json_object_set_new(o, "recorded_requests", json_integer(r->prof->nreq));
 		}
 		if (a->nsteps) {
 			json_object_set_new(o, "chunks", json_integer((json_int_t)a->chunks));

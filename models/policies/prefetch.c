@@ -46,6 +46,7 @@
 
 #include <jansson.h>
 
+#include "models/launch_common.h"
 #include "models/launchprof.h"
 #include "models/launchrec.h"
 #include "models/pfplan.h"
@@ -76,12 +77,8 @@ struct pf_page {
 	uint8_t flags;
 };
 
+/* kinds of the prefetcher's struct lcom_step */
 enum pf_step_kind { PFS_PLUG, PFS_UNPLUG, PFS_OPEN, PFS_WILLNEED };
-struct pf_step {
-	uint8_t kind;
-	struct stack_file *file;
-	uint64_t off, len;
-};
 
 struct pf_app {
 	struct prefetch *pf;
@@ -92,7 +89,7 @@ struct pf_app {
 	struct lrec_app *obs;
 	bool done;
 	/* replay */
-	struct pf_step *steps;
+	struct lcom_step *steps;
 	size_t nsteps, cur;
 	struct stack_task *helper;
 	int64_t helper_start_ns, helper_end_ns;
@@ -190,14 +187,8 @@ static void app_finish(struct pf_app *a)
 	if (a->done)
 		return;
 	a->done = true;
-	if (a->obs)
-		lrec_end(a->obs);
 	struct prefetch *pf = a->pf;
-	if (pf->p.mode == PF_RECORD) {
-		struct sim_error e;
-		if (lprof_save(&pf->prof, pf->p.profile, &e))
-			sim_fail(pf->sim, e.code, "prefetch: %s", e.msg);
-	}
+	lcom_finish(a->obs, pf->p.mode == PF_RECORD, &pf->prof, pf->p.profile, pf->sim, "prefetch");
 }
 
 static int app_next(struct stack_task *t, struct stack_op *op, void *ctx)
@@ -209,22 +200,10 @@ static int app_next(struct stack_task *t, struct stack_op *op, void *ctx)
 			app_finish(a);
 		return r;
 	}
-	switch (op->kind) {
-	case STACK_OP_OPEN:
-	case STACK_OP_READ:
-	case STACK_OP_FAULT:
-		if (a->obs && lrec_note_file(a->obs, op->file))
-			sim_fail(a->pf->sim, SIM_E_NOMEM, "out of memory");
-		if (op->kind != STACK_OP_OPEN)
-			note_touch(a, op->file, op->off, op->kind == STACK_OP_FAULT ? 4096 : op->len);
-		break;
-	case STACK_OP_END:
-		if (a->region && op->name && strcmp(op->name, a->region) == 0)
-			app_finish(a);
-		break;
-	default:
-		break;
-	}
+	if (lcom_observe(a->obs, op, a->region, a->pf->sim))
+		app_finish(a);
+	if (op->kind == STACK_OP_READ || op->kind == STACK_OP_FAULT)
+		note_touch(a, op->file, op->off, op->kind == STACK_OP_FAULT ? 4096 : op->len);
 	return r;
 }
 
@@ -246,7 +225,7 @@ static int helper_next(struct stack_task *t, struct stack_op *op, void *ctx)
 		a->helper_start_ns = sim_now(a->pf->sim);
 	if (a->cur >= a->nsteps)
 		return 0;
-	const struct pf_step *s = &a->steps[a->cur++];
+	const struct lcom_step *s = &a->steps[a->cur++];
 	memset(op, 0, sizeof(*op));
 	switch (s->kind) {
 	case PFS_PLUG: op->kind = STACK_OP_PLUG; break;
@@ -267,18 +246,9 @@ static void helper_exited(struct stack_task *t, void *ctx)
 	a->helper_end_ns = sim_now(a->pf->sim);
 }
 
-static int step_push(struct pf_app *a, size_t *cap, const struct pf_step *s)
+static int step_push(struct pf_app *a, size_t *cap, const struct lcom_step *s)
 {
-	if (a->nsteps == *cap) {
-		size_t nc = *cap ? *cap * 2 : 64;
-		struct pf_step *n = realloc(a->steps, nc * sizeof(*n));
-		if (!n)
-			return SIM_E_NOMEM;
-		a->steps = n;
-		*cap = nc;
-	}
-	a->steps[a->nsteps++] = *s;
-	return 0;
+	return lcom_step_push(&a->steps, &a->nsteps, cap, s);
 }
 
 /* Turn the app's profile into the prefetcher's op list. */
@@ -321,7 +291,7 @@ static int build_plan(struct prefetch *pf, struct pf_app *a, const struct lprof_
 	size_t cap = 0;
 	rc = 0;
 	if (pf->p.plug)
-		rc = step_push(a, &cap, &(struct pf_step){ .kind = PFS_PLUG });
+		rc = step_push(a, &cap, &(struct lcom_step){ .kind = PFS_PLUG });
 	/* files opened by the prefetcher, in first-use order */
 	struct lprof_map opened;
 	lprof_map_init(&opened);
@@ -336,7 +306,7 @@ static int build_plan(struct prefetch *pf, struct pf_app *a, const struct lprof_
 					rc = lprof_map_add_file(&opened, f);
 					if (!rc)
 						rc = step_push(a, &cap,
-							       &(struct pf_step){ .kind = PFS_OPEN, .file = f });
+							       &(struct lcom_step){ .kind = PFS_OPEN, .file = f });
 				}
 			} else {
 				n = (out[k].kind == PFPLAN_DATA && next < end ? next : end) - lba;
@@ -345,7 +315,7 @@ static int build_plan(struct prefetch *pf, struct pf_app *a, const struct lprof_
 			}
 			if (!rc)
 				rc = step_push(a, &cap,
-					       &(struct pf_step){ .kind = PFS_WILLNEED, .file = f, .off = off,
+					       &(struct lcom_step){ .kind = PFS_WILLNEED, .file = f, .off = off,
 								  .len = n << SECTOR_SHIFT });
 			if (!rc && !stack_file_is_blockdev(f)) {
 				for (uint64_t i = off >> 12; i < (off + (n << SECTOR_SHIFT) + 4095) >> 12; i++) {
@@ -363,7 +333,7 @@ static int build_plan(struct prefetch *pf, struct pf_app *a, const struct lprof_
 		}
 	}
 	if (!rc && pf->p.plug)
-		rc = step_push(a, &cap, &(struct pf_step){ .kind = PFS_UNPLUG });
+		rc = step_push(a, &cap, &(struct lcom_step){ .kind = PFS_UNPLUG });
 	free(out);
 	lprof_map_free(&opened);
 	lprof_map_free(&map);
@@ -393,17 +363,11 @@ static int prefetch_before_launch(struct policy *p, const struct policy_app *app
 	struct sim *sim = pf->sim;
 	if (!app->task || !sim->stack || !sim->blk)
 		return 0; /* nothing to prefetch into */
-	if (pf->p.mode == PF_REPLAY && !pf->loaded) {
-		int rc = lprof_load(&pf->prof, pf->p.profile, sim->stack, err);
-		if (rc == SIM_E_IO) {
-			char why[SIM_ERRMSG_MAX];
-			snprintf(why, sizeof(why), "%s", err->msg);
-			return sim_errorf(err, SIM_E_INPUT,
-					  "prefetch: %s (record it first with prefetch.mode=record)", why);
-		}
+	if (pf->p.mode == PF_REPLAY) {
+		int rc = lcom_load_profile(&pf->prof, &pf->loaded, pf->p.profile, sim->stack, "prefetch",
+					   err);
 		if (rc)
 			return rc;
-		pf->loaded = true;
 	}
 	struct pf_app *a = calloc(1, sizeof(*a));
 	if (!a)
@@ -492,22 +456,11 @@ static int prefetch_plan_loads(struct policy *p, struct policy_working_set *ws, 
 	for (size_t k = 0; k < nout && !rc; k++) {
 		struct policy_chunk c = { .file = NULL, .off = 0, .len = out[k].sectors << SECTOR_SHIFT,
 					  .lba = out[k].lba };
-		for (size_t i = 0; i < ws->n; i++)
-			if (ws->chunks[i].lba == out[k].lba) {
-				c.file = ws->chunks[i].file;
-				c.off = ws->chunks[i].off;
-				break;
-			}
+		(void)lcom_ws_origin(ws, out[k].lba, &c.file, &c.off);
 		rc = policy_ws_push(&nws, &c, err);
 	}
 	free(out);
-	if (rc) {
-		policy_ws_free(&nws);
-		return rc;
-	}
-	policy_ws_free(ws);
-	*ws = nws;
-	return 0;
+	return lcom_ws_replace(ws, &nws, rc);
 }
 
 static json_t *ratio(uint64_t a, uint64_t b)
@@ -518,28 +471,14 @@ static json_t *ratio(uint64_t a, uint64_t b)
 static void prefetch_stats(const struct policy *p, struct json_t *obj)
 {
 	const struct prefetch *pf = p->priv;
-	json_object_set_new(obj, "mode", json_string(pf_mode_names[pf->p.mode]));
-	json_object_set_new(obj, "launches", json_integer((json_int_t)pf->launches));
-	json_object_set_new(obj, "launches_without_profile", json_integer((json_int_t)pf->no_profile));
+	lcom_stats_head(obj, pf_mode_names[pf->p.mode], pf->launches, pf->no_profile);
 	json_t *arr = json_array();
 	uint64_t th = 0, tt = 0, tm = 0, tu = 0, tp = 0;
 	for (const struct pf_app *a = pf->apps; a; a = a->next) {
 		json_t *o = json_object();
 		json_object_set_new(o, "app", json_string(a->name));
 		if (a->obs) {
-			const struct lrec_app *r = a->obs;
-			json_object_set_new(o, "requests", json_integer((json_int_t)r->requests));
-			json_object_set_new(o, "bytes", json_integer((json_int_t)r->bytes));
-			json_object_set_new(o, "avg_request_kib",
-					    json_real(r->requests ? (double)r->bytes / 1024.0 / (double)r->requests : 0));
-			json_object_set_new(o, "prefetch_requests", json_integer((json_int_t)r->helper_requests));
-			json_object_set_new(o, "prefetch_bytes", json_integer((json_int_t)r->helper_bytes));
-			json_object_set_new(o, "prefetch_avg_request_kib",
-					    json_real(r->helper_requests ? (double)r->helper_bytes / 1024.0 /
-										   (double)r->helper_requests
-									 : 0));
-			if (r->prof)
-				json_object_set_new(o, "recorded_requests", json_integer(r->prof->nreq));
+			lcom_obs_json(o, a->obs, true);
 		}
 		if (a->nsteps) {
 			uint64_t hits = a->hit_ready + a->hit_inflight + a->hit_gone;
