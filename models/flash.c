@@ -16,14 +16,23 @@
  *          With slc_cache_mib, programs go to an SLC cache at slc_prog_us
  *          while it has room; it empties at slc_fold_mbps in the background.
  *          FUA (or write_cache: false) completes only when the request's
- *          own units are programmed; a pre-flush (REQ_FLUSH) first drains
+ *          own units are programmed (read_priority: when everything
+ *          buffered before it is); a pre-flush (REQ_FLUSH) first drains
  *          everything buffered.
  * Every shared resource (die, channel, host link - one half-duplex bus for
  * eMMC, two directions for UFS - and the controller) is a "busy until"
- * time; a request books all its operations when submitted, so resources
- * serve in submission order and contention between concurrent requests is
- * exact for that order. Reads that hit a die busy programming wait for it
- * (read/write interference, SmartIO MobiSys'15), unless program_suspend.
+ * time; a request books its operations when submitted, so resources serve
+ * in submission order and contention between concurrent requests is exact
+ * for that order. The exception is the drain of the write buffer: with
+ * read_priority (default) a full program unit waits in a drain queue and
+ * is booked on its die only when its program starts (an event per device),
+ * so a read submitted meanwhile goes before the buffered backlog and waits
+ * at most for the program in progress, as controllers serve host reads
+ * ahead of write-cache flushing; a write that finds the buffer full waits
+ * (FIFO) until a program really ends. read_priority: false books every
+ * program at admission (reads then wait for the whole backlog). Reads that
+ * hit a die busy programming wait for it (read/write interference, SmartIO
+ * MobiSys'15), unless program_suspend.
  * Small requests touch few dies, large ones all of them, so bandwidth grows
  * non-linearly with size and saturates at the slowest of link, channels
  * and dies. Times are integer ns; a transfer of b bytes at r bytes/s takes
@@ -139,6 +148,10 @@ static const struct cfg_param flash_params[] = {
 	{ "cmdq", CFG_T_BOOL, FL_OFF(cmdq), "", "false", CFG_NO_RANGE,
 	  "eMMC 5.1 CMDQ (JESD84-B51, 32 tasks); UFS always queues (SCSI tagged)",
 	  "eMMC command queueing", NULL },
+	{ "read_priority", CFG_T_BOOL, FL_OFF(read_priority), "", "true", CFG_NO_RANGE,
+	  "US patent 10025531 (host reads in a high-priority queue, page programs of buffered writes in a low one, reads interleaved between them); Silicon Motion US 11494113 B2 (reads fetched ahead of queued host writes)",
+	  "serve a read before buffered writes whose program has not started (false: "
+	  "programs are booked in admission order and reads wait for the backlog)", NULL },
 	{ "queue_depth", CFG_T_INT, FL_OFF(queue_depth), "", "0", 0, 256,
 	  "0 = auto: eMMC without CMDQ 1, with CMDQ 32; UFS 32 (JESD220 bQueueDepth)",
 	  "commands the device accepts at once", NULL },
@@ -278,16 +291,13 @@ static int64_t flash_unit_prog_ns(struct flash_dev *d, struct flash_timeline *tl
 	return d->slc_prog_ns;
 }
 
-/* Program the open unit on the die that frees first (ties: round-robin
- * order). Returns the end of the program. */
-static int64_t flash_program_unit(struct flash_dev *d, struct flash_timeline *tl, bool account)
+/* The die the next program unit goes to: the one that frees first (ties:
+ * round-robin order). With the FTL, a die whose valid data is at its limit
+ * is passed over (ftl_die_ok), so GC always has stale pages to gain. *pos
+ * is its round-robin position. */
+static uint32_t flash_pick_die(const struct flash_dev *d, const struct flash_timeline *tl,
+			       bool fl, uint32_t *pos_out)
 {
-	uint64_t bytes = tl->open_fill;
-	if (!bytes)
-		return 0;
-	/* With the FTL, a die whose valid data is at its limit is passed over
-	 * (ftl_die_ok), so GC always has stale pages to gain. */
-	bool fl = d->ftl && account;
 	uint32_t best_pos = tl->wptr % d->ndies;
 	uint32_t best = rr_die(d, best_pos);
 	bool best_ok = !fl || ftl_die_ok(d->ftl, best);
@@ -301,6 +311,17 @@ static int64_t flash_program_unit(struct flash_dev *d, struct flash_timeline *tl
 			best_ok = ok;
 		}
 	}
+	*pos_out = best_pos;
+	return best;
+}
+
+/* Book a unit of bytes, in the buffer since ready, on die best (round-robin
+ * position best_pos; the FTL's staged pages are committed to it). Returns
+ * the end of the program. */
+static int64_t flash_book_unit(struct flash_dev *d, struct flash_timeline *tl, uint64_t bytes,
+			       int64_t ready, uint32_t best, uint32_t best_pos, bool account)
+{
+	bool fl = d->ftl && account;
 	tl->wptr = best_pos + 1;
 	/* Foreground GC: the die copies and erases before it can take the
 	 * unit, from when the unit is ready (the need arises) or the die is
@@ -309,7 +330,7 @@ static int64_t flash_program_unit(struct flash_dev *d, struct flash_timeline *tl
 	if (fl) {
 		gc_ns = ftl_fg_gc(d->ftl, best);
 		if (gc_ns) {
-			int64_t gs = max64(tl->die_free[best], tl->open_ready);
+			int64_t gs = max64(tl->die_free[best], ready);
 			d->gc_start[best] = gs;
 			d->gc_end[best] = gs + gc_ns;
 			tl->die_free[best] = gs + gc_ns;
@@ -319,7 +340,7 @@ static int64_t flash_program_unit(struct flash_dev *d, struct flash_timeline *tl
 	d->unit_gc_ns = gc_ns;
 	uint32_t ch = best / (d->ndies / (uint32_t)d->channels);
 	uint64_t pages = (bytes + d->page_bytes - 1) / d->page_bytes;
-	int64_t cs = max64(tl->open_ready, max64(tl->ch_free[ch], tl->die_free[best]));
+	int64_t cs = max64(ready, max64(tl->ch_free[ch], tl->die_free[best]));
 	int64_t ce = cs + xfer_ns(pages * d->page_bytes, d->ch_rate);
 	int64_t pe = ce + flash_unit_prog_ns(d, tl, ce, bytes, account);
 	tl->ch_free[ch] = ce;
@@ -332,10 +353,23 @@ static int64_t flash_program_unit(struct flash_dev *d, struct flash_timeline *tl
 		SIM_ASSERT(tl->wb_used >= bytes);
 		tl->wb_used -= bytes;
 	}
-	tl->open_fill = 0;
-	tl->open_ready = 0;
 	if (account)
 		d->programs++;
+	return pe;
+}
+
+/* Program the open unit now (read_priority: false, and the idle copy):
+ * booked at once, after everything booked before. Returns its end. */
+static int64_t flash_program_unit(struct flash_dev *d, struct flash_timeline *tl, bool account)
+{
+	uint64_t bytes = tl->open_fill;
+	if (!bytes)
+		return 0;
+	uint32_t pos;
+	uint32_t die = flash_pick_die(d, tl, d->ftl && account, &pos);
+	int64_t pe = flash_book_unit(d, tl, bytes, tl->open_ready, die, pos, account);
+	tl->open_fill = 0;
+	tl->open_ready = 0;
 	return pe;
 }
 
@@ -576,7 +610,321 @@ int64_t flash_book(struct flash_dev *d, struct flash_timeline *tl, int64_t now, 
 	return flash_book_read(d, tl, now, sector, nr_sectors, account);
 }
 
+/* ------------------------------------------------------- read priority */
+
+/* With read_priority (the default), a full program unit is not booked when
+ * it fills: it waits in the drain queue (FIFO) and is booked on its die only
+ * when its program would start, i.e. when the die and channel are free and
+ * the data is in. A read submitted meanwhile books the die first, so it
+ * waits at most for the program in progress (or suspends it), never for the
+ * buffered backlog. Buffer space frees when a program really ends; a write
+ * that does not fit waits in the admission FIFO and its completion is
+ * scheduled when its last byte is admitted. One event (drain_ev) per device
+ * fires at the next program start or, while writes wait, the next release.
+ * Without reads in between, every program starts at the time the booking
+ * at admission (read_priority: false) gives it. */
+
+static int64_t rp_drain(struct flash_dev *d, int64_t now, bool force);
+
+/* Releases of buffer space up to time a; the part of e's wait for space
+ * that foreground GC before the released program caused is charged to e. */
+static void rp_release(struct flash_dev *d, int64_t a, struct flash_wreq *e)
+{
+	struct flash_timeline *tl = &d->tl;
+	while (tl->nrel && tl->rel[0].t <= a) {
+		struct flash_release r = rel_pop(tl);
+		if (e->wait_from >= 0 && r.t > e->wait_from) {
+			int64_t w = r.t - e->wait_from;
+			e->gc_ns += w < r.gc_ns ? w : r.gc_ns;
+		}
+		SIM_ASSERT(tl->wb_used >= r.bytes);
+		tl->wb_used -= r.bytes;
+	}
+}
+
+/* The open unit joins the drain queue (a full queue books its head now). */
+static void rp_close_open(struct flash_dev *d)
+{
+	struct flash_timeline *tl = &d->tl;
+	if (!tl->open_fill)
+		return;
+	if (d->qn == d->qcap) /* cannot happen while units are full; kept for safety */
+		rp_drain(d, 0, true);
+	struct flash_unit *u = &d->q[(d->qhead + d->qn) % d->qcap];
+	u->bytes = tl->open_fill;
+	u->ready = tl->open_ready;
+	u->nlpn = d->open_nlpn;
+	d->qn++;
+	d->open_nlpn = 0;
+	tl->open_fill = 0;
+	tl->open_ready = 0;
+}
+
+/* The die the head unit u starts on by now, or UINT32_MAX with *next set
+ * to the earliest time one may be free. The rule is flash_pick_die's, so
+ * that without reads every program starts where and when booking at
+ * admission puts it. With the FTL, when the die it prefers (valid data
+ * below its limit) is busy - typically collecting a victim - a die free
+ * now takes the unit instead of every unit queueing behind the preferred
+ * one (booking at admission spreads them because each commit moves the
+ * preference; a drain that waits does not). */
+static uint32_t rp_choose(struct flash_dev *d, const struct flash_unit *u, int64_t now,
+			  uint32_t *pos_out, int64_t *next)
+{
+	struct flash_timeline *tl = &d->tl;
+	uint32_t dpc = d->ndies / (uint32_t)d->channels;
+	uint32_t die = flash_pick_die(d, tl, d->ftl != NULL, pos_out);
+	int64_t cs = max64(u->ready, max64(tl->ch_free[die / dpc], tl->die_free[die]));
+	if (cs <= now)
+		return die;
+	*next = cs;
+	if (!d->ftl)
+		return UINT32_MAX;
+	uint32_t best = UINT32_MAX;
+	for (uint32_t i = 0; i < d->ndies; i++) {
+		uint32_t pos = (tl->wptr + i) % d->ndies;
+		uint32_t k = rr_die(d, pos);
+		int64_t c = max64(u->ready, max64(tl->ch_free[k / dpc], tl->die_free[k]));
+		if (c > now) {
+			if (c < *next)
+				*next = c;
+			continue;
+		}
+		if (best == UINT32_MAX || tl->die_free[k] < tl->die_free[best]) {
+			best = k;
+			*pos_out = pos;
+		}
+	}
+	return best;
+}
+
+/* Book the queued units whose program starts by now (force: all of them,
+ * as a flush or FUA needs). Returns the foreground GC booked before them. */
+static int64_t rp_drain(struct flash_dev *d, int64_t now, bool force)
+{
+	struct flash_timeline *tl = &d->tl;
+	int64_t gc = 0;
+	while (d->qn) {
+		struct flash_unit *u = &d->q[d->qhead];
+		uint32_t pos, die;
+		int64_t next;
+		if (force)
+			die = flash_pick_die(d, tl, d->ftl != NULL, &pos);
+		else if ((die = rp_choose(d, u, now, &pos, &next)) == UINT32_MAX)
+			break;
+		for (uint32_t i = 0; d->ftl && i < u->nlpn; i++) {
+			SIM_ASSERT(d->ln > 0);
+			ftl_stage(d->ftl, d->lpn_ring[d->lhead]);
+			d->lhead = (d->lhead + 1) % d->lcap;
+			d->ln--;
+		}
+		flash_book_unit(d, tl, u->bytes, u->ready, die, pos, true);
+		gc += d->unit_gc_ns;
+		d->qhead = (d->qhead + 1) % d->qcap;
+		d->qn--;
+	}
+	return gc;
+}
+
+/* Admit as much of e as fits; true when all of it is in (its completion
+ * time is then e->done). */
+static bool rp_admit_one(struct flash_dev *d, struct flash_wreq *e, int64_t now)
+{
+	struct flash_timeline *tl = &d->tl;
+	int64_t *tx = d->full_duplex ? &tl->link_tx : &tl->link_rx;
+	if (!e->flushed) {
+		e->flushed = true;
+		if (e->flags & REQ_FLUSH) {
+			/* a pre-flush drains everything buffered before it */
+			rp_close_open(d);
+			rp_drain(d, now, true);
+			e->t0 = max64(e->t0, tl->drain_done) + d->flush_ns;
+		}
+		e->done = e->t0;
+	}
+	while (e->pos < e->end) {
+		uint64_t piece = d->unit_bytes - tl->open_fill;
+		if (piece > e->end - e->pos)
+			piece = e->end - e->pos;
+		int64_t a = max64(max64(e->t0, *tx), now);
+		rp_release(d, a, e);
+		if (tl->wb_used + piece > d->wbuf_bytes && (tl->nrel || d->qn)) {
+			if (e->wait_from < 0)
+				e->wait_from = a;
+			return false;
+		}
+		if (e->wait_from >= 0) {
+			d->buffer_stalls++;
+			d->buffer_stall_ns += a - e->wait_from;
+			e->wait_from = -1;
+		}
+		int64_t le = a + xfer_ns(piece, d->link_rate);
+		*tx = le;
+		tl->wb_used += piece;
+		if (tl->wb_used > d->wb_peak)
+			d->wb_peak = tl->wb_used;
+		SIM_ASSERT(tl->wb_used <= d->wbuf_bytes);
+		tl->open_fill += piece;
+		tl->open_ready = max64(tl->open_ready, le);
+		e->done = le;
+		e->pos += piece;
+		/* stage each 4 KiB page in the unit that receives its last byte */
+		while (d->ftl && e->cur < e->pos) {
+			uint64_t x = ((e->cur >> FTL_LPAGE_SHIFT) + 1) << FTL_LPAGE_SHIFT;
+			if (x > e->end)
+				x = e->end;
+			if (x > e->pos)
+				break;
+			SIM_ASSERT(d->ln < d->lcap);
+			d->lpn_ring[(d->lhead + d->ln) % d->lcap] = ftl_lpn_of(d->ftl, e->cur);
+			d->ln++;
+			d->open_nlpn++;
+			e->cur = x;
+		}
+		if (tl->open_fill == d->unit_bytes) {
+			rp_close_open(d);
+			rp_drain(d, now, false);
+		}
+	}
+	if ((e->flags & REQ_FUA) || !d->write_cache) {
+		/* durable: after the programs of everything buffered so far */
+		rp_close_open(d);
+		e->gc_ns += rp_drain(d, now, true);
+		e->done = max64(e->done, tl->drain_done);
+	}
+	return true;
+}
+
+/* Admit waiting writes in FIFO order; each fully admitted one completes. */
+static void rp_admit(struct flash_dev *d, int64_t now)
+{
+	while (d->wn) {
+		struct flash_wreq *e = &d->wq[d->whead];
+		if (!rp_admit_one(d, e, now))
+			break;
+		if (d->ftl)
+			ftl_note_blocked(d->ftl, true, e->gc_ns);
+		SIM_ASSERT(e->done >= now);
+		sim_at(d->dev->sim, &e->rq->dev_event, e->done);
+		d->whead = (d->whead + 1) % d->wcap;
+		d->wn--;
+	}
+}
+
+/* Arm drain_ev for the next program start, or the next release of space
+ * while a write waits for it. */
+static void rp_arm(struct flash_dev *d, int64_t now)
+{
+	struct flash_timeline *tl = &d->tl;
+	int64_t t = INT64_MAX;
+	if (d->qn) {
+		uint32_t pos;
+		int64_t next = now;
+		/* rp_drain left the head waiting: no die takes it by now */
+		if (rp_choose(d, &d->q[d->qhead], now, &pos, &next) == UINT32_MAX)
+			t = next;
+		else
+			t = now;
+	}
+	if (d->wn && tl->nrel && tl->rel[0].t < t)
+		t = tl->rel[0].t;
+	if (t == INT64_MAX) {
+		if (sim_event_pending(&d->drain_ev))
+			sim_cancel(d->dev->sim, &d->drain_ev);
+		return;
+	}
+	t = max64(t, now);
+	if (!sim_event_pending(&d->drain_ev) || d->drain_ev.when != t)
+		sim_at(d->dev->sim, &d->drain_ev, t);
+}
+
+static void rp_step(struct flash_dev *d, int64_t now)
+{
+	rp_drain(d, now, false);
+	rp_admit(d, now);
+	rp_arm(d, now);
+}
+
+static void rp_fire(struct sim *sim, struct sim_event *ev)
+{
+	struct flash_dev *d = container_of(ev, struct flash_dev, drain_ev);
+	rp_step(d, sim_now(sim));
+}
+
+/* A write or flush under read_priority: the command overhead now, then it
+ * joins the admission FIFO. Returns SIM_E_NOMEM if the FIFO cannot grow. */
+static int rp_submit_write(struct flash_dev *d, struct io_request *rq, int64_t now)
+{
+	struct flash_timeline *tl = &d->tl;
+	if (d->wn == d->wcap) {
+		uint32_t cap = d->wcap * 2;
+		struct flash_wreq *n = malloc(cap * sizeof(*n));
+		if (!n)
+			return SIM_E_NOMEM;
+		for (uint32_t i = 0; i < d->wn; i++)
+			n[i] = d->wq[(d->whead + i) % d->wcap];
+		free(d->wq);
+		d->wq = n;
+		d->wcap = cap;
+		d->whead = 0;
+	}
+	int64_t t0 = max64(now, tl->ctrl_free) + d->cmd_write_ns;
+	if (rq->nr_sectors) {
+		if (rq->sector != tl->next_wsector)
+			t0 += d->rand_write_ns;
+		tl->next_wsector = rq->sector + rq->nr_sectors;
+	}
+	tl->ctrl_free = t0;
+	struct flash_wreq *e = &d->wq[(d->whead + d->wn) % d->wcap];
+	memset(e, 0, sizeof(*e));
+	e->rq = rq;
+	e->pos = e->cur = rq->sector << SECTOR_SHIFT;
+	e->end = e->pos + ((uint64_t)rq->nr_sectors << SECTOR_SHIFT);
+	e->t0 = t0;
+	e->wait_from = -1;
+	e->flags = rq->flags;
+	d->wn++;
+	return 0;
+}
+
+static int rp_init(struct flash_dev *d, struct device *dev)
+{
+	d->dev = dev;
+	sim_event_init(&d->drain_ev, rp_fire);
+	/* queued units are full ones (partial units are only closed by a
+	 * flush or FUA, which books them at once) */
+	d->qcap = (uint32_t)(d->wbuf_bytes / d->unit_bytes) + 2;
+	d->q = calloc(d->qcap, sizeof(*d->q));
+	d->wcap = dev->queue_depth ? dev->queue_depth : 32;
+	d->wq = calloc(d->wcap, sizeof(*d->wq));
+	if (!d->q || !d->wq)
+		return SIM_E_NOMEM;
+	if (d->ftl_cfg.enabled) {
+		/* a unit holds the last bytes of at most ceil(unit / 4 KiB) + 1 pages */
+		uint64_t per = ((d->unit_bytes + FTL_LPAGE_BYTES - 1) >> FTL_LPAGE_SHIFT) + 1;
+		d->lcap = (uint32_t)((d->qcap + 1) * per);
+		d->lpn_ring = calloc(d->lcap, sizeof(*d->lpn_ring));
+		if (!d->lpn_ring)
+			return SIM_E_NOMEM;
+	}
+	return 0;
+}
+
+static void rp_free(struct flash_dev *d)
+{
+	if (d->dev && sim_event_pending(&d->drain_ev))
+		sim_cancel(d->dev->sim, &d->drain_ev);
+	free(d->q);
+	free(d->wq);
+	free(d->lpn_ring);
+	d->q = NULL;
+	d->wq = NULL;
+	d->lpn_ring = NULL;
+}
+
 /* ----------------------------------------------------------------- hooks */
+
+static void flash_destroy(struct device *dev);
 
 static int flash_init(struct device *dev, struct cfg_node *node, struct sim_error *err)
 {
@@ -652,12 +1000,18 @@ static int flash_init(struct device *dev, struct cfg_node *node, struct sim_erro
 			return rc;
 		}
 	}
+	if (rp_init(d, dev)) {
+		rp_free(d);
+		flash_destroy(dev);
+		return sim_errorf(err, SIM_E_NOMEM, "out of memory building the flash device");
+	}
 	return 0;
 }
 
 static void flash_destroy(struct device *dev)
 {
 	struct flash_dev *d = dev->priv;
+	rp_free(d);
 	free(d->round_key);
 	free(d->round_ready);
 	free(d->round_gen);
@@ -678,14 +1032,31 @@ static void flash_submit(struct device *dev, struct io_request *rq)
 {
 	struct flash_dev *d = dev->priv;
 	int64_t now = sim_now(dev->sim);
-	if (d->ftl && dev->inflight <= 1)
+	if (d->ftl && dev->inflight <= 1 && !d->qn && !d->wn)
 		flash_bg_gc(d, now);
+	rq->dev_priv = dev;
+	sim_event_init(&rq->dev_event, flash_done);
+	if (d->read_priority) {
+		bool write = req_is_write(rq->flags) || (rq->flags & REQ_FLUSH);
+		rp_step(d, now);
+		if (write && !(rq->flags & REQ_DISCARD)) {
+			if (rp_submit_write(d, rq, now)) {
+				sim_fail(dev->sim, SIM_E_NOMEM, "flash: out of memory queueing a write");
+				return;
+			}
+			rp_step(d, now);
+			return;
+		}
+		/* a trim must not be undone by buffered copies committed later */
+		if ((rq->flags & REQ_DISCARD) && d->ftl)
+			rp_drain(d, now, true);
+	}
 	int64_t done = flash_book(d, &d->tl, now, req_is_write(rq->flags), rq->flags, rq->sector,
 				  rq->nr_sectors, true);
 	SIM_ASSERT(done >= now);
-	rq->dev_priv = dev;
-	sim_event_init(&rq->dev_event, flash_done);
 	sim_at(dev->sim, &rq->dev_event, done);
+	if (d->read_priority)
+		rp_arm(d, now); /* the read moved the next program start */
 }
 
 static int64_t flash_idle_latency(struct device *dev, bool write, uint64_t bytes)

@@ -9,6 +9,10 @@
 #include <stdint.h>
 
 #include "models/ftl.h"
+#include "sim/engine.h"
+
+struct device;
+struct io_request;
 
 enum flash_link {
 	FLASH_LINK_EMMC_HS200 = 0,
@@ -26,9 +30,11 @@ struct flash_release {
 	int64_t gc_ns;           /* FTL: foreground GC booked just before this program */
 };
 
-/* Every shared resource as a "busy until" time. A request books all its
+/* Every shared resource as a "busy until" time. A request books its
  * operations when it is submitted, in submission order, so each resource
- * is served first come first served and a booking never moves. */
+ * is served first come first served and a booking never moves; with
+ * read_priority the programs of buffered data are booked when they start
+ * (flash_dev's drain queue), not at admission. */
 struct flash_timeline {
 	int64_t *die_free;       /* die busy (array read, data out, program) until */
 	int64_t *die_prog_start; /* last program booked on the die: cell phase start */
@@ -49,6 +55,29 @@ struct flash_timeline {
 	uint64_t next_wsector;   /* end of the previous write (sequential detection) */
 	double slc_used;         /* bytes in the SLC cache at slc_t */
 	int64_t slc_t;
+};
+
+/* A full program unit waiting in the write buffer for a die (read_priority:
+ * programs are started when their die frees, not booked at admission). */
+struct flash_unit {
+	uint64_t bytes;
+	int64_t ready;           /* its last byte arrived over the link */
+	uint32_t nlpn;           /* FTL: its staged 4 KiB pages, in lpn_ring */
+};
+
+/* A write command (or flush) not yet fully admitted into the write buffer,
+ * FIFO: it waits for space, and completes when its last byte is in (FUA:
+ * when everything before it is programmed). */
+struct flash_wreq {
+	struct io_request *rq;
+	uint64_t pos, end;       /* bytes still to admit */
+	uint64_t cur;            /* FTL staging cursor */
+	int64_t t0;              /* after the command overhead */
+	int64_t done;
+	int64_t wait_from;       /* -1, or when the piece at pos began to wait */
+	int64_t gc_ns;           /* part of the waits due to foreground GC */
+	uint32_t flags;
+	bool flushed;            /* its pre-flush has been served */
 };
 
 struct flash_dev {
@@ -77,6 +106,7 @@ struct flash_dev {
 	int64_t suspend_ns;
 	bool cmdq;
 	int64_t queue_depth;
+	bool read_priority;
 
 	/* derived */
 	uint32_t ndies;
@@ -101,6 +131,17 @@ struct flash_dev {
 	int64_t *gc_end;
 	int64_t req_gc_ns;        /* the current request's time blocked on GC */
 	int64_t unit_gc_ns;       /* GC booked before the last program unit */
+
+	/* read_priority: the drain queue and the admission FIFO */
+	struct device *dev;
+	struct sim_event drain_ev;
+	struct flash_unit *q;     /* ring of units not yet programmed */
+	uint32_t qhead, qn, qcap;
+	uint64_t *lpn_ring;       /* FTL: staged pages of queued + open units */
+	uint32_t lhead, ln, lcap;
+	uint32_t open_nlpn;       /* ... of which the open unit's */
+	struct flash_wreq *wq;    /* ring of writes waiting for admission */
+	uint32_t whead, wn, wcap;
 
 	/* figures for the result */
 	uint64_t page_reads, programs, slc_programs, buffer_stalls, suspends, prog_waits;

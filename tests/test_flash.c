@@ -2,7 +2,8 @@
  * size curve on every bundled preset, die parallelism up to the link, the
  * host-link lower bound on every completion, queueing and die contention
  * between concurrent commands, the write buffer (full -> slower), FUA and
- * flush draining, reads stuck behind programs (and program suspend), and
+ * flush draining, reads stuck behind programs (and program suspend), reads
+ * served ahead of buffered programs not yet started (read_priority), and
  * configuration errors with positions. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -125,7 +126,9 @@ static int64_t one(struct fx *f, uint64_t sector, uint32_t sectors, uint32_t fla
 	rq_init(&rq, sector, sectors, flags);
 	uint32_t before = f->done;
 	device_submit(f->dev, &rq);
-	sim_engine_run(&f->sim->engine, SIM_TIME_MAX);
+	/* only until it completes: the buffer's drain goes on behind it */
+	while (f->done == before && sim_engine_step(&f->sim->engine))
+		;
 	assert_int_equal(f->done, before + 1);
 	return rq.t_complete - rq.t_dispatch;
 }
@@ -468,6 +471,174 @@ static void test_flash_read_waits_behind_program(void **state)
 	assert_true(lat[1] < lat[0] / 4);
 }
 
+/* ------------------------------------------------------ read priority */
+
+/* Submit n sequential writes of sectors each, from sector base, all now. */
+static void submit_writes(struct fx *f, struct io_request *w, int n, uint64_t base,
+			  uint32_t sectors, uint32_t flags)
+{
+	for (int i = 0; i < n; i++) {
+		rq_init(&w[i], base + (uint64_t)i * sectors, sectors, REQ_WRITE | flags);
+		device_submit(f->dev, &w[i]);
+	}
+}
+
+static void run_until_done(struct fx *f, uint32_t n)
+{
+	while (f->done < n && sim_engine_step(&f->sim->engine))
+		;
+	assert_int_equal(f->done, n);
+}
+
+/* 32 tagged 128 KiB writes fill a 4 MiB buffer at link speed; a read
+ * submitted once they are all in waits at most for the program in
+ * progress on its die (data-in + tPROG), not for the ~35 ms backlog of
+ * programs not yet started - unless read_priority is off (the old model:
+ * every program booked at admission, the read after all of them). */
+static void test_flash_read_priority_over_buffered_backlog(void **state)
+{
+	(void)state;
+	int64_t lat[2];
+	for (int rp = 0; rp < 2; rp++) {
+		char yaml[1024];
+		snprintf(yaml, sizeof(yaml), "%swbuf_kib: 4096\nread_priority: %s\n", UFS_BASE,
+			 rp ? "true" : "false");
+		struct fx f;
+		fx_string(&f, yaml);
+		struct flash_dev *d = fd(&f);
+		int64_t idle = f.dev->ops->idle_latency_ns(f.dev, false, 4096);
+		struct io_request w[32], r;
+		submit_writes(&f, w, 32, 1u << 20, 256, 0);
+		run_until_done(&f, 32);
+		int64_t backlog = d->tl.drain_done - sim_now(f.sim);
+		rq_init(&r, 0, 8, 0);
+		device_submit(f.dev, &r);
+		run_until_done(&f, 33);
+		lat[rp] = r.t_complete - r.t_dispatch;
+		int64_t data_in = (int64_t)(d->unit_bytes * 1000000000u / d->ch_rate);
+		if (rp) {
+			assert_true(lat[1] <= idle + data_in + d->prog_ns + 20000);
+		} else {
+			/* waits for most of the backlog booked before it */
+			assert_true(backlog > 20 * d->prog_ns);
+			assert_true(lat[0] >= 20 * d->prog_ns);
+		}
+		sim_engine_run(&f.sim->engine, SIM_TIME_MAX);
+		/* nothing left waiting for a die or for space */
+		assert_int_equal(d->qn + d->wn, 0);
+		fx_free(&f);
+	}
+	print_message("read behind 4 MiB of buffered writes: %.1f us (read_priority: false %.1f us)\n",
+		      lat[1] / 1e3, lat[0] / 1e3);
+	assert_true(lat[1] * 10 < lat[0]);
+}
+
+struct timed_read {
+	struct sim_event ev;
+	struct io_request rq;
+	struct fx *f;
+};
+
+static void timed_read_fire(struct sim *sim, struct sim_event *ev)
+{
+	(void)sim;
+	struct timed_read *t = (struct timed_read *)((char *)ev - offsetof(struct timed_read, ev));
+	device_submit(t->f->dev, &t->rq);
+}
+
+/* 8 MiB of buffered writes through a 1 MiB buffer (it stays full: writes
+ * wait for space), with and without 16 reads of 4 KiB spread over the
+ * drain. Without reads the drain ends exactly when the old model (every
+ * program booked at admission) ends it; the reads delay it by no more
+ * than their own die time, each waits at most one program, and the buffer
+ * never holds more than its size. */
+static void test_flash_reads_cost_writes_only_their_die_time(void **state)
+{
+	(void)state;
+	enum { NW = 64, NR = 16 };
+	int64_t end[3], last_w[3], max_rlat = 0;
+	int64_t idle = 0, data_in = 0, read_die = 0, prog_ns = 0;
+	for (int run = 0; run < 3; run++) {
+		/* 0: old model, no reads; 1: read priority, no reads; 2: with reads */
+		char yaml[1024];
+		snprintf(yaml, sizeof(yaml), "%sread_priority: %s\n", ufs_cfg,
+			 run ? "true" : "false");
+		struct fx f;
+		fx_string(&f, yaml);
+		struct flash_dev *d = fd(&f);
+		idle = f.dev->ops->idle_latency_ns(f.dev, false, 4096);
+		data_in = (int64_t)(d->unit_bytes * 1000000000u / d->ch_rate);
+		prog_ns = d->prog_ns;
+		/* a read's own die time: tR and its 4 KiB out over the channel */
+		read_die = NR * (d->read_ns + (int64_t)(4096 * 1000000000ull / d->ch_rate) + 1);
+		struct io_request w[NW];
+		struct timed_read tr[NR];
+		for (int i = 0; run == 2 && i < NR; i++) {
+			tr[i].f = &f;
+			/* pages i: every die in turn */
+			rq_init(&tr[i].rq, (uint64_t)i * (d->page_bytes >> SECTOR_SHIFT), 8, 0);
+			sim_event_init(&tr[i].ev, timed_read_fire);
+			sim_at(f.sim, &tr[i].ev, 1000000 + (int64_t)i * 2000000);
+		}
+		/* writes keep all tags but one busy (the reads, 2 ms apart, take it) */
+		int next = 0;
+		do {
+			while (next < NW && f.dev->inflight + 1 < f.dev->queue_depth) {
+				rq_init(&w[next], (1u << 20) + (uint64_t)next * 256, 256, REQ_WRITE);
+				device_submit(f.dev, &w[next]);
+				next++;
+			}
+		} while (sim_engine_step(&f.sim->engine));
+		assert_int_equal(next, NW);
+		assert_int_equal(f.done, run == 2 ? NW + NR : NW);
+		end[run] = d->tl.drain_done;
+		last_w[run] = 0;
+		for (int i = 0; i < NW; i++)
+			if (w[i].t_complete > last_w[run])
+				last_w[run] = w[i].t_complete;
+		for (int i = 0; run == 2 && i < NR; i++) {
+			int64_t l = tr[i].rq.t_complete - tr[i].rq.t_dispatch;
+			if (l > max_rlat)
+				max_rlat = l;
+		}
+		assert_true(d->buffer_stalls > 0);
+		assert_true(d->wb_peak <= d->wbuf_bytes);
+		assert_int_equal(d->qn + d->wn, 0);
+		assert_int_equal(d->programs, ((uint64_t)NW * 256 * 512) / d->unit_bytes);
+		fx_free(&f);
+	}
+	assert_int_equal(end[1], end[0]);
+	assert_int_equal(last_w[1], last_w[0]);
+	print_message("8 MiB drain ends %.3f ms, %.3f ms with %d reads (max read %.1f us)\n",
+		      end[1] / 1e6, end[2] / 1e6, NR, max_rlat / 1e3);
+	assert_true(end[2] >= end[1]);
+	assert_true(end[2] - end[1] <= read_die);
+	assert_true(last_w[2] - last_w[1] <= read_die);
+	assert_true(max_rlat <= idle + data_in + prog_ns + 20000);
+}
+
+/* FUA behind buffered writes completes only when everything buffered
+ * before it is programmed (here: the last program of the device). */
+static void test_flash_fua_waits_for_all_before_it(void **state)
+{
+	(void)state;
+	struct fx f;
+	fx_string(&f, ufs_cfg);
+	struct flash_dev *d = fd(&f);
+	struct io_request w[16], fua;
+	submit_writes(&f, w, 16, 1u << 20, 128, 0); /* 1 MiB */
+	rq_init(&fua, 0, 8, REQ_WRITE | REQ_FUA);
+	device_submit(f.dev, &fua);
+	sim_engine_run(&f.sim->engine, SIM_TIME_MAX);
+	assert_int_equal(f.done, 17);
+	assert_int_equal(fua.t_complete, d->tl.drain_done);
+	for (int i = 0; i < 16; i++)
+		assert_true(fua.t_complete >= w[i].t_complete + d->prog_ns);
+	/* 32 units over 4 dies: at least 8 programs in a row on some die */
+	assert_true(fua.t_complete >= 8 * d->prog_ns);
+	fx_free(&f);
+}
+
 static void test_flash_bad_config_names_line_col(void **state)
 {
 	(void)state;
@@ -512,6 +683,9 @@ int main(void)
 		cmocka_unit_test(test_flash_slc_cache_absorbs_then_exhausts),
 		cmocka_unit_test(test_flash_fua_and_flush_drain),
 		cmocka_unit_test(test_flash_read_waits_behind_program),
+		cmocka_unit_test(test_flash_read_priority_over_buffered_backlog),
+		cmocka_unit_test(test_flash_reads_cost_writes_only_their_die_time),
+		cmocka_unit_test(test_flash_fua_waits_for_all_before_it),
 		cmocka_unit_test(test_flash_bad_config_names_line_col),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
