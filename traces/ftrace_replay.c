@@ -63,12 +63,9 @@
  * Skipped events are counted by name (unknown events, from the reader's
  * table) and by reason (known events the replay does not turn into ops).
  */
-#include <fnmatch.h>
-#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <jansson.h>
 
@@ -79,6 +76,7 @@
 #include "sim/sim.h"
 #include "sim/workload.h"
 #include "traces/ftrace.h"
+#include "traces/replay_common.h"
 
 #define FR_REGION_DEPTH 8        /* STACK_REGION_DEPTH in models/stack_int.h */
 #define FR_MAX_PATTERNS 64
@@ -425,10 +423,9 @@ static bool fr_is_fg(const struct fr_state *st, const struct fr_thread *th)
 	for (uint32_t i = 0; i < st->nfg_pid; i++)
 		if (st->fg_pid[i] == th->tid || st->fg_pid[i] == th->tgid)
 			return true;
-	for (uint32_t i = 0; i < st->nfg_comm; i++)
-		if (fnmatch(st->fg_comm[i], th->comm, 0) == 0 ||
-		    (th->proc->comm[0] && fnmatch(st->fg_comm[i], th->proc->comm, 0) == 0))
-			return true;
+	if (rpc_comm_matches(st->fg_comm, st->nfg_comm, th->comm) ||
+	    (th->proc->comm[0] && rpc_comm_matches(st->fg_comm, st->nfg_comm, th->proc->comm)))
+		return true;
 	for (uint32_t i = 0; i < st->nfg_uid && th->proc->uid >= 0; i++)
 		if (st->fg_uid[i] == th->proc->uid)
 			return true;
@@ -1285,43 +1282,12 @@ static void fr_want_read(struct fr_state *st)
 
 /* ------------------------------------------------------------ set-up */
 
-static int fr_resolve_path(struct fr_state *st, struct cfg_node *node, struct sim_error *err)
-{
-	/* as traces/replay.c: relative to the scenario file, or to the
-	 * working directory for --set and paths not found there */
-	const char *v = st->trace;
-	snprintf(st->path, sizeof(st->path), "%s", v);
-	if (v[0] != '/' && node && node->file && strcmp(node->file, "--set") != 0) {
-		char dir[4096], rel[4096];
-		snprintf(dir, sizeof(dir), "%s", node->file);
-		snprintf(rel, sizeof(rel), "%s/%s", dirname(dir), v);
-		if (access(rel, R_OK) == 0)
-			snprintf(st->path, sizeof(st->path), "%s", rel);
-	}
-	if (access(st->path, R_OK) != 0)
-		return cfg_errorf(err, node, "trace '%s' cannot be read", st->path);
-	return 0;
-}
-
 static int fr_patterns(struct fr_state *st, struct cfg_node *wl, struct sim_error *err)
 {
-	struct cfg_node *n = cfg_get(wl, "fg_comm");
-	if (n) {
-		cfg_mark_used(n, true);
-		if (n->kind == CFG_SCALAR) {
-			st->fg_comm[st->nfg_comm++] = n->value;
-		} else if (n->kind == CFG_SEQ) {
-			for (struct cfg_node *c = n->child; c; c = c->next) {
-				if (c->kind != CFG_SCALAR)
-					return cfg_errorf(err, c, "expected a process-name pattern");
-				if (st->nfg_comm == FR_MAX_PATTERNS)
-					return cfg_errorf(err, c, "at most %d patterns", FR_MAX_PATTERNS);
-				st->fg_comm[st->nfg_comm++] = c->value;
-			}
-		} else {
-			return cfg_errorf(err, n, "expected a pattern or a list of patterns");
-		}
-	}
+	int rc = rpc_parse_fg_comm(wl, st->fg_comm, &st->nfg_comm, FR_MAX_PATTERNS, err);
+	if (rc)
+		return rc;
+	struct cfg_node *n;
 	const char *keys[] = { "fg_pid", "fg_uid" };
 	for (int k = 0; k < 2; k++) {
 		n = cfg_get(wl, keys[k]);
@@ -1383,7 +1349,7 @@ static int fr_create(struct sim *sim, struct cfg_node *node, void **state, struc
 	rc = fr_patterns(st, node, err);
 	if (rc)
 		goto fail;
-	rc = fr_resolve_path(st, cfg_get(node, "trace"), err);
+	rc = rpc_resolve_path(st->trace, cfg_get(node, "trace"), st->path, sizeof(st->path), err);
 	if (rc)
 		goto fail;
 	/* the content must be ftrace text */

@@ -37,11 +37,8 @@
  * merging happens in the scheduler), uids (block traces carry none; fg is
  * chosen by pid or process name).
  */
-#include <fnmatch.h>
-#include <libgen.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <jansson.h>
 
@@ -51,6 +48,7 @@
 #include "sim/rbtree.h"
 #include "sim/sim.h"
 #include "sim/workload.h"
+#include "traces/replay_common.h"
 #include "traces/trace.h"
 
 #define REPLAY_PRESCAN 50000    /* records looked at to choose Q or D */
@@ -258,8 +256,8 @@ static void rp_classify(struct replay *r, struct rp_pid *p)
 	for (uint32_t i = 0; i < r->nfg_pid && !fg; i++)
 		fg = r->fg_pid[i] == p->ioc.pid;
 	/* an unknown name is "pidN" until the trace names the process */
-	for (uint32_t i = 0; i < r->nfg_comm && !fg; i++)
-		fg = fnmatch(r->fg_comm[i], p->comm, 0) == 0;
+	if (!fg)
+		fg = rpc_comm_matches(r->fg_comm, r->nfg_comm, p->comm);
 	p->ioc.fg = fg;
 }
 
@@ -687,44 +685,12 @@ static void rp_open_fire(struct sim *sim, struct sim_event *ev)
 
 /* ------------------------------------------------------------ set-up */
 
-static int rp_resolve_path(struct replay *r, struct cfg_node *node, struct sim_error *err)
-{
-	/* A path written in a scenario file is relative to that file (so the
-	 * bundled scenarios work from any directory); one given with --set,
-	 * or not found there, is relative to the working directory. */
-	const char *v = r->trace;
-	snprintf(r->path, sizeof(r->path), "%s", v);
-	if (v[0] != '/' && node && node->file && strcmp(node->file, "--set") != 0) {
-		char dir[4096], rel[4096];
-		snprintf(dir, sizeof(dir), "%s", node->file);
-		snprintf(rel, sizeof(rel), "%s/%s", dirname(dir), v);
-		if (access(rel, R_OK) == 0)
-			snprintf(r->path, sizeof(r->path), "%s", rel);
-	}
-	if (access(r->path, R_OK) != 0)
-		return cfg_errorf(err, node, "trace '%s' cannot be read", r->path);
-	return 0;
-}
-
 static int rp_patterns(struct replay *r, struct cfg_node *wl, struct sim_error *err)
 {
-	struct cfg_node *n = cfg_get(wl, "fg_comm");
-	if (n) {
-		cfg_mark_used(n, true);
-		if (n->kind == CFG_SCALAR) {
-			r->fg_comm[r->nfg_comm++] = n->value;
-		} else if (n->kind == CFG_SEQ) {
-			for (struct cfg_node *c = n->child; c; c = c->next) {
-				if (c->kind != CFG_SCALAR)
-					return cfg_errorf(err, c, "expected a process-name pattern");
-				if (r->nfg_comm == REPLAY_MAX_PATTERNS)
-					return cfg_errorf(err, c, "at most %d patterns", REPLAY_MAX_PATTERNS);
-				r->fg_comm[r->nfg_comm++] = c->value;
-			}
-		} else {
-			return cfg_errorf(err, n, "expected a pattern or a list of patterns");
-		}
-	}
+	int rc = rpc_parse_fg_comm(wl, r->fg_comm, &r->nfg_comm, REPLAY_MAX_PATTERNS, err);
+	if (rc)
+		return rc;
+	struct cfg_node *n;
 	const char *keys[] = { "fg_pid", "fg_uid" };
 	for (int k = 0; k < 2; k++) {
 		n = cfg_get(wl, keys[k]);
@@ -823,7 +789,7 @@ static int replay_create(struct sim *sim, struct cfg_node *node, void **state,
 		rc = sim_errorf(err, SIM_E_INPUT, "replay needs the block layer");
 		goto fail;
 	}
-	rc = rp_resolve_path(r, cfg_get(node, "trace"), err);
+	rc = rpc_resolve_path(r->trace, cfg_get(node, "trace"), r->path, sizeof(r->path), err);
 	if (rc)
 		goto fail;
 	rc = rp_prescan(r, err);
