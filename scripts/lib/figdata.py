@@ -514,14 +514,19 @@ INDEX = [
 
 GAPS = """## Known gaps and differences
 
-- **Thesis, FG + BG.** The simulated stalls are much longer than the thesis's (Figs. 1-3;
-  docs/stack.md explains Fig. 1's: CFQ 3.10 drains the async writes already in the
-  UFS queue, 32 deep, before each sync read). Nothing was tuned towards the BG numbers.
-- **Thesis, techniques.** Where the tables above show next to no change with the
-  techniques, the FG's time goes to `read_io` and `journal` waits, which none of expc,
-  boost or fgcfq shortens in the model (boost acts only when an FG task waits on a page
-  under async writeback: see the boost hits column). This is the model's prediction, not
-  a plotting choice.
+- **Thesis, FG + BG.** The simulated stalls are much longer than the thesis's (Figs. 1-3).
+  Under default CFQ each FG read waits in the scheduler while CFQ 3.10 drains the async
+  writes already in the UFS queue (32 deep) before a sync read it will idle on
+  (cfq_may_dispatch); docs/stack.md has the analysis. The flash model serves reads ahead
+  of buffered writes that have not started programming (`device.read_priority`), so once
+  a read reaches the device it waits at most about one program. Nothing was tuned towards
+  the BG numbers.
+- **Thesis, techniques.** fgcfq removes most of the scheduler wait (FG queues first, no
+  drain behind BG writes); expc and boost alone change next to nothing here: the BG
+  writer is held back by dirty throttling, so it inserts few pages, and boost acts only
+  when an FG task waits on a page under async writeback (see the boost hits column).
+  With the techniques, what remains is mostly the journal commit waiting on the BG
+  writer's ordered data. This is the model's prediction, not a plotting choice.
 - **Figs. 13, 15, 16** have no absolute thesis values in papers/README.md (only ratios and
   differences), so their figures show the simulator's bars with the thesis's claim as text.
 - **FAST.** An app's CPU time (`cpu_total`) is an assumption of the scenario, and the launch
