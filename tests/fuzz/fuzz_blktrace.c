@@ -1,50 +1,12 @@
-/* libFuzzer harness for the blktrace binary records reader: parse the input from memory to
- * its end or first error, and print every record through the blkparse
- * writer, so both must stay within their buffers and never crash. Also
- * runs format detection over the same bytes. */
-#include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
-
-#include "traces/trace.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static void drain(struct trace_reader *r, FILE *sink)
-{
-	struct trace_blkparse_writer *w = NULL;
-	struct trace_rec rec;
-	struct sim_error err;
-	int n = 0;
-
-	if (sink && trace_blkparse_writer_create(sink, TRACE_BPW_NUMBER_SEQ, &w, &err))
-		w = NULL;
-	while (trace_next(r, &rec, &err) == 1 && n++ < 100000)
-		if (w && trace_blkparse_writer_event(w, &rec, &err))
-			break;
-	if (w)
-		trace_blkparse_writer_finish(w, &err);
-	trace_blkparse_writer_destroy(w);
-}
+/* libFuzzer harness for the blktrace binary records reader: the body shared by the
+ * block-trace readers (fuzz_reader.h) over trace_blktrace_ops - parse from
+ * memory, print every record through the blkparse writer, probe,
+ * auto-detect.
+ * Build: cmake -DMOBISIM_FUZZ=ON, run: fuzz_blktrace tests/fuzz/corpus/blktrace
+ */
+#include "tests/fuzz/fuzz_reader.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static FILE *sink;
-	struct trace_reader r;
-	struct sim_error err;
-
-	if (!sink)
-		sink = fopen("/dev/null", "w");
-	r.ops = &trace_blktrace_ops;
-	r.state = NULL;
-	if (trace_blktrace_ops.open_mem(data, size, "fuzz", NULL, &r.state, &err) == 0) {
-		drain(&r, sink);
-		trace_close(&r);
-	}
-	(void)trace_blktrace_ops.probe(data, size < TRACE_PROBE_BYTES ? size : TRACE_PROBE_BYTES);
-	if (trace_open_mem_auto(data, size, "fuzz", NULL, &r, &err) == 0) {
-		drain(&r, NULL);
-		trace_close(&r);
-	}
-	return 0;
+	return fuzz_reader_run(&trace_blktrace_ops, data, size);
 }
