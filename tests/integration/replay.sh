@@ -41,12 +41,10 @@ TR
 [ "$(key "$tmp/f.json" "d['workload']['format']")" = ftrace ] || say "ftrace not detected"
 [ "$(key "$tmp/f.json" "d['workload']['ios_injected']")" = 2 ] || say "ftrace: not 2 I/Os"
 
-shared=/work/shared/traces/blktrace-nvme-readahead/sample.blktrace.0
-if [ -r "$shared" ]; then
-	"$bin" run "$src/configs/scenarios/block-replay.yaml" --set "workload.trace=$shared" --quiet \
-		--out "$tmp/b.json" || say "blktrace replay exited $?"
-	[ "$(key "$tmp/b.json" "d['workload']['ios_injected']")" = 963 ] || say "blktrace: not 963 I/Os"
-fi
+shared=$src/tests/data/blktrace-nvme-readahead/sample.blktrace.0
+"$bin" run "$src/configs/scenarios/block-replay.yaml" --set "workload.trace=$shared" --quiet \
+	--out "$tmp/b.json" || say "blktrace replay exited $?"
+[ "$(key "$tmp/b.json" "d['workload']['ios_injected']")" = 963 ] || say "blktrace: not 963 I/Os"
 
 # broken input: exit 2, one message naming file:line
 printf '# tracer: nop\n  app-1 [000] .... 1.0: block_bio_queue: 8,0 R 8 + 8 [a]\nnot an event\n' >"$tmp/bad.trace"
