@@ -481,7 +481,8 @@ int trace_blkparse_writer_finish(struct trace_blkparse_writer *w, struct sim_err
 				dump_io_stats(o, NULL, &total, line);
 			}
 			uint64_t rrate = 0, wrate = 0;
-			uint64_t msec = (uint64_t)(d->last_time - d->first_time) / 1000000u;
+			/* unsigned like blkparse's __u64 times: defined for any pair */
+			uint64_t msec = ((uint64_t)d->last_time - (uint64_t)d->first_time) / 1000000u;
 			if (msec) {
 				rrate = (1000 * total.cread_kb + total.cread_b) / msec;
 				wrate = (1000 * total.cwrite_kb + total.cwrite_b) / msec;

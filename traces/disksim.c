@@ -91,17 +91,24 @@ static bool ds_parse_ms_fast(const char *s, size_t l, int64_t *ns)
 	size_t i = 0;
 	int64_t ip = 0, fp = 0;
 
-	while (i < l && s[i] >= '0' && s[i] <= '9')
+	/* stop at the digit limits before accumulating, so no overflow */
+	while (i < l && s[i] >= '0' && s[i] <= '9') {
+		if (i == 9)
+			return false;
 		ip = ip * 10 + (s[i++] - '0');
-	if (i == 0 || i > 9)
+	}
+	if (i == 0)
 		return false;
 	if (i < l) {
 		if (s[i++] != '.')
 			return false;
 		size_t f0 = i;
-		while (i < l && s[i] >= '0' && s[i] <= '9')
+		while (i < l && s[i] >= '0' && s[i] <= '9') {
+			if (i - f0 == 6)
+				return false;
 			fp = fp * 10 + (s[i++] - '0');
-		if (i != l || i - f0 > 6)
+		}
+		if (i != l)
 			return false;
 		for (size_t k = i - f0; k < 6; k++)
 			fp *= 10;
