@@ -721,6 +721,8 @@ static int wl_create(struct sim *sim, struct cfg_node *node, void **state, struc
 		return sim_errorf(err, SIM_E_NOMEM, "out of memory");
 	ws->sim = sim;
 	ws->stack = sim->stack;
+	/* each task issues its next op when the previous one completed */
+	sim->replay = "closed";
 	*state = ws;
 	cfg_mark_used(node, false);
 	(void)cfg_get_str(node, "type");
