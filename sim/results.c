@@ -57,25 +57,38 @@ int results_write_text_atomic(const char *path, const char *text, size_t len,
 			return sim_errorf(err, SIM_E_IO, "stdout: write failed: %s", strerror(errno));
 		return 0;
 	}
-	char dir[4096], tmp[4200];
-	snprintf(dir, sizeof(dir), "%s", path);
-	snprintf(tmp, sizeof(tmp), "%s/.%s.tmp.%ld", dirname(dir),
-		 strrchr(path, '/') ? strrchr(path, '/') + 1 : path, (long)getpid());
+	char *tmp = results_tmp_path(path);
+	if (!tmp)
+		return sim_errorf(err, SIM_E_NOMEM, "out of memory");
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return sim_errorf(err, SIM_E_IO, "%s: cannot create: %s", path, strerror(errno));
-	if (write_all(fd, text, len) != 0 || fsync(fd) != 0) {
+	int rc = 0;
+	if (fd < 0) {
+		rc = sim_errorf(err, SIM_E_IO, "%s: cannot create: %s", path, strerror(errno));
+	} else if (write_all(fd, text, len) != 0 || fsync(fd) != 0) {
 		int e = errno;
 		close(fd);
 		unlink(tmp);
-		return sim_errorf(err, SIM_E_IO, "%s: write failed: %s", path, strerror(e));
-	}
-	if (close(fd) != 0 || rename(tmp, path) != 0) {
+		rc = sim_errorf(err, SIM_E_IO, "%s: write failed: %s", path, strerror(e));
+	} else if (close(fd) != 0 || rename(tmp, path) != 0) {
 		int e = errno;
 		unlink(tmp);
-		return sim_errorf(err, SIM_E_IO, "%s: cannot write: %s", path, strerror(e));
+		rc = sim_errorf(err, SIM_E_IO, "%s: cannot write: %s", path, strerror(e));
 	}
-	return 0;
+	free(tmp);
+	return rc;
+}
+
+char *results_tmp_path(const char *path)
+{
+	char dir[4096];
+	snprintf(dir, sizeof(dir), "%s", path);
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	const char *d = dirname(dir);
+	size_t n = strlen(d) + strlen(base) + 32;
+	char *tmp = malloc(n);
+	if (tmp)
+		snprintf(tmp, n, "%s/.%s.tmp.%ld", d, base, (long)getpid());
+	return tmp;
 }
 
 int results_write_atomic(const char *path, const json_t *doc, struct sim_error *err)

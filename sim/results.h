@@ -15,6 +15,11 @@ int results_write_atomic(const char *path, const struct json_t *doc, struct sim_
 int results_write_text_atomic(const char *path, const char *text, size_t len,
 			      struct sim_error *err);
 
+/* The temporary file an atomic write of path goes through: ".NAME.tmp.PID"
+ * in path's directory, so the final rename stays on one file system.
+ * malloc'd; NULL on allocation failure. */
+char *results_tmp_path(const char *path);
+
 /* Peak resident set of this process in KiB (getrusage). */
 long results_peak_rss_kib(void);
 

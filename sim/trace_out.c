@@ -8,13 +8,13 @@
 #include "sim/trace_out.h"
 
 #include <errno.h>
-#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "models/block.h"
+#include "sim/results.h"
 #include "sim/sim.h"
 #include "traces/blktrace_writer.h"
 #include "traces/trace.h"
@@ -94,16 +94,11 @@ int sim_trace_out_open(struct sim *s, const char *path, struct sim_error *err)
 		return sim_errorf(err, SIM_E_NOMEM, "out of memory");
 	t->sim = s;
 	t->path = strdup(path);
-	char dir[4096];
-	snprintf(dir, sizeof(dir), "%s", path);
-	size_t n = strlen(path) + 64;
-	t->tmp = malloc(n);
+	t->tmp = results_tmp_path(path);
 	if (!t->path || !t->tmp) {
 		sim_trace_out_free(t);
 		return sim_errorf(err, SIM_E_NOMEM, "out of memory");
 	}
-	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
-	snprintf(t->tmp, n, "%s/.%s.tmp.%ld", dirname(dir), base, (long)getpid());
 	t->f = fopen(t->tmp, "w");
 	if (!t->f) {
 		int e = errno;
