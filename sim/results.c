@@ -17,11 +17,11 @@
 
 #include <jansson.h>
 
-#include "models/block.h"
-#include "models/completion.h"
-#include "models/device.h"
-#include "models/policy.h"
-#include "models/stack.h"
+#include "models/block/block.h"
+#include "models/completion/completion.h"
+#include "models/device/device.h"
+#include "models/policies/policy.h"
+#include "models/stack/stack.h"
 #include "sim/sim.h"
 #include "sim/workload.h"
 #include "version.h"

@@ -4,7 +4,7 @@
  *
  * Top-level keys consumed here: name, description, seed, device,
  * scheduler, block, the scheduler sections (cfq:, deadline:, noop:),
- * run, source, workload; models/policy.c consumes policies: and the
+ * run, source, workload; models/policies/policy.c consumes policies: and the
  * policies' own sections. Layers consume their own sections (the stack:
  * cpu, memory, pagecache, readahead, writeback, fs, journal, fg); whatever
  * no one consumed is reported as an unknown key at the end.
@@ -14,15 +14,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "models/block.h"
-#include "models/completion.h"
-#include "models/device.h"
-#include "models/elevator.h"
-#include "models/policy.h"
-#include "models/stack.h"
+#include "models/block/block.h"
+#include "models/completion/completion.h"
+#include "models/device/device.h"
+#include "models/iosched/elevator.h"
+#include "models/policies/policy.h"
+#include "models/stack/stack.h"
 #include "sim/scenario.h"
 #include "sim/sim.h"
-#include "sim/trace_out.h"
+#include "sim/cli/trace_out.h"
 #include "sim/workload.h"
 
 struct run_limits {

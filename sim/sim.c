@@ -11,11 +11,11 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "models/block.h"
-#include "models/device.h"
+#include "models/block/block.h"
+#include "models/device/device.h"
 #include "sim/assert.h"
 #include "sim/scenario.h"
-#include "sim/trace_out.h"
+#include "sim/cli/trace_out.h"
 #include "sim/workload.h"
 #include "version.h"
 

@@ -5,9 +5,9 @@
 #include <string.h>
 
 extern const struct workload_ops poisson_workload_ops;
-extern const struct workload_ops replay_workload_ops;  /* traces/replay.c */
-extern const struct workload_ops synthetic_workload_ops; /* traces/workload.c */
-extern const struct workload_ops ftrace_workload_ops;  /* traces/ftrace_replay.c */
+extern const struct workload_ops replay_workload_ops;  /* traces/workloads/replay.c */
+extern const struct workload_ops synthetic_workload_ops; /* traces/workloads/synthetic.c */
+extern const struct workload_ops ftrace_workload_ops;  /* traces/workloads/ftrace_replay.c */
 
 static const struct workload_ops *const workload_table[] = {
 	&poisson_workload_ops,

@@ -27,7 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "models/request.h"
+#include "models/block/request.h"
 #include "traces/trace.h"
 #include "traces/trace_int.h"
 

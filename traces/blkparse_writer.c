@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "models/request.h"
+#include "models/block/request.h"
 #include "traces/trace.h"
 
 #define BPW_MAX_CPU 4096u

@@ -27,7 +27,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "models/request.h"
+#include "models/block/request.h"
 #include "traces/trace.h"
 #include "traces/trace_int.h"
 

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "models/request.h"
+#include "models/block/request.h"
 #include "traces/trace.h"
 
 #define BTW_PIDS 4096u

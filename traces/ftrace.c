@@ -28,7 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "models/request.h"
+#include "models/block/request.h"
 #include "traces/trace.h"
 
 #define FTRACE_CHUNK (256 * 1024)

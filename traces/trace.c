@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "models/request.h"
+#include "models/block/request.h"
 #include "traces/trace_int.h"
 
 /* ---- input buffer ----------------------------------------------------- */

@@ -82,7 +82,7 @@ struct trace_rec {
 	char act;                 /* blkparse letter: Q M F G S R D C P U T I X B A m, or '?' */
 	uint8_t dir;              /* enum trace_dir */
 	uint16_t tflags;          /* enum trace_rec_tflag */
-	uint32_t flags;           /* models/request.h REQ_*: WRITE SYNC META FUA FLUSH RAHEAD */
+	uint32_t flags;           /* models/block/request.h REQ_*: WRITE SYNC META FUA FLUSH RAHEAD */
 
 	int64_t time_ns;          /* since the trace's first event (blktrace: as recorded) */
 	uint32_t cpu;

@@ -1,6 +1,6 @@
 /* example-noop-counter: the smallest out-of-tree mobisim policy. It
  * changes nothing in the simulated system; it counts how often each hook
- * of models/policy.h is called and reports the counts in the result's
+ * of models/policies/policy.h is called and reports the counts in the result's
  * "policies.example-noop-counter" object. Start a real plugin from here.
  *
  * Build against an installed mobisim (cmake --install build --prefix P):
@@ -18,8 +18,8 @@
 
 #include <jansson.h>
 
-#include "models/policy.h"
-#include "models/stack.h"
+#include "models/policies/policy.h"
+#include "models/stack/stack.h"
 
 struct counter {
 	const char *tag;           /* tunable: echoed in the result */

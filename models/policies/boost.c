@@ -18,9 +18,9 @@
 
 #include <jansson.h>
 
-#include "models/block.h"
-#include "models/policy.h"
-#include "models/stack.h"
+#include "models/block/block.h"
+#include "models/policies/policy.h"
+#include "models/stack/stack.h"
 #include "sim/sim.h"
 
 /* ---------------------------------------------------------- state */

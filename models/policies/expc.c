@@ -21,8 +21,8 @@
 
 #include <jansson.h>
 
-#include "models/policy.h"
-#include "models/stack.h"
+#include "models/policies/policy.h"
+#include "models/stack/stack.h"
 #include "sim/metrics.h"
 #include "sim/sim.h"
 

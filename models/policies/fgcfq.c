@@ -3,7 +3,7 @@
  * mechanism 3).
  *
  * The mechanism lives in the scheduler, as in the thesis: this policy
- * switches CFQ's foreground-aware mode on at set-up (models/cfq.c,
+ * switches CFQ's foreground-aware mode on at set-up (models/iosched/cfq.c,
  * tunable `cfq.fg_aware`; see the top of that file for the rules). Sync
  * I/O of foreground tasks is already tagged REQ_FG down to the request by
  * the task model (and CFQ tags a request whose io_context is foreground
@@ -39,9 +39,9 @@
 
 #include <jansson.h>
 
-#include "models/block.h"
-#include "models/cfq.h"
-#include "models/policy.h"
+#include "models/block/block.h"
+#include "models/iosched/cfq.h"
+#include "models/policies/policy.h"
 #include "sim/sim.h"
 
 /* ---------------------------------------------------------- state */

@@ -17,9 +17,9 @@
 
 #include <jansson.h>
 
-#include "models/policy.h"
-#include "models/request.h"
-#include "models/stack.h"
+#include "models/policies/policy.h"
+#include "models/block/request.h"
+#include "models/stack/stack.h"
 #include "sim/sim.h"
 
 struct jprio {

@@ -10,7 +10,7 @@
  * (1) reordered by LBA, (2) adjacent chunks merged, (3) padded - gaps read
  * too where one larger read beats several small ones, chosen by the exact
  * dynamic program over the device's read-time-versus-size table
- * (models/padplan.c).
+ * (models/launch/padplan.c).
  *
  * In mobisim:
  *   mode: record   profiling run (as prefetch's, same profile format):
@@ -43,13 +43,13 @@
 
 #include <jansson.h>
 
-#include "models/device.h"
-#include "models/launch_common.h"
-#include "models/launchprof.h"
-#include "models/launchrec.h"
-#include "models/padplan.h"
-#include "models/policy.h"
-#include "models/stack.h"
+#include "models/device/device.h"
+#include "models/launch/launch_common.h"
+#include "models/launch/launchprof.h"
+#include "models/launch/launchrec.h"
+#include "models/launch/padplan.h"
+#include "models/policies/policy.h"
+#include "models/stack/stack.h"
 #include "sim/sim.h"
 
 enum pad_mode { PAD_RECORD = 0, PAD_BASELINE, PAD_REORDER, PAD_MERGE, PAD_PAD };

@@ -15,7 +15,7 @@
  *                 mapped through the tree of the files the app opens and
  *                 saved to `profile` (TSV, atomic) when the launch ends.
  *   mode: replay  the measured run: at launch start the profile is turned
- *                 into the prefetch sequence (models/pfplan.c: sort by LBA,
+ *                 into the prefetch sequence (models/launch/pfplan.c: sort by LBA,
  *                 merge, gap filling below gap_kib, metadata shifted before
  *                 the data it locates) and a prefetch task with the app's
  *                 uid opens each file and issues WILLNEED for each extent,
@@ -46,12 +46,12 @@
 
 #include <jansson.h>
 
-#include "models/launch_common.h"
-#include "models/launchprof.h"
-#include "models/launchrec.h"
-#include "models/pfplan.h"
-#include "models/policy.h"
-#include "models/stack.h"
+#include "models/launch/launch_common.h"
+#include "models/launch/launchprof.h"
+#include "models/launch/launchrec.h"
+#include "models/launch/pfplan.h"
+#include "models/policies/policy.h"
+#include "models/stack/stack.h"
 #include "sim/rbtree.h"
 #include "sim/sim.h"
 

@@ -530,7 +530,7 @@ GAPS = """## Known gaps and differences
 - **Figs. 13, 15, 16** have no absolute thesis values in papers/README.md (only ratios and
   differences), so their figures show the simulator's bars with the thesis's claim as text.
 - **FAST.** An app's CPU time (`cpu_total`) is an assumption of the scenario, and the launch
-  generator spreads it over the *expected* number of I/Os (traces/workload.c), so the CPU
+  generator spreads it over the *expected* number of I/Os (traces/workloads/synthetic.c), so the CPU
   actually spent differs a little from it and a prefetched launch can end below the CPU
   time column (e.g. matlab). Cold and FAST runs issue the same op stream, so their
   comparison is unaffected. A profile replays only on the workload it was recorded on

@@ -16,9 +16,9 @@ build=$(cd "$(dirname "$bin")" && pwd)
 
 cmake --install "$build" --prefix "$tmp/prefix" >"$tmp/install.log" 2>&1 ||
 	{ cat "$tmp/install.log"; fail "cmake --install"; }
-[ -f "$tmp/prefix/include/mobisim/models/policy.h" ] || fail "policy.h not installed"
+[ -f "$tmp/prefix/include/mobisim/models/policies/policy.h" ] || fail "policy.h not installed"
 [ -f "$tmp/prefix/include/mobisim/sim/config.h" ] || fail "sim/config.h not installed"
-[ ! -e "$tmp/prefix/include/mobisim/models/stack_int.h" ] || fail "private header installed"
+[ ! -e "$tmp/prefix/include/mobisim/models/stack/stack_int.h" ] || fail "private header installed"
 
 "$cc" -std=gnu11 -Wall -Wextra -Werror -shared -fPIC -I"$tmp/prefix/include/mobisim" \
 	"$src/examples/plugin/noop_counter.c" -o "$tmp/noop_counter.so" ||
@@ -50,7 +50,7 @@ printf 'int unrelated(void);\nint unrelated(void) { return 1; }\n' >"$tmp/nosym.
 "$cc" -shared -fPIC "$tmp/nosym.c" -o "$tmp/nosym.so" || fail "cc nosym"
 expect2 "no register symbol" "mobisim_policy_register" "$bin" list policies --plugin "$tmp/nosym.so"
 cat >"$tmp/dup.c" <<'C'
-#include "models/policy.h"
+#include "models/policies/policy.h"
 static const struct policy_ops dup_ops = { .name = "expc", .abi = MOBISIM_POLICY_ABI };
 int mobisim_policy_register(struct policy_registry *reg);
 int mobisim_policy_register(struct policy_registry *reg) { return policy_registry_add(reg, &dup_ops); }

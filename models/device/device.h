@@ -1,0 +1,90 @@
+/* Storage device interface (DESIGN.md §3) and the device registry.
+ *
+ * The block layer hands a request to device_submit() when device_can_accept()
+ * says there is a free command slot; the model schedules its own events and
+ * eventually calls device_complete(), which stamps C, updates the counters
+ * and calls back into the block layer. A model never calls upward itself.
+ * Queue depth: eMMC without CMDQ accepts one command at a time; eMMC 5.1
+ * CMDQ and UFS up to 32 tagged commands.
+ */
+#ifndef MODELS_DEVICE_H
+#define MODELS_DEVICE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "models/block/request.h"
+#include "sim/config.h"
+#include "sim/error.h"
+
+struct sim;
+struct device;
+struct completion;
+struct json_t;
+
+struct device_ops {
+	const char *name;
+	const char *summary;
+	/* Tunables, applied by the core to a zeroed priv of priv_size bytes
+	 * before init is called. Their values are echoed in the result. */
+	const struct cfg_param *params;
+	size_t priv_size;
+	/* Derive internal state; node is the device's YAML map (for anything
+	 * the table cannot express, e.g. a measured table). Set
+	 * dev->queue_depth. Returns 0 or a negative code with err filled. */
+	int (*init)(struct device *dev, struct cfg_node *node, struct sim_error *err);
+	void (*destroy)(struct device *dev);
+	/* NULL: accept while inflight < queue_depth (0 = unlimited). */
+	bool (*can_accept)(const struct device *dev, const struct io_request *rq);
+	/* Start serving rq; must lead to exactly one device_complete(dev, rq). */
+	void (*submit)(struct device *dev, struct io_request *rq);
+	/* Optional: service time of one request of bytes at an idle device
+	 * (QD1, no queueing), for the latency-vs-size curve and planners. */
+	int64_t (*idle_latency_ns)(struct device *dev, bool write, uint64_t bytes);
+	/* Optional: add model-specific figures to the result's "device" object. */
+	void (*stats_json)(const struct device *dev, struct json_t *obj);
+};
+
+struct device {
+	const struct device_ops *ops;
+	struct sim *sim;
+	void *priv;
+	const char *preset;      /* preset name, or "inline" */
+	uint32_t queue_depth;    /* max commands in flight; 0 = unlimited */
+	uint32_t inflight;
+
+	/* Completion path upward (set by the block layer or a direct source). */
+	void (*on_complete)(void *upper, struct io_request *rq);
+	void *upper;
+	/* Host completion path between the model and on_complete
+	 * (models/completion/completion.h); NULL = call on_complete at once. Owned. */
+	struct completion *cpl;
+
+	/* Counters reported in the result's "device" object. */
+	uint64_t requests, bytes, reads, writes, read_bytes, write_bytes;
+	int64_t busy_ns;         /* time with at least one command in flight */
+	int64_t busy_since;
+};
+
+/* Registry (models/device/device.c): one explicit table, looked up by name. */
+const struct device_ops *device_find(const char *name);
+/* NULL-terminated list for `mobisim list`. */
+const struct device_ops *const *device_registry(void);
+
+/* Build a device from a map with a `model:` key (flash, table, ideal) plus
+ * the model's tunables. Returns 0 or SIM_E_INPUT naming the node. */
+int device_create(struct sim *sim, struct cfg_node *node, struct device **out,
+		  struct sim_error *err);
+void device_destroy(struct device *dev);
+
+bool device_can_accept(const struct device *dev, const struct io_request *rq);
+/* Stamps D if not already set, counts, and calls ops->submit. */
+void device_submit(struct device *dev, struct io_request *rq);
+/* Called by models when rq is done: stamps C, counts, calls on_complete. */
+void device_complete(struct device *dev, struct io_request *rq);
+
+/* The "device" object of the result: busy_ns, requests, bytes, params, model figures. */
+struct json_t *device_to_json(const struct device *dev);
+
+#endif

@@ -1,0 +1,220 @@
+/* File system layout: files as LBA extents on one partition, inode blocks,
+ * block groups, and a block allocator (ext4-like, Linux 3.10 fs/ext4).
+ *
+ * Partition layout: [journal | inode tables | data]. Existing files (an
+ * app's APK, odex, libraries) get their blocks when created, in extents
+ * whose sizes are exponentially distributed around extent_mean_bytes with
+ * holes (other files' data) of mean gap_mean_bytes between them, drawn
+ * from the seeded stream "fs" - this is the configurable fragmentation.
+ * Files written by the workload get blocks at writeback (delayed
+ * allocation) from a per-inode preallocation window of alloc_extent_bytes
+ * taken at the allocator's cursor (mballoc's inode preallocation), so a
+ * streaming writer is contiguous while interleaved writers fragment each
+ * other. Inodes are 256 bytes, 16 per 4 KiB inode-table block; an inode's
+ * block group (128 MiB) holds the block bitmap its allocations dirty.
+ * Left out: free-space reuse (the cursor wraps around), extent-tree index
+ * blocks, directories, checkpointing of journalled metadata in place.
+ */
+#include <stddef.h>
+#include <stdlib.h>
+
+#include <gsl/gsl_randist.h>
+#include <jansson.h>
+
+#include "models/stack/stack_int.h"
+#include "sim/sim.h"
+
+static const struct cfg_param fs_params_table[] = {
+	{ "partition_bytes", CFG_T_SIZE, offsetof(struct fs_params, partition_bytes), "GiB", "24GiB",
+	  0.01, 65536, "Galaxy S6 32 GB: userdata partition of about 24 GiB (INFER)",
+	  "size of the data partition", NULL },
+	{ "partition_start_bytes", CFG_T_SIZE, offsetof(struct fs_params, partition_start_bytes),
+	  "MiB", "4GiB", 0, 1e9, "INFER: system and other partitions come first",
+	  "offset of the partition on the device", NULL },
+	{ "extent_mean_bytes", CFG_T_SIZE, offsetof(struct fs_params, extent_mean_bytes), "KiB",
+	  "1MiB", 4, 1e9, "fitted: aged Android ext4 file fragmentation (INFER)",
+	  "mean extent size of pre-existing files (exponential)", NULL },
+	{ "gap_mean_bytes", CFG_T_SIZE, offsetof(struct fs_params, gap_mean_bytes), "KiB", "512KiB",
+	  0, 1e9, "fitted (INFER)", "mean hole between a file's extents", NULL },
+	{ "alloc_extent_bytes", CFG_T_SIZE, offsetof(struct fs_params, alloc_extent_bytes), "KiB",
+	  "8MiB", 4, 1e9, "fs/ext4/mballoc.c: inode preallocation window (INFER size)",
+	  "contiguous window granted to a file at delayed allocation", NULL },
+	{ "max_bio_bytes", CFG_T_SIZE, offsetof(struct fs_params, max_bio_bytes), "KiB", "512", 4,
+	  1 << 20, "BLK_DEF_MAX_SECTORS 1024 = 512 KiB limits bio_add_page",
+	  "largest bio the file system builds", NULL },
+	{ "group_bytes", CFG_T_SIZE, offsetof(struct fs_params, group_bytes), "MiB", "128MiB", 1,
+	  1e6, "ext4: 32768 blocks of 4 KiB per block group", "block group size", NULL },
+	{ "cold_metadata", CFG_T_BOOL, offsetof(struct fs_params, cold_metadata), "", "true",
+	  CFG_NO_RANGE, "cold launch: inodes not in the cache",
+	  "open() of an uncached inode reads its inode-table block", NULL },
+	CFG_PARAM_END,
+};
+
+#define FS_SECTORS_PER_PAGE (STACK_PAGE_SIZE >> SECTOR_SHIFT)
+#define FS_INODES_PER_BLOCK 16
+
+int fs_init(struct stack *s, struct cfg_node *node, struct sim_error *err)
+{
+	struct fs *fs = &s->fs;
+	int rc = cfg_apply(fs_params_table, node, &fs->p, err);
+	if (rc)
+		return rc;
+	fs->start_sector = fs->p.partition_start_bytes >> SECTOR_SHIFT;
+	fs->end_sector = fs->start_sector + (fs->p.partition_bytes >> SECTOR_SHIFT);
+	fs->rng = sim_rng(s->sim, "fs");
+	return 0;
+}
+
+void fs_layout(struct stack *s, uint64_t journal_sectors)
+{
+	struct fs *fs = &s->fs;
+	uint64_t meta = 64ull << (20 - SECTOR_SHIFT); /* 64 MiB of inode tables */
+	fs->meta_start = fs->start_sector + journal_sectors;
+	fs->cursor = fs->meta_start + meta;
+	if (fs->cursor >= fs->end_sector)
+		fs->cursor = fs->start_sector;
+}
+
+static uint64_t fs_data_start(const struct fs *fs)
+{
+	return fs->meta_start + (64ull << (20 - SECTOR_SHIFT));
+}
+
+static uint32_t fs_group_of(const struct stack *s, uint64_t lba)
+{
+	uint64_t g = (lba - s->fs.start_sector) / (s->fs.p.group_bytes >> SECTOR_SHIFT);
+	return (uint32_t)g;
+}
+
+/* Take sectors at the cursor (wrapping to the data start). */
+static uint64_t fs_take(struct fs *fs, uint64_t sectors)
+{
+	if (fs->cursor + sectors > fs->end_sector)
+		fs->cursor = fs_data_start(fs);
+	uint64_t lba = fs->cursor;
+	fs->cursor += sectors;
+	fs->allocated_sectors += sectors;
+	return lba;
+}
+
+static int fs_add_extent(struct stack_file *f, uint64_t page, uint64_t lba, uint64_t npages)
+{
+	if (f->next_ext > 0) {
+		struct fs_extent *last = &f->ext[f->next_ext - 1];
+		if (last->page + last->npages == page &&
+		    last->lba + last->npages * FS_SECTORS_PER_PAGE == lba) {
+			last->npages += npages;
+			return 0;
+		}
+	}
+	if (f->next_ext == f->cap_ext) {
+		uint32_t cap = f->cap_ext ? f->cap_ext * 2 : 4;
+		struct fs_extent *n = realloc(f->ext, cap * sizeof(*n));
+		if (!n)
+			return SIM_E_NOMEM;
+		f->ext = n;
+		f->cap_ext = cap;
+	}
+	f->ext[f->next_ext++] = (struct fs_extent){ .page = page, .lba = lba, .npages = npages };
+	return 0;
+}
+
+static void fs_assign_inode(struct stack *s, struct stack_file *f)
+{
+	struct fs *fs = &s->fs;
+	f->inode_lba = fs->meta_start + (uint64_t)(f->id / FS_INODES_PER_BLOCK) * FS_SECTORS_PER_PAGE;
+	f->inode_group = fs_group_of(s, f->inode_lba);
+	f->inode_cached = !fs->p.cold_metadata;
+}
+
+int fs_alloc_existing(struct stack *s, struct stack_file *f, uint64_t npages)
+{
+	struct fs *fs = &s->fs;
+	fs_assign_inode(s, f);
+	double mean = (double)(fs->p.extent_mean_bytes >> STACK_PAGE_SHIFT);
+	double gap = (double)(fs->p.gap_mean_bytes >> STACK_PAGE_SHIFT);
+	uint64_t page = 0;
+	while (page < npages) {
+		uint64_t len = 1 + (uint64_t)gsl_ran_exponential(fs->rng, mean > 1 ? mean - 1 : 0.5);
+		if (len > npages - page)
+			len = npages - page;
+		if (gap > 0 && page > 0)
+			(void)fs_take(fs, (uint64_t)gsl_ran_exponential(fs->rng, gap) * FS_SECTORS_PER_PAGE);
+		uint64_t lba = fs_take(fs, len * FS_SECTORS_PER_PAGE);
+		if (fs_add_extent(f, page, lba, len))
+			return SIM_E_NOMEM;
+		page += len;
+	}
+	f->alloc_pages = npages;
+	return 0;
+}
+
+int fs_alloc_upto(struct stack *s, struct stack_file *f, uint64_t upto)
+{
+	struct fs *fs = &s->fs;
+	while (f->alloc_pages < upto) {
+		uint64_t need = (upto - f->alloc_pages) * FS_SECTORS_PER_PAGE;
+		if (f->prealloc_left == 0) {
+			uint64_t win = fs->p.alloc_extent_bytes >> SECTOR_SHIFT;
+			if (win < need)
+				win = need;
+			f->prealloc_lba = fs_take(fs, win);
+			f->prealloc_left = win;
+			journal_dirty_group(s, fs_group_of(s, f->prealloc_lba));
+		}
+		uint64_t take = need < f->prealloc_left ? need : f->prealloc_left;
+		uint64_t np = take / FS_SECTORS_PER_PAGE;
+		if (fs_add_extent(f, f->alloc_pages, f->prealloc_lba, np))
+			return SIM_E_NOMEM;
+		f->prealloc_lba += take;
+		f->prealloc_left -= take;
+		f->alloc_pages += np;
+	}
+	return 0;
+}
+
+uint64_t fs_map(const struct stack_file *f, uint64_t index, uint64_t *run)
+{
+	if (f->is_meta) {
+		if (run)
+			*run = 1;
+		return index * FS_SECTORS_PER_PAGE;
+	}
+	if (index >= f->alloc_pages || f->next_ext == 0)
+		return UINT64_MAX;
+	uint32_t lo = 0, hi = f->next_ext;
+	while (hi - lo > 1) {
+		uint32_t mid = (lo + hi) / 2;
+		if (f->ext[mid].page <= index)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	const struct fs_extent *e = &f->ext[lo];
+	if (index < e->page || index >= e->page + e->npages)
+		return UINT64_MAX;
+	if (run)
+		*run = e->page + e->npages - index;
+	return e->lba + (index - e->page) * FS_SECTORS_PER_PAGE;
+}
+
+void fs_new_file(struct stack *s, struct stack_file *f)
+{
+	fs_assign_inode(s, f);
+}
+
+void fs_free(struct stack *s)
+{
+	(void)s;
+}
+
+struct json_t *fs_to_json(const struct stack *s)
+{
+	const struct fs *fs = &s->fs;
+	json_t *o = json_object();
+	json_object_set_new(o, "files", json_integer(s->nfiles));
+	json_object_set_new(o, "allocated_bytes",
+			    json_integer((json_int_t)(fs->allocated_sectors << SECTOR_SHIFT)));
+	json_object_set_new(o, "params", cfg_params_to_json(fs_params_table, &fs->p));
+	return o;
+}

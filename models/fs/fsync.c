@@ -1,0 +1,105 @@
+/* fsync, fdatasync and O_SYNC writes (Linux 3.10 fs/ext4/fsync.c
+ * ext4_sync_file -> filemap_write_and_wait_range -> jbd2 commit).
+ *
+ * 1. __filemap_fdatawrite_range(WB_SYNC_ALL): the file's dirty pages
+ *    become sync bios (WRITE_SYNC) issued by the task itself under its
+ *    plug; a page that is dirty and already under writeback is waited on
+ *    first (write_cache_pages waits in WB_SYNC_ALL mode).
+ * 2. filemap_fdatawait_range: wait_on_page_writeback on every page under
+ *    writeback: the task's own sync pages (wait cause fsync_io) and pages
+ *    the flusher put under *async* writeback earlier (wait cause
+ *    writeback) - the latter sit in CFQ's shared async queue, which is why
+ *    fsync is slow under background writes. Before sleeping on such a page
+ *    the stack calls hooks.on_wait_writeback(task, page_lba) (the boost
+ *    policy lifts the request that carries it).
+ * 3. If the inode's metadata (fsync) or its size/allocation (fdatasync)
+ *    is in an uncommitted transaction, ask jbd2 to commit it and wait
+ *    (jbd2_complete_transaction; wait cause journal).
+ * Left out: the fast path that skips the commit for overwrites of
+ * allocated blocks without mtime change, and barrier-less mounts.
+ */
+#include "models/stack/stack_int.h"
+#include "sim/sim.h"
+
+static enum step submit_pending(struct stack_task *t)
+{
+	while (t->pend) {
+		struct stack_bio *sb = t->pend;
+		t->pend = sb->free_next;
+		sb->free_next = NULL;
+		if (task_submit_bio(t, sb) == STEP_BLOCK)
+			return STEP_BLOCK;
+	}
+	return STEP_DONE;
+}
+
+static void wait_writeback(struct stack_task *t, struct pc_page *pg)
+{
+	struct stack *s = t->stack;
+	if (pg->flags & PG_SYNCWB) {
+		task_wait_page(t, pg, PG_WRITEBACK, SIM_WAIT_FSYNC_IO);
+		return;
+	}
+	if (s->hooks.on_wait_writeback) {
+		uint64_t lba = fs_map(pg->file, pg->index, NULL);
+		s->hooks.on_wait_writeback(t, lba, s->hooks.ctx);
+	}
+	task_wait_page(t, pg, PG_WRITEBACK, SIM_WAIT_WRITEBACK);
+}
+
+enum step fsync_step(struct stack_task *t, struct stack_file *f, bool datasync)
+{
+	struct stack *s = t->stack;
+	struct task_opstate *os = &t->os;
+
+	if (os->fphase == 0) {
+		os->fcursor = 0;
+		os->fphase = 1;
+		if (s->q)
+			task_start_plug(t);
+	}
+	while (os->fphase == 1) {
+		if (submit_pending(t) == STEP_BLOCK)
+			return STEP_BLOCK;
+		struct pc_page *pg = pc_find_ge(f, os->fcursor);
+		while (pg && !(pg->flags & PG_DIRTY))
+			pg = pc_next(pg);
+		if (!pg) {
+			task_finish_plug(t);
+			os->fphase = 2;
+			os->fcursor = 0;
+			break;
+		}
+		if (pg->flags & PG_WRITEBACK) {
+			os->fcursor = pg->index;
+			wait_writeback(t, pg);
+			return STEP_BLOCK;
+		}
+		uint64_t start = pg->index, n = 1;
+		struct pc_page *q = pc_next(pg);
+		while (q && q->index == start + n && (q->flags & PG_DIRTY) && !(q->flags & PG_WRITEBACK)) {
+			n++;
+			q = pc_next(q);
+		}
+		os->fcursor = start + n;
+		wb_build_bios(s, f, start, n, true, &t->pend);
+	}
+	if (os->fphase == 2) {
+		struct pc_page *pg = pc_find_ge(f, os->fcursor);
+		while (pg && !(pg->flags & PG_WRITEBACK))
+			pg = pc_next(pg);
+		if (pg) {
+			os->fcursor = pg->index;
+			wait_writeback(t, pg);
+			return STEP_BLOCK;
+		}
+		os->fphase = 3;
+	}
+	if (os->fphase == 3) {
+		uint64_t tid = datasync ? f->datasync_tid : f->meta_tid;
+		os->fphase = 4;
+		if (tid && journal_wait_commit(t, tid) == STEP_BLOCK)
+			return STEP_BLOCK;
+	}
+	return STEP_DONE;
+}

@@ -1,0 +1,380 @@
+/* Journal: a jbd2-like commit thread (Linux 3.10 fs/jbd2/commit.c,
+ * transaction.c; ext4 data=ordered).
+ *
+ * Handles that change metadata join the running transaction: an inode
+ * (its inode-table block), a block bitmap per block group touched by an
+ * allocation; inodes that got blocks by delayed allocation go on the
+ * transaction's ordered-data list. A commit starts when the transaction
+ * is commit_interval old (JBD2_DEFAULT_MAX_COMMIT_AGE 5 s, armed when it
+ * gets its first handle) or when fsync asks for it. The commit: (1) the
+ * running transaction becomes the committing one and a new one opens;
+ * (2) ordered mode: wait until the writeback of the ordered inodes'
+ * pages submitted before the commit started has finished
+ * (journal_finish_inode_data_buffers -> filemap_fdatawait) - this is
+ * where an fsync can wait for a background writer's async writeback;
+ * (3) write a descriptor block plus one block per metadata block
+ * sequentially at the journal head as WRITE_SYNC; (4) after they
+ * complete, the commit block with REQ_FLUSH | REQ_FUA (WRITE_FLUSH_FUA,
+ * barrier mount); (5) wake the tasks waiting for this tid. The thread's
+ * io_context has its own ioprio (default BE/4: kthreads run at nice 0 and
+ * have no ioprio set, so CFQ uses task_nice_ioprio = 4).
+ * Left out: checkpointing (journalled metadata written in place later),
+ * revoke records, journal-full stalls, transaction locking waits
+ * (T_LOCKED), and the ordered-data *submission* of dirty pages that
+ * already have blocks (ext4's ->writepage skips delalloc pages anyway).
+ */
+#include <stddef.h>
+#include <stdlib.h>
+
+#include <jansson.h>
+
+#include "models/stack/stack_int.h"
+#include "sim/sim.h"
+
+static const struct cfg_param journal_params_table[] = {
+	{ "enabled", CFG_T_BOOL, offsetof(struct journal_params, enabled), "", "true", CFG_NO_RANGE,
+	  "ext4 with has_journal (Android default)", "model the jbd2 journal", NULL },
+	{ "commit_interval_ms", CFG_T_TIME, offsetof(struct journal_params, commit_interval_ns), "ms",
+	  "5s", 1, 3.6e6, "include/linux/jbd2.h JBD2_DEFAULT_MAX_COMMIT_AGE 5 (s)",
+	  "age at which the running transaction is committed", NULL },
+	{ "journal_bytes", CFG_T_SIZE, offsetof(struct journal_params, journal_bytes), "MiB",
+	  "128MiB", 1, 1e6, "mke2fs default journal for a 16-128 GiB file system (RECALL)",
+	  "size of the circular journal area", NULL },
+	{ "ioprio_class", CFG_T_INT, offsetof(struct journal_params, ioprio_class), "", "2", 0, 3,
+	  "jbd2 kthread: no ioprio set -> CFQ BE (include/linux/ioprio.h)",
+	  "journal thread I/O class (1 RT, 2 BE, 3 IDLE)", NULL },
+	{ "ioprio_level", CFG_T_INT, offsetof(struct journal_params, ioprio_level), "", "4", 0, 7,
+	  "task_nice_ioprio(nice 0) = 4", "journal thread I/O priority level", NULL },
+	{ "ordered", CFG_T_BOOL, offsetof(struct journal_params, ordered), "", "true", CFG_NO_RANGE,
+	  "ext4 default data=ordered", "commit waits for the data it allocated", NULL },
+	CFG_PARAM_END,
+};
+
+static void journal_timer_event(struct sim *sim, struct sim_event *ev);
+
+static void tx_init(struct journal_tx *tx, uint64_t tid)
+{
+	tx->tid = tid;
+	tx->nr_meta = 0;
+	tx->start_ns = 0;
+	tx->has_handles = false;
+	list_init(&tx->ordered);
+}
+
+int journal_init(struct stack *s, struct cfg_node *node, struct sim_error *err)
+{
+	struct journal *jn = &s->jn;
+	int rc = cfg_apply(journal_params_table, node, &jn->p, err);
+	if (rc)
+		return rc;
+	tx_init(&jn->running, 1);
+	tx_init(&jn->committing, 0);
+	list_init(&jn->waiters);
+	sim_event_init(&jn->timer, journal_timer_event);
+	jn->start_lba = s->fs.start_sector;
+	jn->nr_sectors = jn->p.journal_bytes >> SECTOR_SHIFT;
+	jn->head_lba = jn->start_lba;
+	uint64_t gsec = s->fs.p.group_bytes >> SECTOR_SHIFT;
+	jn->ngroups = (uint32_t)((s->fs.end_sector - s->fs.start_sector + gsec - 1) / gsec) + 1;
+	jn->group_tid = calloc(jn->ngroups, sizeof(*jn->group_tid));
+	if (!jn->group_tid)
+		return sim_errorf(err, SIM_E_NOMEM, "out of memory");
+	if (jn->p.enabled) {
+		jn->jbd2 = task_new(s, TASK_JBD2, "jbd2/sda-8", 0, (uint8_t)jn->p.ioprio_class,
+				    (uint8_t)jn->p.ioprio_level);
+		if (!jn->jbd2)
+			return sim_errorf(err, SIM_E_NOMEM, "out of memory");
+		jn->jbd2->state = TS_IDLE;
+	}
+	return 0;
+}
+
+void journal_free(struct stack *s)
+{
+	sim_cancel(s->sim, &s->jn.timer);
+	free(s->jn.group_tid);
+	s->jn.group_tid = NULL;
+}
+
+uint64_t journal_running_tid(const struct stack *s)
+{
+	return s->jn.running.tid;
+}
+
+static void jbd2_kick(struct stack *s)
+{
+	struct stack_task *j = s->jn.jbd2;
+	if (j && j->state == TS_IDLE) {
+		j->state = TS_READY;
+		sim_at(s->sim, &j->run_ev, sim_now(s->sim));
+	}
+}
+
+static void journal_timer_event(struct sim *sim, struct sim_event *ev)
+{
+	struct journal *jn = container_of(ev, struct journal, timer);
+	struct stack *s = container_of(jn, struct stack, jn);
+	(void)sim;
+	if (jn->running.has_handles && jn->commit_request < jn->running.tid) {
+		jn->commit_request = jn->running.tid;
+		jn->commits_timer++;
+	}
+	jbd2_kick(s);
+}
+
+static void tx_start(struct stack *s)
+{
+	struct journal *jn = &s->jn;
+	if (jn->running.has_handles)
+		return;
+	jn->running.has_handles = true;
+	jn->running.start_ns = sim_now(s->sim);
+	sim_after(s->sim, &jn->timer, jn->p.commit_interval_ns);
+}
+
+void journal_dirty_inode(struct stack *s, struct stack_file *f, bool datasync)
+{
+	struct journal *jn = &s->jn;
+	if (!jn->p.enabled || f->is_meta)
+		return;
+	tx_start(s);
+	if (f->meta_tid != jn->running.tid) {
+		f->meta_tid = jn->running.tid;
+		jn->running.nr_meta++;
+	}
+	if (datasync)
+		f->datasync_tid = jn->running.tid;
+}
+
+void journal_dirty_group(struct stack *s, uint32_t group)
+{
+	struct journal *jn = &s->jn;
+	if (!jn->p.enabled || group >= jn->ngroups)
+		return;
+	tx_start(s);
+	if (jn->group_tid[group] != jn->running.tid) {
+		jn->group_tid[group] = jn->running.tid;
+		jn->running.nr_meta++;
+	}
+}
+
+void journal_add_ordered(struct stack *s, struct stack_file *f)
+{
+	struct journal *jn = &s->jn;
+	if (!jn->p.enabled || !jn->p.ordered)
+		return;
+	tx_start(s);
+	if (f->ordered_tid == jn->running.tid)
+		return;
+	if (f->ordered_tid && jn->committing_active && f->ordered_tid == jn->committing.tid) {
+		f->ordered_next = true;
+		return;
+	}
+	f->ordered_tid = jn->running.tid;
+	list_add_tail(&f->ordered_node, &jn->running.ordered);
+}
+
+enum step journal_wait_commit(struct stack_task *t, uint64_t tid)
+{
+	struct stack *s = t->stack;
+	struct journal *jn = &s->jn;
+	if (!jn->p.enabled || tid <= jn->committed)
+		return STEP_DONE;
+	if (jn->commit_request < tid) {
+		jn->commit_request = tid;
+		jn->commits_fsync++;
+	}
+	t->wait_tid = tid;
+	list_add_tail(&t->jwait_node, &jn->waiters);
+	task_block(t, SIM_WAIT_JOURNAL);
+	jbd2_kick(s);
+	return STEP_BLOCK;
+}
+
+void journal_ordered_progress(struct stack *s, struct stack_file *f)
+{
+	struct stack_task *j = s->jn.jbd2;
+	if (j && j->state == TS_BLOCKED && j->wb_file == f)
+		task_wake(j);
+}
+
+void journal_bio_done(struct stack *s, struct stack_bio *sb)
+{
+	struct stack_task *j = sb->owner;
+	(void)s;
+	if (j->wb_left > 0 && --j->wb_left == 0)
+		task_wake(j);
+}
+
+/* Queue journal bios of nblocks at the head (wrapping), flags per bio. */
+static void journal_build(struct stack *s, struct stack_task *j, uint64_t nblocks, uint32_t flags)
+{
+	struct journal *jn = &s->jn;
+	uint64_t maxs = s->fs.p.max_bio_bytes >> SECTOR_SHIFT;
+	uint64_t left = nblocks << (STACK_PAGE_SHIFT - SECTOR_SHIFT);
+	struct stack_bio **tail = &j->pend;
+	while (*tail)
+		tail = &(*tail)->free_next;
+	while (left > 0) {
+		if (jn->head_lba >= jn->start_lba + jn->nr_sectors)
+			jn->head_lba = jn->start_lba;
+		uint64_t room = jn->start_lba + jn->nr_sectors - jn->head_lba;
+		uint64_t n = left < maxs ? left : maxs;
+		if (n > room)
+			n = room;
+		struct stack_bio *sb = sbio_alloc(s);
+		if (!sb) {
+			sim_fail(s->sim, SIM_E_NOMEM, "out of memory allocating a bio");
+			return;
+		}
+		sb->kind = SBIO_JOURNAL;
+		sb->owner = j;
+		sb->bio.sector = jn->head_lba;
+		sb->bio.nr_sectors = (uint32_t)n;
+		sb->bio.flags = flags;
+		jn->head_lba += n;
+		left -= n;
+		j->wb_left++;
+		*tail = sb;
+		tail = &sb->free_next;
+	}
+	jn->blocks_written += nblocks;
+}
+
+static enum step jbd2_submit(struct stack_task *j)
+{
+	while (j->pend) {
+		struct stack_bio *sb = j->pend;
+		j->pend = sb->free_next;
+		sb->free_next = NULL;
+		if (task_submit_bio(j, sb) == STEP_BLOCK)
+			return STEP_BLOCK;
+	}
+	return STEP_DONE;
+}
+
+static void journal_wake_waiters(struct stack *s)
+{
+	struct journal *jn = &s->jn;
+	struct list_head *pos, *tmp;
+	list_for_each_safe(pos, tmp, &jn->waiters) {
+		struct stack_task *t = list_entry(pos, struct stack_task, jwait_node);
+		if (t->wait_tid <= jn->committed)
+			task_wake(t);
+	}
+}
+
+enum { JP_IDLE = 0, JP_ORDERED, JP_LOG, JP_LOG_WAIT, JP_COMMIT, JP_COMMIT_WAIT };
+
+void jbd2_run(struct stack_task *j)
+{
+	struct stack *s = j->stack;
+	struct journal *jn = &s->jn;
+	struct task_opstate *os = &j->os;
+	for (;;) {
+		switch (os->phase) {
+		case JP_IDLE: {
+			if (jn->commit_request < jn->running.tid || !jn->running.has_handles)
+				return;
+			sim_cancel(s->sim, &jn->timer);
+			jn->committing = jn->running;
+			list_init(&jn->committing.ordered);
+			list_splice_tail_init(&jn->running.ordered, &jn->committing.ordered);
+			jn->committing_active = true;
+			tx_init(&jn->running, jn->committing.tid + 1);
+			os->start_ns = sim_now(s->sim);
+			struct list_head *pos;
+			list_for_each(pos, &jn->committing.ordered) {
+				struct stack_file *f = list_entry(pos, struct stack_file, ordered_node);
+				f->wb_old += f->wb_cur;
+				f->wb_cur = 0;
+				f->wb_epoch++;
+			}
+			os->phase = JP_ORDERED;
+			break;
+		}
+		case JP_ORDERED: {
+			struct list_head *pos;
+			j->wb_file = NULL;
+			list_for_each(pos, &jn->committing.ordered) {
+				struct stack_file *f = list_entry(pos, struct stack_file, ordered_node);
+				if (f->wb_old > 0) {
+					j->wb_file = f;
+					jn->ordered_waits++;
+					task_block(j, SIM_WAIT_WRITEBACK);
+					return;
+				}
+			}
+			os->phase = JP_LOG;
+			break;
+		}
+		case JP_LOG:
+			j->wb_left = 0;
+			if (s->q)
+				task_start_plug(j);
+			journal_build(s, j, 1 + jn->committing.nr_meta,
+				      REQ_WRITE | REQ_SYNC | REQ_META | REQ_JOURNAL);
+			os->phase = JP_LOG_WAIT;
+			break;
+		case JP_LOG_WAIT:
+			if (jbd2_submit(j) == STEP_BLOCK)
+				return;
+			task_finish_plug(j);
+			if (j->wb_left > 0) {
+				task_block(j, SIM_WAIT_SYNC_IO);
+				return;
+			}
+			os->phase = JP_COMMIT;
+			break;
+		case JP_COMMIT:
+			journal_build(s, j, 1,
+				      REQ_WRITE | REQ_SYNC | REQ_META | REQ_JOURNAL | REQ_FLUSH | REQ_FUA);
+			os->phase = JP_COMMIT_WAIT;
+			break;
+		case JP_COMMIT_WAIT: {
+			if (jbd2_submit(j) == STEP_BLOCK)
+				return;
+			if (j->wb_left > 0) {
+				task_block(j, SIM_WAIT_SYNC_IO);
+				return;
+			}
+			jn->committed = jn->committing.tid;
+			jn->committing_active = false;
+			jn->commits++;
+			int64_t d = sim_now(s->sim) - os->start_ns;
+			jn->commit_ns_total += d;
+			if (d > jn->commit_ns_max)
+				jn->commit_ns_max = d;
+			struct list_head *pos, *tmp;
+			list_for_each_safe(pos, tmp, &jn->committing.ordered) {
+				struct stack_file *f = list_entry(pos, struct stack_file, ordered_node);
+				list_del_init(&f->ordered_node);
+				f->ordered_tid = 0;
+				if (f->ordered_next) {
+					f->ordered_next = false;
+					journal_add_ordered(s, f);
+				}
+			}
+			journal_wake_waiters(s);
+			os->phase = JP_IDLE;
+			break;
+		}
+		}
+	}
+}
+
+struct json_t *journal_to_json(const struct stack *s)
+{
+	const struct journal *jn = &s->jn;
+	json_t *o = json_object();
+	json_object_set_new(o, "commits", json_integer((json_int_t)jn->commits));
+	json_object_set_new(o, "commit_requests_fsync", json_integer((json_int_t)jn->commits_fsync));
+	json_object_set_new(o, "commit_requests_timer", json_integer((json_int_t)jn->commits_timer));
+	json_object_set_new(o, "blocks_written", json_integer((json_int_t)jn->blocks_written));
+	json_object_set_new(o, "ordered_waits", json_integer((json_int_t)jn->ordered_waits));
+	json_object_set_new(o, "commit_ns_mean",
+			    json_real(jn->commits ? (double)jn->commit_ns_total / (double)jn->commits : 0));
+	json_object_set_new(o, "commit_ns_max", json_integer(jn->commit_ns_max));
+	json_object_set_new(o, "params", cfg_params_to_json(journal_params_table, &jn->p));
+	return o;
+}

@@ -1,0 +1,110 @@
+/* I/O scheduler interface (kernel: struct elevator_type / elevator_ops in
+ * include/linux/elevator.h, Linux 3.10-4.4) and the scheduler registry.
+ *
+ * Division of labour, as in block/elevator.c: the block core owns the
+ * back-merge hash, the dispatch list (q->queue_head) and the request pool;
+ * the scheduler owns its queues. When the device can take a command and the
+ * dispatch list is empty the core calls dispatch(), which moves one or more
+ * requests onto the dispatch list with elv_dispatch_add_tail() /
+ * elv_dispatch_sort() and returns how many it moved. A scheduler that
+ * wants to be called again later (CFQ's idle timer, deadline's nothing)
+ * arms its own sim_event and calls blk_run_queue() from it.
+ */
+#ifndef MODELS_ELEVATOR_H
+#define MODELS_ELEVATOR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "models/block/request.h"
+#include "sim/config.h"
+#include "sim/error.h"
+
+struct elevator;
+struct json_t;
+
+enum elv_merge {
+	ELV_NO_MERGE = 0,
+	ELV_FRONT_MERGE = 1,
+	ELV_BACK_MERGE = 2,
+};
+
+struct elevator_ops {
+	const char *name;
+	const char *summary;
+	const struct cfg_param *params; /* applied to priv (zeroed, priv_size) before init */
+	size_t priv_size;
+
+	int (*init)(struct elevator *e, struct sim_error *err);
+	void (*exit)(struct elevator *e);
+
+	/* Look for a request bio can merge into besides the core's back-merge
+	 * hash (deadline and cfq: front merge through the sort tree). */
+	enum elv_merge (*merge)(struct elevator *e, struct bio *bio, struct io_request **rq);
+	/* May bio join rq? (cfq: same cfqq, never sync bio into async rq). NULL = yes. */
+	bool (*allow_merge)(struct elevator *e, struct io_request *rq, struct bio *bio);
+	/* rq grew by a bio (type says where); re-position it in sort trees. */
+	void (*merged)(struct elevator *e, struct io_request *rq, enum elv_merge type);
+	/* next was merged into rq and is going away: unlink next. */
+	void (*merged_requests)(struct elevator *e, struct io_request *rq, struct io_request *next);
+	/* Neighbours in sector order for attempt_back/front_merge (NULL = none). */
+	struct io_request *(*former_request)(struct elevator *e, struct io_request *rq);
+	struct io_request *(*latter_request)(struct elevator *e, struct io_request *rq);
+
+	/* A request was allocated for bio (get_request): bind scheduler state. */
+	int (*set_request)(struct elevator *e, struct io_request *rq, struct bio *bio);
+	void (*put_request)(struct elevator *e, struct io_request *rq);
+	/* May the submitter get another request? NULL = yes (cfq: ELV_MQUEUE_MUST).
+	 * Asked on every allocation (as elv_may_queue); the answer matters
+	 * only when the request list of that sync class is full (count >=
+	 * nr_requests): true lets the allocation through anyway
+	 * (ELV_MQUEUE_MUST, bounded by the kernel's hard cap of 3/2
+	 * nr_requests), false or NULL makes the submitter sleep. */
+	bool (*may_queue)(struct elevator *e, struct io_context *ioc, uint32_t flags);
+
+	void (*add_request)(struct elevator *e, struct io_request *rq);
+	/* Move requests to the dispatch list; force = drain everything. */
+	int (*dispatch)(struct elevator *e, bool force);
+	/* rq left the dispatch list for the device / came back done. */
+	void (*activate_request)(struct elevator *e, struct io_request *rq);
+	void (*completed_request)(struct elevator *e, struct io_request *rq);
+	/* Is any request queued inside the scheduler? */
+	bool (*queue_empty)(struct elevator *e);
+
+	/* Policy hook (thesis §3.3 elv_boost_lba): find a queued request that
+	 * covers sector, move it to the front with top priority, return true;
+	 * false when it is not in the scheduler (still plugged or dispatched). */
+	bool (*boost_lba)(struct elevator *e, uint64_t sector);
+
+	void (*stats_json)(const struct elevator *e, struct json_t *obj);
+};
+
+struct elevator {
+	const struct elevator_ops *ops;
+	struct blk_queue *q;
+	void *priv;
+	uint64_t boost_hits, boost_misses;
+};
+
+const struct elevator_ops *elevator_find(const char *name);
+const struct elevator_ops *const *elevator_registry(void);
+
+/* Dispatch-list helpers the schedulers call (block/elevator.c). */
+void elv_dispatch_add_tail(struct blk_queue *q, struct io_request *rq);
+void elv_dispatch_sort(struct blk_queue *q, struct io_request *rq);
+
+/* elv_rq_merge_ok(): may bio be merged into rq at all - the core's rules
+ * (direction, flush/FUA, a request that hit a limit) plus allow_merge.
+ * Schedulers call it from their merge hook (deadline_merge, cfq_merge). */
+bool elv_rq_merge_ok(struct elevator *e, struct io_request *rq, struct bio *bio);
+
+/* Sort-tree helpers keyed by start sector (block/elevator.c elv_rb_*):
+ * equal keys go right, so insertion order breaks ties. */
+void elv_rb_add(struct rb_root *root, struct io_request *rq);
+void elv_rb_del(struct rb_root *root, struct io_request *rq);
+struct io_request *elv_rb_find(const struct rb_root *root, uint64_t sector);
+struct io_request *elv_rb_former_request(struct io_request *rq);
+struct io_request *elv_rb_latter_request(struct io_request *rq);
+
+#endif

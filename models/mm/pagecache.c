@@ -1,0 +1,532 @@
+/* Page cache: pages per file with uptodate/dirty/writeback/locked state,
+ * an active/inactive LRU bounded by the configured memory, watermark-driven
+ * reclaim by kswapd and direct reclaim by the allocating task
+ * (Linux 3.10 mm/filemap.c, mm/swap.c, mm/vmscan.c, mm/page_alloc.c).
+ *
+ * Memory: the page cache may use total - reserved bytes (the rest is the
+ * kernel and the anonymous memory of running apps); free pages are that
+ * capacity minus the pages in the cache. Watermarks follow
+ * init_per_zone_wmark_min (min_free_kbytes = sqrt(16 * lowmem_kbytes),
+ * clamped to [128, 65536]) and __setup_per_zone_wmarks (low = min + min/4,
+ * high = min + min/2). An allocation that leaves free pages at or below
+ * low wakes kswapd, which reclaims until high; one that finds them at or
+ * below min reclaims a batch itself (direct reclaim, wait cause
+ * direct_reclaim). At t = 0 the cache may hold cached_bytes of clean pages
+ * of other files: a phone's memory is rarely empty.
+ *
+ * LRU: two lists as in 3.10 (active/inactive file). A new page enters the
+ * inactive list; mark_page_accessed() sets PG_referenced, and a second
+ * access activates it. Reclaim scans the inactive tail in SWAP_CLUSTER_MAX
+ * batches under the page-cache (lru) lock: locked, dirty and writeback
+ * pages are rotated (kept), a mapped page whose pte was young is
+ * activated (page_check_references: referenced ptes), anything else clean
+ * is freed; the inactive list is refilled from the active tail when it is
+ * smaller than the active list (inactive_file_is_low). Left out: zones,
+ * per-CPU page lists, anon pages and swap, the workingset refault logic
+ * (3.15+), lowmemorykiller, and reclaim writing pages itself (3.10 kswapd
+ * writes file pages only in rare zone states; it wakes the flusher).
+ *
+ * Lookup is a red-black tree per file keyed by page index (the radix tree
+ * plays this role in the kernel; only ordered walks matter here).
+ */
+#include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
+
+#include <jansson.h>
+
+#include "models/stack/stack_int.h"
+#include "sim/sim.h"
+
+#define PC_SLAB_PAGES 4096u
+
+static const struct cfg_param mem_params_table[] = {
+	{ "total_bytes", CFG_T_SIZE, offsetof(struct mem_params, total_bytes), "MiB", "3GiB", 16,
+	  1048576, "Galaxy S6: 3 GB LPDDR4 (Samsung spec sheet)", "RAM", NULL },
+	{ "reserved_bytes", CFG_T_SIZE, offsetof(struct mem_params, reserved_bytes), "MiB",
+	  "1792MiB", 0, 1048576,
+	  "fitted: kernel + running apps' anonymous memory on a phone in use (INFER)",
+	  "memory the page cache can never use", NULL },
+	{ "cached_bytes", CFG_T_SIZE, offsetof(struct mem_params, cached_bytes), "MiB", "0", 0,
+	  1048576, "scenario-specific", "clean page cache of other files at t = 0", NULL },
+	{ "min_free_bytes", CFG_T_SIZE, offsetof(struct mem_params, min_free_bytes), "KiB", "0", 0,
+	  1048576, "mm/page_alloc.c init_per_zone_wmark_min when 0",
+	  "min watermark (min_free_kbytes); 0 = sqrt(16 * RAM in KiB)", NULL },
+	CFG_PARAM_END,
+};
+
+static const struct cfg_param pc_params_table[] = {
+	{ "read_copy_ns", CFG_T_TIME, offsetof(struct pc_params, read_copy_ns), "ns", "1000", 0, 1e9,
+	  "fitted: copy_to_user of 4 KiB at ~4 GB/s on Cortex-A57 (INFER)",
+	  "CPU per page copied by read()", NULL },
+	{ "write_copy_ns", CFG_T_TIME, offsetof(struct pc_params, write_copy_ns), "ns", "2000", 0,
+	  1e9, "fitted: write_begin + copy + write_end per page, ~2 GB/s buffered writes (INFER)",
+	  "CPU per page written by write()", NULL },
+	{ "fault_map_ns", CFG_T_TIME, offsetof(struct pc_params, fault_map_ns), "ns", "1500", 0, 1e9,
+	  "fitted: page fault entry + pte install (INFER)", "CPU per file page fault", NULL },
+	{ "reclaim_page_ns", CFG_T_TIME, offsetof(struct pc_params, reclaim_page_ns), "ns", "300", 0,
+	  1e9, "fitted: shrink_page_list per clean page (INFER)", "CPU per page reclaimed", NULL },
+	CFG_PARAM_END,
+};
+
+/* ------------------------------------------------------------ the pool */
+
+static struct pc_page *page_alloc(struct pagecache *pc)
+{
+	if (!list_empty(&pc->free_pages)) {
+		struct pc_page *pg = list_first_entry(&pc->free_pages, struct pc_page, lru);
+		list_del_init(&pg->lru);
+		return pg;
+	}
+	if (pc->nslabs == 0 || pc->slab_used == PC_SLAB_PAGES) {
+		if (pc->nslabs == pc->cap_slabs) {
+			uint32_t cap = pc->cap_slabs ? pc->cap_slabs * 2 : 16;
+			struct pc_page **n = realloc(pc->slabs, cap * sizeof(*n));
+			if (!n)
+				return NULL;
+			pc->slabs = n;
+			pc->cap_slabs = cap;
+		}
+		struct pc_page *slab = malloc(PC_SLAB_PAGES * sizeof(*slab));
+		if (!slab)
+			return NULL;
+		pc->slabs[pc->nslabs++] = slab;
+		pc->slab_used = 0;
+	}
+	return &pc->slabs[pc->nslabs - 1][pc->slab_used++];
+}
+
+/* ------------------------------------------------------------- lookup */
+
+struct pc_page *pc_find(struct stack_file *f, uint64_t index)
+{
+	struct rb_node *n = f->pages.node;
+	while (n) {
+		struct pc_page *pg = rb_entry(n, struct pc_page, node);
+		if (index < pg->index)
+			n = n->left;
+		else if (index > pg->index)
+			n = n->right;
+		else
+			return pg;
+	}
+	return NULL;
+}
+
+struct pc_page *pc_find_ge(struct stack_file *f, uint64_t index)
+{
+	struct rb_node *n = f->pages.node;
+	struct pc_page *best = NULL;
+	while (n) {
+		struct pc_page *pg = rb_entry(n, struct pc_page, node);
+		if (index <= pg->index) {
+			best = pg;
+			if (index == pg->index)
+				return pg;
+			n = n->left;
+		} else {
+			n = n->right;
+		}
+	}
+	return best;
+}
+
+struct pc_page *pc_next(struct pc_page *pg)
+{
+	struct rb_node *n = rb_next(&pg->node);
+	return n ? rb_entry(n, struct pc_page, node) : NULL;
+}
+
+static void tree_insert(struct stack_file *f, struct pc_page *pg)
+{
+	struct rb_node **link = &f->pages.node, *parent = NULL;
+	while (*link) {
+		parent = *link;
+		struct pc_page *o = rb_entry(parent, struct pc_page, node);
+		link = pg->index < o->index ? &parent->left : &parent->right;
+	}
+	rb_link_node(&pg->node, parent, link);
+	rb_insert_color(&pg->node, &f->pages);
+}
+
+uint64_t pc_free_pages(const struct pagecache *pc)
+{
+	return pc->used >= pc->capacity ? 0 : pc->capacity - pc->used;
+}
+
+/* ---------------------------------------------------------------- LRU */
+
+static void lru_del(struct pagecache *pc, struct pc_page *pg)
+{
+	if (pg->lru_list == PC_LRU_INACTIVE)
+		pc->nr_inactive--;
+	else if (pg->lru_list == PC_LRU_ACTIVE)
+		pc->nr_active--;
+	list_del_init(&pg->lru);
+	pg->lru_list = PC_LRU_NONE;
+}
+
+static void lru_add_head(struct pagecache *pc, struct pc_page *pg, enum pc_lru which)
+{
+	if (which == PC_LRU_ACTIVE) {
+		list_add(&pg->lru, &pc->active);
+		pc->nr_active++;
+		pg->flags |= PG_ACTIVE;
+	} else {
+		list_add(&pg->lru, &pc->inactive);
+		pc->nr_inactive++;
+		pg->flags &= (uint16_t)~PG_ACTIVE;
+	}
+	pg->lru_list = (uint8_t)which;
+}
+
+void pc_mark_accessed(struct stack *s, struct pc_page *pg)
+{
+	struct pagecache *pc = &s->pc;
+	if (!(pg->flags & PG_ACTIVE) && (pg->flags & PG_REFERENCED) &&
+	    pg->lru_list == PC_LRU_INACTIVE) {
+		lru_del(pc, pg);
+		lru_add_head(pc, pg, PC_LRU_ACTIVE);
+		pg->flags &= (uint16_t)~PG_REFERENCED;
+		pc->activations++;
+	} else {
+		pg->flags |= PG_REFERENCED;
+	}
+}
+
+static void page_free(struct stack *s, struct pc_page *pg)
+{
+	struct pagecache *pc = &s->pc;
+	struct stack_file *f = pg->file;
+	lru_del(pc, pg);
+	rb_erase(&pg->node, &f->pages);
+	f->nr_pages--;
+	pc->used--;
+	pc->evicted++;
+	pg->file = NULL;
+	list_add(&pg->lru, &pc->free_pages);
+}
+
+/* shrink_active_list: refill the inactive list from the active tail. */
+static void deactivate_batch(struct pagecache *pc)
+{
+	for (int i = 0; i < STACK_SWAP_CLUSTER_MAX && pc->nr_inactive < pc->nr_active; i++) {
+		struct pc_page *pg = list_last_entry(&pc->active, struct pc_page, lru);
+		lru_del(pc, pg);
+		pg->flags &= (uint16_t)~PG_REFERENCED;
+		lru_add_head(pc, pg, PC_LRU_INACTIVE);
+	}
+}
+
+/* One SWAP_CLUSTER_MAX scan of the inactive tail (shrink_inactive_list +
+ * shrink_page_list). Returns pages freed; *dirty_seen says whether dirty
+ * or writeback pages were in the way (the flusher should run). */
+static uint32_t reclaim_batch(struct stack *s, bool *dirty_seen)
+{
+	struct pagecache *pc = &s->pc;
+	uint32_t freed = 0;
+	*dirty_seen = false;
+	if (pc->nr_inactive < pc->nr_active)
+		deactivate_batch(pc);
+	for (int scanned = 0; scanned < STACK_SWAP_CLUSTER_MAX && pc->nr_inactive > 0; scanned++) {
+		struct pc_page *pg = list_last_entry(&pc->inactive, struct pc_page, lru);
+		if (pg->flags & (PG_LOCKED | PG_WRITEBACK | PG_DIRTY)) {
+			if (pg->flags & (PG_DIRTY | PG_WRITEBACK))
+				*dirty_seen = true;
+			lru_del(pc, pg);
+			lru_add_head(pc, pg, PC_LRU_INACTIVE);
+			pc->rotated++;
+			continue;
+		}
+		if ((pg->flags & (PG_MAPPED | PG_YOUNG)) == (PG_MAPPED | PG_YOUNG)) {
+			pg->flags &= (uint16_t)~PG_YOUNG;
+			lru_del(pc, pg);
+			lru_add_head(pc, pg, PC_LRU_ACTIVE);
+			pc->activations++;
+			continue;
+		}
+		page_free(s, pg);
+		freed++;
+	}
+	return freed;
+}
+
+/* Lock hold of one reclaim batch: the isolation, plus (scope global) the
+ * radix-tree deletion of every freed page. */
+static int64_t reclaim_hold(const struct stack *s, uint32_t freed)
+{
+	int64_t h = s->lock.p.reclaim_batch_ns;
+	if (s->lock.p.scope == PGLOCK_SCOPE_GLOBAL)
+		h += (int64_t)freed * s->lock.p.delete_ns;
+	return h;
+}
+
+static void wake_kswapd(struct stack *s)
+{
+	struct stack_task *k = s->pc.kswapd;
+	if (k && k->state == TS_IDLE) {
+		k->state = TS_READY;
+		sim_at(s->sim, &k->run_ev, sim_now(s->sim));
+	}
+}
+
+/* kswapd: reclaim in batches until free pages reach the high watermark;
+ * when a batch frees nothing (all dirty or under writeback) wake the
+ * flusher and wait for a writeback completion, at most HZ/10
+ * (congestion_wait in balance_pgdat). */
+void kswapd_run(struct stack_task *t)
+{
+	struct stack *s = t->stack;
+	struct pagecache *pc = &s->pc;
+	if (pc_free_pages(pc) >= pc->wmark_high)
+		return; /* idle */
+	bool dirty;
+	uint32_t n = reclaim_batch(s, &dirty);
+	pc->kswapd_batches++;
+	int64_t hold = reclaim_hold(s, n);
+	int64_t wait = pglock_acquire(&s->lock, sim_now(s->sim), hold, SIM_CLASS_BG);
+	if (dirty)
+		wb_wake_flusher(s, false);
+	if (n == 0) {
+		pc->kswapd_sleeps++;
+		task_charge(t, SIM_WAIT_PAGECACHE_LOCK, wait);
+		wb_wait_any(t, SIM_NWAIT, 100 * 1000 * 1000LL);
+		return;
+	}
+	int64_t busy = hold + (int64_t)n * pc->p.reclaim_page_ns;
+	if (task_delay(t, wait, SIM_WAIT_PAGECACHE_LOCK, busy, false) == STEP_DONE)
+		sim_at(s->sim, &t->run_ev, sim_now(s->sim));
+}
+
+/* Direct reclaim in the allocating task (__alloc_pages_direct_reclaim):
+ * one batch; if nothing could be freed, the task waits for writeback
+ * (throttle / congestion_wait, at most 100 ms) and retries. */
+static enum step direct_reclaim(struct stack_task *t)
+{
+	struct stack *s = t->stack;
+	struct pagecache *pc = &s->pc;
+	bool dirty;
+	uint32_t n = reclaim_batch(s, &dirty);
+	pc->direct_batches++;
+	int64_t hold = reclaim_hold(s, n);
+	int64_t wait = pglock_acquire(&s->lock, sim_now(s->sim), hold, task_class(t));
+	task_charge(t, SIM_WAIT_PAGECACHE_LOCK, wait);
+	if (dirty)
+		wb_wake_flusher(s, false);
+	if (n == 0) {
+		pc->direct_stalls++;
+		wb_wait_any(t, SIM_WAIT_DIRECT_RECLAIM, 100 * 1000 * 1000LL);
+		return STEP_BLOCK;
+	}
+	int64_t busy = hold + (int64_t)n * pc->p.reclaim_page_ns;
+	return task_delay(t, busy, SIM_WAIT_DIRECT_RECLAIM, 0, false) == STEP_DONE ? STEP_DONE
+										   : STEP_BLOCK;
+}
+
+/* ------------------------------------------------------------- insert */
+
+enum step pc_add_page(struct stack_task *t, struct stack_file *f, uint64_t index,
+		      struct pc_page **out)
+{
+	struct stack *s = t->stack;
+	struct pagecache *pc = &s->pc;
+	*out = NULL;
+	if (s->hooks.pagecache_may_insert && !f->is_meta) {
+		int64_t d = s->hooks.pagecache_may_insert(t, s->hooks.ctx);
+		if (d > 0)
+			return task_delay(t, d, SIM_WAIT_POLICY, 0, true);
+	}
+	uint64_t free_pages = pc_free_pages(pc);
+	if (free_pages <= pc->wmark_low)
+		wake_kswapd(s);
+	if (free_pages <= pc->wmark_min || free_pages == 0) {
+		if (direct_reclaim(t) == STEP_BLOCK)
+			return STEP_BLOCK;
+		if (pc_free_pages(pc) == 0)
+			return STEP_BLOCK; /* cannot happen: a batch freed pages */
+	}
+	struct pc_page *pg = page_alloc(pc);
+	if (!pg) {
+		sim_fail(s->sim, SIM_E_NOMEM, "out of memory allocating a page");
+		return task_delay(t, 0, SIM_NWAIT, 1, false);
+	}
+	pg->file = f;
+	pg->index = (uint32_t)index;
+	pg->flags = PG_LOCKED;
+	pg->lru_list = PC_LRU_NONE;
+	list_init(&pg->lru);
+	tree_insert(f, pg);
+	f->nr_pages++;
+	pc->used++;
+	pc->inserted++;
+	if (pc->used > pc->peak_used)
+		pc->peak_used = pc->used;
+	lru_add_head(pc, pg, PC_LRU_INACTIVE);
+	*out = pg;
+	if (s->hooks.on_page_insert && !f->is_meta)
+		s->hooks.on_page_insert(t, s->hooks.ctx);
+
+	/* Lock cost: the pagevec drains under lru_lock every batch_pages; in
+	 * global scope the radix insert takes the lock as well. */
+	int64_t hold = 0;
+	if (s->lock.p.scope == PGLOCK_SCOPE_GLOBAL)
+		hold += s->lock.p.insert_ns;
+	if (++t->pvec >= (uint32_t)s->lock.p.batch_pages) {
+		hold += s->lock.p.lru_add_batch_ns + (int64_t)t->pvec * s->lock.p.lru_add_page_ns;
+		t->pvec = 0;
+	}
+	if (hold > 0)
+		return pglock_take(t, hold);
+	return STEP_DONE;
+}
+
+/* ------------------------------------------------------------ waiting */
+
+void pc_wake_page(struct stack *s, struct pc_page *pg)
+{
+	struct pagecache *pc = &s->pc;
+	uint32_t b = (pg->file->id * 2654435761u ^ pg->index * 40503u) % STACK_WAITQ_BUCKETS;
+	struct list_head *pos, *tmp;
+	bool remaining = false;
+	list_for_each_safe(pos, tmp, &pc->waitq[b]) {
+		struct stack_task *t = list_entry(pos, struct stack_task, waitq_node);
+		if (t->wait_page != pg)
+			continue;
+		if (pg->flags & t->wait_mask) {
+			remaining = true;
+			continue;
+		}
+		list_del_init(&t->waitq_node);
+		t->wait_page = NULL;
+		task_wake(t);
+	}
+	if (!remaining)
+		pg->flags &= (uint16_t)~PG_WAITERS;
+}
+
+void pc_clear_flags(struct stack *s, struct pc_page *pg, uint16_t bits)
+{
+	pg->flags &= (uint16_t)~bits;
+	if (pg->flags & PG_WAITERS)
+		pc_wake_page(s, pg);
+}
+
+void pc_kick_reclaimers(struct stack *s)
+{
+	(void)s; /* reclaimers wait on writeback completions (wb_wait_any) */
+}
+
+/* --------------------------------------------------------------- setup */
+
+int pagecache_init(struct stack *s, struct cfg_node *mem, struct cfg_node *pcn,
+		   struct sim_error *err)
+{
+	struct pagecache *pc = &s->pc;
+	int rc = cfg_apply(mem_params_table, mem, &pc->mp, err);
+	if (rc)
+		return rc;
+	rc = cfg_apply(pc_params_table, pcn, &pc->p, err);
+	if (rc)
+		return rc;
+	if (pc->mp.reserved_bytes >= pc->mp.total_bytes)
+		return cfg_errorf(err, mem ? mem : pcn,
+				  "memory.reserved_bytes must be below memory.total_bytes");
+	pc->capacity = (pc->mp.total_bytes - pc->mp.reserved_bytes) >> STACK_PAGE_SHIFT;
+	uint64_t min_kib = pc->mp.min_free_bytes >> 10;
+	if (min_kib == 0) {
+		min_kib = (uint64_t)sqrt((double)(pc->mp.total_bytes >> 10) * 16.0);
+		if (min_kib < 128)
+			min_kib = 128;
+		if (min_kib > 65536)
+			min_kib = 65536;
+	}
+	pc->wmark_min = min_kib >> 2; /* KiB -> pages */
+	pc->wmark_low = pc->wmark_min + pc->wmark_min / 4;
+	pc->wmark_high = pc->wmark_min + pc->wmark_min / 2;
+	if (pc->wmark_high * 4 > pc->capacity)
+		return cfg_errorf(err, mem ? mem : pcn,
+				  "page cache of %llu pages is too small for its watermarks",
+				  (unsigned long long)pc->capacity);
+	list_init(&pc->inactive);
+	list_init(&pc->active);
+	list_init(&pc->free_pages);
+	list_init(&pc->reclaim_wait);
+	for (int i = 0; i < STACK_WAITQ_BUCKETS; i++)
+		list_init(&pc->waitq[i]);
+	return 0;
+}
+
+/* Fill the cache with clean pages of a file that nobody uses (other apps'
+ * data), so that reclaim has something to take before it reaches the
+ * workload's pages. */
+int pagecache_prefill(struct stack *s, struct stack_file *f, uint64_t npages,
+		      struct sim_error *err)
+{
+	struct pagecache *pc = &s->pc;
+	if (npages + pc->wmark_high > pc->capacity)
+		npages = pc->capacity > 2 * pc->wmark_high ? pc->capacity - 2 * pc->wmark_high : 0;
+	for (uint64_t i = 0; i < npages; i++) {
+		struct pc_page *pg = page_alloc(pc);
+		if (!pg)
+			return sim_errorf(err, SIM_E_NOMEM, "out of memory");
+		pg->file = f;
+		pg->index = (uint32_t)i;
+		pg->flags = PG_UPTODATE;
+		list_init(&pg->lru);
+		tree_insert(f, pg);
+		f->nr_pages++;
+		pc->used++;
+		lru_add_head(pc, pg, PC_LRU_INACTIVE);
+	}
+	if (f->size < npages << STACK_PAGE_SHIFT)
+		f->size = npages << STACK_PAGE_SHIFT;
+	pc->peak_used = pc->used;
+	return 0;
+}
+
+void pagecache_free(struct stack *s)
+{
+	struct pagecache *pc = &s->pc;
+	for (uint32_t i = 0; i < pc->nslabs; i++)
+		free(pc->slabs[i]);
+	free(pc->slabs);
+	pc->slabs = NULL;
+	pc->nslabs = pc->cap_slabs = 0;
+}
+
+struct json_t *pagecache_to_json(const struct stack *s)
+{
+	const struct pagecache *pc = &s->pc;
+	json_t *o = json_object();
+	json_object_set_new(o, "lock_wait_ns", json_integer(s->lock.wait_ns));
+	json_object_set_new(o, "lock_acquisitions", json_integer((json_int_t)s->lock.acquisitions));
+	json_object_set_new(o, "hits", json_integer((json_int_t)pc->hits));
+	json_object_set_new(o, "misses", json_integer((json_int_t)pc->misses));
+	json_object_set_new(o, "lock", pglock_to_json(&s->lock));
+	json_object_set_new(o, "capacity_pages", json_integer((json_int_t)pc->capacity));
+	json_object_set_new(o, "used_pages", json_integer((json_int_t)pc->used));
+	json_object_set_new(o, "peak_used_pages", json_integer((json_int_t)pc->peak_used));
+	json_object_set_new(o, "wmark_min_pages", json_integer((json_int_t)pc->wmark_min));
+	json_object_set_new(o, "wmark_low_pages", json_integer((json_int_t)pc->wmark_low));
+	json_object_set_new(o, "wmark_high_pages", json_integer((json_int_t)pc->wmark_high));
+	json_object_set_new(o, "inserted", json_integer((json_int_t)pc->inserted));
+	json_object_set_new(o, "evicted", json_integer((json_int_t)pc->evicted));
+	json_object_set_new(o, "activations", json_integer((json_int_t)pc->activations));
+	json_object_set_new(o, "rotated", json_integer((json_int_t)pc->rotated));
+	json_object_set_new(o, "kswapd_batches", json_integer((json_int_t)pc->kswapd_batches));
+	json_object_set_new(o, "kswapd_stalls", json_integer((json_int_t)pc->kswapd_sleeps));
+	json_object_set_new(o, "direct_reclaim_batches", json_integer((json_int_t)pc->direct_batches));
+	json_object_set_new(o, "direct_reclaim_stalls", json_integer((json_int_t)pc->direct_stalls));
+	json_t *ra = json_object();
+	json_object_set_new(ra, "sync", json_integer((json_int_t)pc->ra_sync));
+	json_object_set_new(ra, "async", json_integer((json_int_t)pc->ra_async));
+	json_object_set_new(ra, "readaround", json_integer((json_int_t)pc->ra_readaround));
+	json_object_set_new(ra, "single_page_reads", json_integer((json_int_t)pc->ra_single));
+	json_object_set_new(ra, "pages", json_integer((json_int_t)pc->ra_pages));
+	json_object_set_new(ra, "read_bios", json_integer((json_int_t)pc->read_bios));
+	json_object_set_new(ra, "read_pages", json_integer((json_int_t)pc->read_pages));
+	json_object_set_new(o, "readahead", ra);
+	json_object_set_new(o, "memory", cfg_params_to_json(mem_params_table, &pc->mp));
+	json_object_set_new(o, "params", cfg_params_to_json(pc_params_table, &pc->p));
+	return o;
+}

@@ -1,0 +1,527 @@
+/* Dirty page accounting, dirty throttling and the flusher thread
+ * (Linux 3.10 mm/page-writeback.c, fs/fs-writeback.c).
+ *
+ * Thresholds (global_dirty_limits): dirtyable memory is the page cache's
+ * capacity (free + file pages); background = dirty_background_bytes or
+ * dirty_background_ratio % of it, limit = dirty_bytes or dirty_ratio %;
+ * a background threshold at or above the limit becomes limit/2.
+ *
+ * Throttling (balance_dirty_pages, IO-less since 3.2), simplified: a task
+ * is checked every nr_dirtied_pause pages it dirtied. With
+ * D = dirty + writeback pages and freerun = (background + limit)/2, no
+ * throttling at or below freerun (nr_dirtied_pause becomes
+ * dirty_poll_interval = 2^(ilog2(limit - D)/2)). Above it, the global
+ * position control of bdi_position_ratio: setpoint = (freerun + limit)/2,
+ * x = (setpoint - D)/(limit - setpoint + 1), pos_ratio = 1 + x^3 clamped to
+ * [0, 2]; task_ratelimit = write_bw * pos_ratio pages/s, where write_bw is
+ * the flusher's measured bandwidth (bdi_update_write_bandwidth: 200 ms
+ * samples, 3 s averaging window, starting at INIT_BW = 100 MiB/s) standing
+ * in for bdi->dirty_ratelimit (which converges to it for one writer); the
+ * pause is pages_dirtied / task_ratelimit, at most max_pause (MAX_PAUSE =
+ * HZ/5 = 200 ms); pauses under min_pause_ns are not slept but carried
+ * over. At or over the limit pos_ratio is 0: the task sleeps max_pause
+ * and checks again, until D falls below the limit. The per-bdi part of
+ * the position control and dirty_ratelimit's own feedback are left out.
+ * A writer over the background threshold starts background writeback.
+ *
+ * Flusher (one bdi writeback thread, a kworker with its own io_context):
+ * woken for background writeback, by reclaim, and every dirty_writeback
+ * interval while dirty inodes exist (kupdate). It round-robins over dirty
+ * inodes in dirtied_when order, writing at most MAX_WRITEBACK_PAGES (1024)
+ * per inode per turn from the inode's writeback_index onwards (range
+ * cyclic), as async WRITE bios of contiguous blocks under a plug (bios at
+ * most max_bio_bytes, split at extent boundaries); kupdate writes only
+ * inodes dirtied longer than dirty_expire ago; background work stops when
+ * dirty pages fall below the background threshold. It sleeps in
+ * get_request when the async request list is full, which is what paces
+ * it to the device. Pages dirty and under writeback at once are skipped
+ * (WB_SYNC_NONE). Blocks of newly written files are allocated here
+ * (delayed allocation, fs.c) and the inode joins the running journal
+ * transaction's ordered list.
+ */
+#include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
+
+#include <jansson.h>
+
+#include "models/stack/stack_int.h"
+#include "sim/sim.h"
+
+#define NS_PER_S 1000000000LL
+/* mm/page-writeback.c BANDWIDTH_INTERVAL max(HZ/5, 1) */
+#define WB_BW_INTERVAL_NS (200 * 1000 * 1000LL)
+/* bdi_update_write_bandwidth: period = roundup_pow_of_two(3 * HZ) ~ 3 s */
+#define WB_BW_PERIOD_NS (3 * NS_PER_S)
+/* Shortest pause actually slept (about one jiffy at HZ=250). */
+#define WB_MIN_PAUSE_NS (4 * 1000 * 1000LL)
+
+static const struct cfg_param wb_params_table[] = {
+	{ "dirty_background_ratio", CFG_T_INT, offsetof(struct wb_params, dirty_background_ratio),
+	  "%", "10", 0, 100, "mm/page-writeback.c dirty_background_ratio = 10",
+	  "background writeback starts above this % of dirtyable memory", NULL },
+	{ "dirty_background_bytes", CFG_T_SIZE, offsetof(struct wb_params, dirty_background_bytes),
+	  "B", "0", 0, 1.1e12, "mm/page-writeback.c (0 = use the ratio)",
+	  "absolute background threshold", NULL },
+	{ "dirty_ratio", CFG_T_INT, offsetof(struct wb_params, dirty_ratio), "%", "20", 1, 100,
+	  "mm/page-writeback.c vm_dirty_ratio = 20", "dirty limit in % of dirtyable memory", NULL },
+	{ "dirty_bytes", CFG_T_SIZE, offsetof(struct wb_params, dirty_bytes), "B", "0", 0, 1.1e12,
+	  "mm/page-writeback.c (0 = use the ratio)", "absolute dirty limit", NULL },
+	{ "dirty_expire_ms", CFG_T_TIME, offsetof(struct wb_params, dirty_expire_ns), "ms", "30s", 0,
+	  3.6e6, "mm/page-writeback.c dirty_expire_interval = 30 * 100 centisecs",
+	  "kupdate writes inodes dirtied longer ago than this", NULL },
+	{ "dirty_writeback_ms", CFG_T_TIME, offsetof(struct wb_params, dirty_writeback_ns), "ms",
+	  "5s", 1, 3.6e6, "mm/page-writeback.c dirty_writeback_interval = 5 * 100 centisecs",
+	  "period of the flusher's kupdate wake-up", NULL },
+	{ "max_pause_ms", CFG_T_TIME, offsetof(struct wb_params, max_pause_ns), "ms", "200", 1,
+	  10000, "mm/page-writeback.c MAX_PAUSE = max(HZ/5, 1)",
+	  "longest balance_dirty_pages sleep", NULL },
+	{ "chunk_pages", CFG_T_INT, offsetof(struct wb_params, chunk_pages), "pages", "1024", 1,
+	  1 << 20, "fs/fs-writeback.c MAX_WRITEBACK_PAGES (4 MiB)",
+	  "pages written per inode per flusher turn", NULL },
+	{ "init_bw", CFG_T_RATE, offsetof(struct wb_params, init_bw_bps), "MiB/s", "100", 0.001,
+	  1e6, "mm/page-writeback.c INIT_BW = 100 MB/s", "initial write bandwidth estimate", NULL },
+	{ "throttle", CFG_T_BOOL, offsetof(struct wb_params, throttle), "", "true", CFG_NO_RANGE,
+	  "mm/page-writeback.c balance_dirty_pages", "throttle dirtying tasks", NULL },
+	{ "flusher_ioprio_class", CFG_T_INT, offsetof(struct wb_params, ioprio_class), "", "2", 0, 3,
+	  "kworker: no ioprio set -> CFQ uses BE (include/linux/ioprio.h)",
+	  "flusher I/O class (1 RT, 2 BE, 3 IDLE)", NULL },
+	{ "flusher_ioprio_level", CFG_T_INT, offsetof(struct wb_params, ioprio_level), "", "4", 0, 7,
+	  "task_nice_ioprio(nice 0) = (0 + 20) / 5 = 4", "flusher I/O priority level", NULL },
+	CFG_PARAM_END,
+};
+
+static void wb_periodic_event(struct sim *sim, struct sim_event *ev);
+
+void wb_update_thresholds(struct stack *s)
+{
+	struct writeback *wb = &s->wb;
+	uint64_t dirtyable = s->pc.capacity;
+	uint64_t bg = wb->p.dirty_background_bytes
+			      ? pages_of(wb->p.dirty_background_bytes)
+			      : dirtyable * (uint64_t)wb->p.dirty_background_ratio / 100;
+	uint64_t th = wb->p.dirty_bytes ? pages_of(wb->p.dirty_bytes)
+					: dirtyable * (uint64_t)wb->p.dirty_ratio / 100;
+	if (th == 0)
+		th = 1;
+	if (bg >= th)
+		bg = th / 2;
+	wb->bg_thresh = bg;
+	wb->thresh = th;
+}
+
+int writeback_init(struct stack *s, struct cfg_node *node, struct sim_error *err)
+{
+	struct writeback *wb = &s->wb;
+	int rc = cfg_apply(wb_params_table, node, &wb->p, err);
+	if (rc)
+		return rc;
+	list_init(&wb->dirty_inodes);
+	list_init(&wb->wb_wait);
+	sim_event_init(&wb->periodic, wb_periodic_event);
+	wb->write_bw_pps = wb->p.init_bw_bps / STACK_PAGE_SIZE;
+	wb_update_thresholds(s);
+	wb->flusher = task_new(s, TASK_FLUSHER, "kworker/u16:1", 0, (uint8_t)wb->p.ioprio_class,
+			       (uint8_t)wb->p.ioprio_level);
+	if (!wb->flusher)
+		return sim_errorf(err, SIM_E_NOMEM, "out of memory");
+	wb->flusher->state = TS_IDLE;
+	return 0;
+}
+
+void writeback_free(struct stack *s)
+{
+	sim_cancel(s->sim, &s->wb.periodic);
+}
+
+/* ------------------------------------------------------------ waking */
+
+static void wb_arm_periodic(struct stack *s)
+{
+	struct writeback *wb = &s->wb;
+	if (!sim_event_pending(&wb->periodic) && !list_empty(&wb->dirty_inodes))
+		sim_after(s->sim, &wb->periodic, wb->p.dirty_writeback_ns);
+}
+
+static void wb_periodic_event(struct sim *sim, struct sim_event *ev)
+{
+	struct writeback *wb = container_of(ev, struct writeback, periodic);
+	struct stack *s = container_of(wb, struct stack, wb);
+	(void)sim;
+	wb->kupdate_due = true;
+	wb_wake_flusher(s, false);
+}
+
+void wb_wake_flusher(struct stack *s, bool background)
+{
+	struct stack_task *f = s->wb.flusher;
+	(void)background; /* the flusher re-reads the thresholds itself */
+	if (f && f->state == TS_IDLE) {
+		f->state = TS_READY;
+		sim_at(s->sim, &f->run_ev, sim_now(s->sim));
+	}
+}
+
+void wb_wait_any(struct stack_task *t, enum sim_wait cause, int64_t timeout_ns)
+{
+	struct stack *s = t->stack;
+	list_add_tail(&t->waitq_node, &s->wb.wb_wait);
+	task_block(t, cause);
+	if (timeout_ns > 0)
+		sim_after(s->sim, &t->timer_ev, timeout_ns);
+}
+
+static void wb_wake_all(struct stack *s)
+{
+	struct list_head *pos, *tmp;
+	list_for_each_safe(pos, tmp, &s->wb.wb_wait) {
+		struct stack_task *t = list_entry(pos, struct stack_task, waitq_node);
+		task_wake(t);
+	}
+}
+
+/* ---------------------------------------------------------- dirtying */
+
+void wb_page_dirtied(struct stack *s, struct pc_page *pg)
+{
+	struct writeback *wb = &s->wb;
+	struct stack_file *f = pg->file;
+	wb->nr_dirty++;
+	f->nr_dirty++;
+	if (wb->nr_dirty + wb->nr_writeback > wb->peak_dirty)
+		wb->peak_dirty = wb->nr_dirty + wb->nr_writeback;
+	if (!f->on_dirty_list) {
+		f->on_dirty_list = true;
+		f->dirtied_when = sim_now(s->sim);
+		list_add_tail(&f->dirty_node, &wb->dirty_inodes);
+		wb->nr_dirty_inodes++;
+	}
+	wb_arm_periodic(s);
+}
+
+static uint64_t dirty_poll_interval(uint64_t dirty, uint64_t thresh)
+{
+	if (thresh > dirty) {
+		uint64_t d = thresh - dirty;
+		int lg = 63 - __builtin_clzll(d);
+		return 1ull << (lg >> 1);
+	}
+	return 1;
+}
+
+enum step wb_balance_dirty(struct stack_task *t)
+{
+	struct stack *s = t->stack;
+	struct writeback *wb = &s->wb;
+	uint64_t D = wb->nr_dirty + wb->nr_writeback;
+	uint64_t freerun = (wb->bg_thresh + wb->thresh) / 2;
+	uint64_t limit = wb->thresh;
+
+	if (wb->nr_dirty > wb->bg_thresh)
+		wb_wake_flusher(s, true);
+	if (!wb->p.throttle || D <= freerun) {
+		t->bdp_phase = 0;
+		t->nr_dirtied = 0;
+		t->nr_dirtied_pause = dirty_poll_interval(D, limit);
+		return STEP_DONE;
+	}
+	bool over = D >= limit;
+	if (t->bdp_phase == 1 && !over) {
+		/* slept once for these pages */
+		t->bdp_phase = 0;
+		t->nr_dirtied = 0;
+		return STEP_DONE;
+	}
+	int64_t pause;
+	double task_rl = 0;
+	if (over) {
+		pause = wb->p.max_pause_ns;
+	} else {
+		uint64_t setpoint = (freerun + limit) / 2;
+		double x = ((double)setpoint - (double)D) / ((double)(limit - setpoint) + 1.0);
+		double pos = 1.0 + x * x * x;
+		if (pos < 0)
+			pos = 0;
+		if (pos > 2)
+			pos = 2;
+		task_rl = wb->write_bw_pps * pos;
+		uint64_t pages = t->nr_dirtied ? t->nr_dirtied : 1;
+		pause = task_rl > 0 ? (int64_t)((double)pages / task_rl * (double)NS_PER_S)
+				    : wb->p.max_pause_ns;
+		if (pause > wb->p.max_pause_ns)
+			pause = wb->p.max_pause_ns;
+		if (pause < WB_MIN_PAUSE_NS) {
+			/* too short to sleep: carry the pages over to the next check */
+			t->nr_dirtied_pause = t->nr_dirtied * 2 > 1 ? t->nr_dirtied * 2 : 2;
+			t->bdp_phase = 0;
+			return STEP_DONE;
+		}
+	}
+	/* Next check: about half a max pause worth of pages at this rate,
+	 * never more than the poll interval allows near the limit. */
+	uint64_t next = task_rl > 0 ? (uint64_t)(task_rl * ((double)wb->p.max_pause_ns / 2e9)) : 1;
+	uint64_t poll = dirty_poll_interval(D, limit);
+	if (next > poll)
+		next = poll;
+	t->nr_dirtied_pause = next ? next : 1;
+	t->bdp_phase = 1;
+	wb->throttle_pauses++;
+	wb->throttle_ns += pause;
+	return task_delay(t, pause, SIM_WAIT_DIRTY_THROTTLE, 0, true);
+}
+
+/* --------------------------------------------------------- bio build */
+
+uint32_t wb_build_bios(struct stack *s, struct stack_file *f, uint64_t index, uint64_t n,
+		       bool sync, struct stack_bio **list)
+{
+	struct writeback *wb = &s->wb;
+	if (index + n > f->alloc_pages) {
+		if (fs_alloc_upto(s, f, index + n)) {
+			sim_fail(s->sim, SIM_E_RUNTIME, "file system full writing %s", f->name);
+			return 0;
+		}
+		journal_add_ordered(s, f);
+		journal_dirty_inode(s, f, true);
+	}
+	struct pc_page *pg = pc_find(f, index);
+	for (uint64_t i = 0; i < n && pg; i++, pg = pc_next(pg)) {
+		pg->flags &= (uint16_t)~(PG_DIRTY | PG_SYNCWB);
+		pg->flags |= PG_WRITEBACK | (sync ? PG_SYNCWB : 0);
+	}
+	wb->nr_dirty -= n;
+	f->nr_dirty -= n;
+	wb->nr_writeback += n;
+	f->nr_writeback += n;
+	f->wb_cur += n;
+	if (sync)
+		wb->pages_sync += n;
+	else
+		wb->pages_async += n;
+	if (f->nr_dirty == 0 && f->on_dirty_list) {
+		list_del_init(&f->dirty_node);
+		f->on_dirty_list = false;
+		wb->nr_dirty_inodes--;
+	}
+
+	struct stack_bio **tail = list;
+	while (*tail)
+		tail = &(*tail)->free_next;
+	uint32_t nb = 0;
+	uint64_t maxp = s->fs.p.max_bio_bytes >> STACK_PAGE_SHIFT;
+	uint64_t i = index, end = index + n;
+	while (i < end) {
+		uint64_t run = 0;
+		uint64_t lba = fs_map(f, i, &run);
+		uint64_t m = end - i;
+		if (m > run)
+			m = run;
+		if (m > maxp)
+			m = maxp;
+		if (lba == UINT64_MAX || m == 0) {
+			sim_fail(s->sim, SIM_E_RUNTIME, "writeback of unallocated page %llu of %s",
+				 (unsigned long long)i, f->name);
+			return nb;
+		}
+		struct stack_bio *sb = sbio_alloc(s);
+		if (!sb) {
+			sim_fail(s->sim, SIM_E_NOMEM, "out of memory allocating a bio");
+			return nb;
+		}
+		sb->kind = sync ? SBIO_WB_SYNC : SBIO_WB_ASYNC;
+		sb->file = f;
+		sb->index = i;
+		sb->npages = (uint32_t)m;
+		sb->epoch = f->wb_epoch;
+		sb->bio.sector = lba;
+		sb->bio.nr_sectors = (uint32_t)(m << (STACK_PAGE_SHIFT - SECTOR_SHIFT));
+		sb->bio.flags = REQ_WRITE | (sync ? REQ_SYNC : 0);
+		*tail = sb;
+		tail = &sb->free_next;
+		if (sync)
+			wb->bios_sync++;
+		else
+			wb->bios_async++;
+		nb++;
+		i += m;
+	}
+	return nb;
+}
+
+void wb_bio_done(struct stack *s, struct stack_bio *sb)
+{
+	struct writeback *wb = &s->wb;
+	struct stack_file *f = sb->file;
+	uint64_t n = sb->npages;
+	struct pc_page *pg = pc_find(f, sb->index);
+	for (uint64_t i = 0; i < n && pg; i++) {
+		struct pc_page *next = pc_next(pg);
+		pc_clear_flags(s, pg, PG_WRITEBACK | PG_SYNCWB);
+		pg = next;
+	}
+	wb->nr_writeback -= n;
+	f->nr_writeback -= n;
+	if (sb->epoch == f->wb_epoch)
+		f->wb_cur -= n;
+	else
+		f->wb_old -= n;
+	if (f->wb_old == 0)
+		journal_ordered_progress(s, f);
+
+	/* bdi_update_write_bandwidth */
+	int64_t now = sim_now(s->sim);
+	wb->written_since += n;
+	wb->written_total += n;
+	int64_t el = now - wb->bw_stamp;
+	if (el >= WB_BW_INTERVAL_NS) {
+		double bw = (double)wb->written_since * NS_PER_S / (double)el;
+		if (el > WB_BW_PERIOD_NS)
+			el = WB_BW_PERIOD_NS;
+		wb->write_bw_pps = (wb->write_bw_pps * (double)(WB_BW_PERIOD_NS - el) +
+				    bw * (double)el) / (double)WB_BW_PERIOD_NS;
+		wb->written_since = 0;
+		wb->bw_stamp = now;
+	}
+	wb_wake_all(s);
+}
+
+/* ------------------------------------------------------------ flusher */
+
+static struct stack_file *wb_pick_inode(struct stack *s, bool *background)
+{
+	struct writeback *wb = &s->wb;
+	int64_t now = sim_now(s->sim);
+	if (list_empty(&wb->dirty_inodes))
+		return NULL;
+	if (wb->nr_dirty > wb->bg_thresh || wb->reclaim_request > 0) {
+		*background = true;
+		return list_first_entry(&wb->dirty_inodes, struct stack_file, dirty_node);
+	}
+	if (wb->kupdate_due) {
+		struct list_head *pos;
+		list_for_each(pos, &wb->dirty_inodes) {
+			struct stack_file *f = list_entry(pos, struct stack_file, dirty_node);
+			if (now - f->dirtied_when >= wb->p.dirty_expire_ns) {
+				*background = false;
+				return f;
+			}
+		}
+		wb->kupdate_due = false;
+		wb->kupdate_runs++;
+	}
+	return NULL;
+}
+
+static void wb_end_chunk(struct stack_task *t)
+{
+	struct stack *s = t->stack;
+	struct writeback *wb = &s->wb;
+	struct stack_file *f = t->wb_file;
+	task_finish_plug(t);
+	f->writeback_index = t->wb_cursor;
+	wb->chunks++;
+	if (wb->reclaim_request > 0)
+		wb->reclaim_request = wb->reclaim_request > t->wb_wrote
+					      ? wb->reclaim_request - t->wb_wrote
+					      : 0;
+	/* requeue_io: an inode with more dirty pages goes to the back */
+	if (f->on_dirty_list && f->nr_dirty > 0)
+		list_move_tail(&f->dirty_node, &wb->dirty_inodes);
+	if (t->wb_wrote == 0)
+		t->zero_chunks++;
+	else
+		t->zero_chunks = 0;
+	t->wb_file = NULL;
+}
+
+void flusher_run(struct stack_task *t)
+{
+	struct stack *s = t->stack;
+	struct writeback *wb = &s->wb;
+	for (;;) {
+		/* submit what the last step built */
+		while (t->pend) {
+			struct stack_bio *sb = t->pend;
+			t->pend = sb->free_next;
+			sb->free_next = NULL;
+			if (task_submit_bio(t, sb) == STEP_BLOCK)
+				return;
+		}
+		if (t->wb_file) {
+			struct stack_file *f = t->wb_file;
+			if (t->wb_left == 0 || f->nr_dirty == 0) {
+				wb_end_chunk(t);
+				continue;
+			}
+			struct pc_page *pg = pc_find_ge(f, t->wb_cursor);
+			while (pg && (!(pg->flags & PG_DIRTY) || (pg->flags & PG_WRITEBACK)))
+				pg = pc_next(pg);
+			if (!pg || (t->wb_wrapped && pg->index >= f->writeback_index)) {
+				if (!pg && !t->wb_wrapped && f->writeback_index > 0) {
+					t->wb_wrapped = true;
+					t->wb_cursor = 0;
+					continue;
+				}
+				wb_end_chunk(t);
+				continue;
+			}
+			uint64_t start = pg->index, n = 1;
+			struct pc_page *q = pc_next(pg);
+			while (q && n < t->wb_left && q->index == start + n && (q->flags & PG_DIRTY) &&
+			       !(q->flags & PG_WRITEBACK) &&
+			       !(t->wb_wrapped && q->index >= f->writeback_index)) {
+				n++;
+				q = pc_next(q);
+			}
+			t->wb_cursor = start + n;
+			t->wb_left -= n;
+			t->wb_wrote += n;
+			wb_build_bios(s, f, start, n, false, &t->pend);
+			continue;
+		}
+		bool background = false;
+		struct stack_file *f = wb_pick_inode(s, &background);
+		if (f && t->zero_chunks > wb->nr_dirty_inodes) {
+			/* every dirty page is also under writeback: wait for completions */
+			t->zero_chunks = 0;
+			wb_wait_any(t, SIM_NWAIT, wb->p.dirty_writeback_ns);
+			return;
+		}
+		if (!f) {
+			wb_arm_periodic(s);
+			return; /* idle until woken */
+		}
+		if (background)
+			wb->bg_runs++;
+		t->wb_file = f;
+		t->wb_cursor = f->writeback_index;
+		t->wb_left = (uint64_t)wb->p.chunk_pages;
+		t->wb_wrote = 0;
+		t->wb_wrapped = false;
+		if (s->q)
+			task_start_plug(t);
+	}
+}
+
+struct json_t *writeback_to_json(const struct stack *s)
+{
+	const struct writeback *wb = &s->wb;
+	json_t *o = json_object();
+	json_object_set_new(o, "bg_thresh_pages", json_integer((json_int_t)wb->bg_thresh));
+	json_object_set_new(o, "thresh_pages", json_integer((json_int_t)wb->thresh));
+	json_object_set_new(o, "peak_dirty_pages", json_integer((json_int_t)wb->peak_dirty));
+	json_object_set_new(o, "dirty_pages", json_integer((json_int_t)wb->nr_dirty));
+	json_object_set_new(o, "writeback_pages", json_integer((json_int_t)wb->nr_writeback));
+	json_object_set_new(o, "pages_async", json_integer((json_int_t)wb->pages_async));
+	json_object_set_new(o, "pages_sync", json_integer((json_int_t)wb->pages_sync));
+	json_object_set_new(o, "bios_async", json_integer((json_int_t)wb->bios_async));
+	json_object_set_new(o, "bios_sync", json_integer((json_int_t)wb->bios_sync));
+	json_object_set_new(o, "chunks", json_integer((json_int_t)wb->chunks));
+	json_object_set_new(o, "background_turns", json_integer((json_int_t)wb->bg_runs));
+	json_object_set_new(o, "kupdate_runs", json_integer((json_int_t)wb->kupdate_runs));
+	json_object_set_new(o, "throttle_pauses", json_integer((json_int_t)wb->throttle_pauses));
+	json_object_set_new(o, "throttle_ns", json_integer(wb->throttle_ns));
+	json_object_set_new(o, "write_bw_bps", json_real(wb->write_bw_pps * STACK_PAGE_SIZE));
+	json_object_set_new(o, "params", cfg_params_to_json(wb_params_table, &wb->p));
+	return o;
+}

@@ -1,0 +1,276 @@
+/* CPU: N identical cores with a CFS-like scheduler of equal-weight tasks
+ * (Linux 3.10 kernel/sched/fair.c, much reduced), so that an app's
+ * computation overlaps its own and other tasks' I/O as on a phone, and
+ * runnable-but-waiting time is visible (SIM_WAIT_CPU).
+ *
+ * Chosen over a FIFO run queue because FIFO with a quantum lets a CPU hog
+ * delay every wake-up of an I/O-bound task by a whole quantum, which CFS
+ * avoids: each task has a virtual runtime (ns it ran; all weights equal,
+ * i.e. nice 0); the queued task with the smallest one runs next; a task
+ * waking from sleep is placed at max(its vruntime, min_vruntime -
+ * latency/2) (place_entity's sleeper credit) and preempts the running
+ * task whose vruntime exceeds its own by more than wakeup_granularity
+ * (check_preempt_wakeup); a running task's slice is latency/nr_running,
+ * at least min_granularity, after which it yields to a smaller vruntime.
+ * The three tunables are scaled like the kernel's default
+ * (SCHED_TUNABLESCALING_LOG): x (1 + ilog2(min(cores, 8))).
+ * Left out: nice weights, cgroups, big.LITTLE speed differences, load
+ * balancing and migration costs (a task takes any free core), frequency
+ * scaling, and the CPU time of kernel threads (flusher, jbd2, kswapd),
+ * which run off the model's cores. Page-cache work (copying, reclaim) is
+ * charged as CPU time of the task doing it; spinning on the page-cache
+ * lock is not charged to a core.
+ */
+#include <stddef.h>
+#include <stdlib.h>
+
+#include <jansson.h>
+
+#include "models/stack/stack_int.h"
+#include "sim/sim.h"
+
+const struct cfg_param cpu_params_table[] = {
+	{ "cores", CFG_T_INT, offsetof(struct cpu_params, cores), "", "8", 1, 1024,
+	  "Galaxy S6 Exynos 7420: 4x Cortex-A57 + 4x Cortex-A53 (Samsung spec sheet)",
+	  "cores that run tasks", NULL },
+	{ "sched_latency_us", CFG_T_TIME, offsetof(struct cpu_params, latency_ns), "us", "6000", 10,
+	  1e7, "kernel/sched/fair.c sysctl_sched_latency = 6 ms (before log scaling)",
+	  "targeted preemption latency", NULL },
+	{ "min_granularity_us", CFG_T_TIME, offsetof(struct cpu_params, min_gran_ns), "us", "750", 1,
+	  1e7, "kernel/sched/fair.c sysctl_sched_min_granularity = 0.75 ms (before scaling)",
+	  "shortest slice", NULL },
+	{ "wakeup_granularity_us", CFG_T_TIME, offsetof(struct cpu_params, wakeup_gran_ns), "us",
+	  "1000", 0, 1e7, "kernel/sched/fair.c sysctl_sched_wakeup_granularity = 1 ms (before scaling)",
+	  "vruntime lead a waking task needs to preempt", NULL },
+	CFG_PARAM_END,
+};
+
+static void cpu_event(struct sim *sim, struct sim_event *ev);
+
+static void cpu_start(struct cpu_model *c, struct stack_task *t, int core, int64_t now)
+{
+	struct sim *sim = t->stack->sim;
+	c->core[core] = t;
+	t->core = core;
+	int64_t slice = c->latency / (c->nr_running ? c->nr_running : 1);
+	if (slice < c->min_gran)
+		slice = c->min_gran;
+	if (slice > t->cpu_left)
+		slice = t->cpu_left;
+	t->slice_start = now;
+	t->slice_len = slice;
+	if (!t->cpu_ev.fire)
+		sim_event_init(&t->cpu_ev, cpu_event);
+	sim_at(sim, &t->cpu_ev, now + slice);
+}
+
+/* The queued task with the smallest vruntime (first queued on ties). */
+static struct stack_task *cpu_pick(struct cpu_model *c)
+{
+	struct stack_task *best = NULL;
+	struct list_head *pos;
+	list_for_each(pos, &c->runq) {
+		struct stack_task *t = list_entry(pos, struct stack_task, rq_node);
+		if (!best || t->vruntime < best->vruntime)
+			best = t;
+	}
+	return best;
+}
+
+static void cpu_enqueue(struct cpu_model *c, struct stack_task *t, int64_t now)
+{
+	t->cpu_ready_since = now;
+	list_add_tail(&t->rq_node, &c->runq);
+	c->queued++;
+}
+
+static void cpu_dispatch(struct cpu_model *c, int core, int64_t now)
+{
+	struct stack_task *u = cpu_pick(c);
+	if (!u)
+		return;
+	list_del_init(&u->rq_node);
+	task_charge(u, SIM_WAIT_CPU, now - u->cpu_ready_since);
+	cpu_start(c, u, core, now);
+}
+
+static void cpu_update_min(struct cpu_model *c, int64_t now)
+{
+	int64_t m = INT64_MAX;
+	for (int i = 0; i < (int)c->p.cores; i++)
+		if (c->core[i]) {
+			int64_t v = c->core[i]->vruntime + (now - c->core[i]->slice_start);
+			if (v < m)
+				m = v;
+		}
+	struct list_head *pos;
+	list_for_each(pos, &c->runq) {
+		struct stack_task *t = list_entry(pos, struct stack_task, rq_node);
+		if (t->vruntime < m)
+			m = t->vruntime;
+	}
+	if (m != INT64_MAX && m > c->min_vruntime)
+		c->min_vruntime = m;
+}
+
+static void cpu_event(struct sim *sim, struct sim_event *ev)
+{
+	struct stack_task *t = container_of(ev, struct stack_task, cpu_ev);
+	(void)sim;
+	cpu_burst_event(t);
+}
+
+void cpu_burst_event(struct stack_task *t)
+{
+	struct stack *s = t->stack;
+	struct cpu_model *c = &s->cpu;
+	int64_t now = sim_now(s->sim);
+	int core = t->core;
+	t->vruntime += t->slice_len;
+	t->cpu_left -= t->slice_len;
+	c->busy_ns += t->slice_len;
+	if (t->cpu_left > 0) {
+		struct stack_task *next = cpu_pick(c);
+		if (!next || next->vruntime >= t->vruntime) {
+			cpu_start(c, t, core, now);
+			return;
+		}
+		c->core[core] = NULL;
+		t->core = -1;
+		cpu_enqueue(c, t, now);
+		cpu_dispatch(c, core, now);
+		return;
+	}
+	c->core[core] = NULL;
+	t->core = -1;
+	c->nr_running--;
+	cpu_update_min(c, now);
+	cpu_dispatch(c, core, now);
+	task_run(t);
+}
+
+void cpu_run(struct stack_task *t, int64_t ns)
+{
+	struct stack *s = t->stack;
+	struct cpu_model *c = &s->cpu;
+	int64_t now = sim_now(s->sim);
+	t->state = TS_CPU;
+	t->cpu_left = ns > 0 ? ns : 1;
+	c->bursts++;
+	c->nr_running++;
+	cpu_update_min(c, now);
+	/* place_entity: sleeper credit of half a latency period */
+	if (t->vruntime < c->min_vruntime - c->latency / 2)
+		t->vruntime = c->min_vruntime - c->latency / 2;
+	int victim = -1;
+	int64_t worst = INT64_MIN;
+	for (int i = 0; i < (int)c->p.cores; i++) {
+		struct stack_task *u = c->core[i];
+		if (!u) {
+			if (c->held[i])
+				continue;
+			cpu_start(c, t, i, now);
+			return;
+		}
+		int64_t v = u->vruntime + (now - u->slice_start);
+		if (v > worst) {
+			worst = v;
+			victim = i;
+		}
+	}
+	if (victim >= 0 && worst - t->vruntime > c->wakeup_gran) {
+		struct stack_task *u = c->core[victim];
+		int64_t ran = now - u->slice_start;
+		sim_cancel(s->sim, &u->cpu_ev);
+		u->vruntime += ran;
+		u->cpu_left -= ran;
+		c->busy_ns += ran;
+		c->core[victim] = NULL;
+		u->core = -1;
+		c->preemptions++;
+		if (u->cpu_left > 0) {
+			cpu_enqueue(c, u, now);
+		} else {
+			/* its burst ended this very instant: let it go on */
+			c->nr_running--;
+			u->state = TS_READY;
+			sim_at(s->sim, &u->run_ev, now);
+		}
+		cpu_start(c, t, victim, now);
+		return;
+	}
+	cpu_enqueue(c, t, now);
+}
+
+int cpu_init(struct stack *s, struct cfg_node *node, struct sim_error *err)
+{
+	struct cpu_model *c = &s->cpu;
+	int rc = cfg_apply(cpu_params_table, node, &c->p, err);
+	if (rc)
+		return rc;
+	int64_t n = c->p.cores < 8 ? c->p.cores : 8, factor = 1;
+	while (n > 1) {
+		factor++;
+		n >>= 1;
+	}
+	c->latency = c->p.latency_ns * factor;
+	c->min_gran = c->p.min_gran_ns * factor;
+	c->wakeup_gran = c->p.wakeup_gran_ns * factor;
+	c->core = calloc((size_t)c->p.cores, sizeof(*c->core));
+	c->held = calloc((size_t)c->p.cores, sizeof(*c->held));
+	if (!c->core || !c->held)
+		return sim_errorf(err, SIM_E_NOMEM, "out of memory");
+	list_init(&c->runq);
+	return 0;
+}
+
+void cpu_free(struct stack *s)
+{
+	free(s->cpu.core);
+	s->cpu.core = NULL;
+	free(s->cpu.held);
+	s->cpu.held = NULL;
+}
+
+int stack_cpu_hold(struct stack *s)
+{
+	struct cpu_model *c = &s->cpu;
+	for (int i = 0; i < (int)c->p.cores; i++)
+		if (!c->core[i] && !c->held[i]) {
+			c->held[i] = true;
+			return i;
+		}
+	return -1;
+}
+
+void stack_cpu_release(struct stack *s, int core, int64_t busy_ns)
+{
+	struct cpu_model *c = &s->cpu;
+	if (core < 0 || core >= (int)c->p.cores || !c->held[core])
+		return;
+	c->held[core] = false;
+	c->busy_ns += busy_ns;
+	cpu_dispatch(c, core, sim_now(s->sim));
+}
+
+void stack_cpu_charge(struct stack *s, int64_t ns)
+{
+	s->cpu.busy_ns += ns;
+}
+
+uint32_t stack_cpu_cores(const struct stack *s)
+{
+	return (uint32_t)s->cpu.p.cores;
+}
+
+struct json_t *cpu_to_json(const struct cpu_model *c)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "cores", json_integer(c->p.cores));
+	json_object_set_new(o, "bursts", json_integer((json_int_t)c->bursts));
+	json_object_set_new(o, "runq_waits", json_integer((json_int_t)c->queued));
+	json_object_set_new(o, "preemptions", json_integer((json_int_t)c->preemptions));
+	json_object_set_new(o, "busy_ns", json_integer(c->busy_ns));
+	json_object_set_new(o, "params", cfg_params_to_json(cpu_params_table, &c->p));
+	return o;
+}

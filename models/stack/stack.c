@@ -1,0 +1,410 @@
+/* The upper stack as one object: construction from the scenario's
+ * sections, files, stack bios and their completion, result JSON
+ * (models/stack/stack.h). The models themselves live in task.c, cpu.c,
+ * pagecache.c, pglock.c, readahead.c, writeback.c, fsync.c, fs.c and
+ * journal.c; this file only wires them together.
+ *
+ * Sections read (each optional, each a map of its module's tunables):
+ * cpu, memory, pagecache, pagecache_lock, readahead, writeback, fs,
+ * journal; and `fg:` - a uid (foreground from t = 0) or a list of
+ * {at, uid} switches (the activity manager's top-app changes).
+ */
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "models/stack/stack_int.h"
+#include "sim/sim.h"
+
+#define STACK_FHASH 4096u
+#define SBIO_SLAB 256u
+
+/* ------------------------------------------------------------ files */
+
+static uint32_t name_hash(const char *n)
+{
+	uint32_t h = 2166136261u;
+	for (; *n; n++)
+		h = (h ^ (uint8_t)*n) * 16777619u;
+	return h;
+}
+
+struct stack_file *stack_file_find(struct stack *s, const char *name)
+{
+	for (struct stack_file *f = s->fhash[name_hash(name) % STACK_FHASH]; f; f = f->hnext)
+		if (strcmp(f->name, name) == 0)
+			return f;
+	return NULL;
+}
+
+static struct stack_file *file_new(struct stack *s, const char *name, bool meta)
+{
+	struct stack_file *f = calloc(1, sizeof(*f));
+	if (!f)
+		return NULL;
+	f->name = strdup(name);
+	if (!f->name) {
+		free(f);
+		return NULL;
+	}
+	f->id = s->next_file_id++;
+	f->pages = RB_ROOT;
+	f->is_meta = meta;
+	f->ra.prev_page = UINT64_MAX;
+	list_init(&f->dirty_node);
+	list_init(&f->ordered_node);
+	list_add_tail(&f->all_node, &s->files);
+	uint32_t b = name_hash(name) % STACK_FHASH;
+	f->hnext = s->fhash[b];
+	s->fhash[b] = f;
+	s->nfiles++;
+	if (!meta)
+		fs_new_file(s, f);
+	return f;
+}
+
+struct stack_file *stack_file_get(struct stack *s, const char *name, uint64_t size_bytes,
+				  struct sim_error *err)
+{
+	struct stack_file *f = stack_file_find(s, name);
+	if (f)
+		return f;
+	f = file_new(s, name, false);
+	if (!f) {
+		sim_errorf(err, SIM_E_NOMEM, "out of memory creating file %s", name);
+		return NULL;
+	}
+	if (size_bytes > 0) {
+		if (fs_alloc_existing(s, f, pages_of(size_bytes))) {
+			sim_errorf(err, SIM_E_NOMEM, "out of memory allocating file %s", name);
+			return NULL;
+		}
+		f->size = size_bytes;
+	}
+	return f;
+}
+
+uint64_t stack_file_size(const struct stack_file *f) { return f->size; }
+uint64_t stack_file_cached_pages(const struct stack_file *f) { return f->nr_pages; }
+
+uint64_t stack_file_lba(const struct stack_file *f, uint64_t off)
+{
+	return fs_map(f, off >> STACK_PAGE_SHIFT, NULL);
+}
+
+/* ------------------------------------------------------------- bios */
+
+struct stack_bio *sbio_alloc(struct stack *s)
+{
+	if (!s->bio_free) {
+		struct stack_bio **slabs = realloc(s->bio_slabs, (s->nbio_slabs + 1) * sizeof(*slabs));
+		if (!slabs)
+			return NULL;
+		s->bio_slabs = slabs;
+		struct stack_bio *slab = calloc(SBIO_SLAB, sizeof(*slab));
+		if (!slab)
+			return NULL;
+		s->bio_slabs[s->nbio_slabs++] = slab;
+		for (uint32_t i = 0; i < SBIO_SLAB; i++) {
+			slab[i].free_next = s->bio_free;
+			s->bio_free = &slab[i];
+		}
+	}
+	struct stack_bio *sb = s->bio_free;
+	s->bio_free = sb->free_next;
+	memset(sb, 0, sizeof(*sb));
+	sb->stack = s;
+	sb->bio.end_io = sbio_end_io;
+	sb->bio.private = sb;
+	s->bios_live++;
+	return sb;
+}
+
+void sbio_free(struct stack *s, struct stack_bio *sb)
+{
+	sb->free_next = s->bio_free;
+	s->bio_free = sb;
+	s->bios_live--;
+}
+
+static void read_done(struct stack *s, struct stack_bio *sb)
+{
+	struct pc_page *pg = pc_find(sb->file, sb->index);
+	for (uint32_t i = 0; i < sb->npages && pg; i++) {
+		struct pc_page *next = pc_next(pg);
+		pg->flags |= PG_UPTODATE;
+		pc_clear_flags(s, pg, PG_LOCKED);
+		pg = next;
+	}
+}
+
+void sbio_end_io(struct sim *sim, struct bio *bio)
+{
+	struct stack_bio *sb = container_of(bio, struct stack_bio, bio);
+	struct stack *s = sb->stack;
+	(void)sim;
+	switch (sb->kind) {
+	case SBIO_READ:
+	case SBIO_META_READ:
+		read_done(s, sb);
+		break;
+	case SBIO_WB_ASYNC:
+	case SBIO_WB_SYNC:
+		wb_bio_done(s, sb);
+		break;
+	case SBIO_JOURNAL:
+		journal_bio_done(s, sb);
+		break;
+	}
+	sbio_free(s, sb);
+}
+
+/* ------------------------------------------------------- fg timeline */
+
+struct fg_item {
+	int64_t at_ns;
+	int64_t uid;
+};
+
+static const struct cfg_param fg_item_params[] = {
+	{ "at", CFG_T_TIME, offsetof(struct fg_item, at_ns), "s", "0", 0, 1e9,
+	  "scenario", "when this uid becomes the foreground app", NULL },
+	{ "uid", CFG_T_INT, offsetof(struct fg_item, uid), "", NULL, 0, 4294967295.0,
+	  "scenario", "the top activity's uid", NULL },
+	CFG_PARAM_END,
+};
+
+static void fg_event(struct sim *sim, struct sim_event *ev)
+{
+	struct stack *s = container_of(ev, struct stack, fg_ev);
+	while (s->fg_next < s->fg_n && s->fg_tl[s->fg_next].at <= sim_now(sim))
+		stack_set_fg_uid(s, s->fg_tl[s->fg_next++].uid);
+	if (s->fg_next < s->fg_n)
+		sim_at(sim, &s->fg_ev, s->fg_tl[s->fg_next].at);
+}
+
+static int fg_parse(struct stack *s, struct cfg_node *fg, struct sim_error *err)
+{
+	sim_event_init(&s->fg_ev, fg_event);
+	if (!fg)
+		return 0;
+	cfg_mark_used(fg, false);
+	if (fg->kind == CFG_SCALAR) {
+		int64_t uid;
+		if (cfg_parse_int(fg->value, &uid, err) || uid < 0)
+			return cfg_errorf(err, fg, "expected a uid or a list of {at, uid}");
+		s->fg_uid = (uint32_t)uid;
+		return 0;
+	}
+	if (fg->kind != CFG_SEQ)
+		return cfg_errorf(err, fg, "expected a uid or a list of {at, uid}");
+	uint32_t n = 0;
+	for (struct cfg_node *c = fg->child; c; c = c->next)
+		n++;
+	s->fg_tl = calloc(n ? n : 1, sizeof(*s->fg_tl));
+	if (!s->fg_tl)
+		return sim_errorf(err, SIM_E_NOMEM, "out of memory");
+	int64_t last = 0;
+	for (struct cfg_node *c = fg->child; c; c = c->next) {
+		if (c->kind != CFG_MAP)
+			return cfg_errorf(err, c, "expected {at: TIME, uid: N}");
+		cfg_mark_used(c, false);
+		struct fg_item it;
+		int rc = cfg_apply(fg_item_params, c, &it, err);
+		if (rc)
+			return rc;
+		if (it.at_ns < last)
+			return cfg_errorf(err, c, "fg switches must be in time order");
+		last = it.at_ns;
+		s->fg_tl[s->fg_n].at = it.at_ns;
+		s->fg_tl[s->fg_n].uid = (uint32_t)it.uid;
+		s->fg_n++;
+	}
+	/* Switches at t = 0 apply before any task exists. */
+	while (s->fg_next < s->fg_n && s->fg_tl[s->fg_next].at <= 0)
+		s->fg_uid = s->fg_tl[s->fg_next++].uid;
+	if (s->fg_next < s->fg_n)
+		sim_at(s->sim, &s->fg_ev, s->fg_tl[s->fg_next].at);
+	return 0;
+}
+
+/* ------------------------------------------------------------ create */
+
+static int section(struct cfg_node *root, const char *key, struct cfg_node **out,
+		   struct sim_error *err)
+{
+	struct cfg_node *n = cfg_get(root, key);
+	*out = NULL;
+	if (!n)
+		return 0;
+	if (n->kind != CFG_MAP)
+		return cfg_errorf(err, n, "expected a map of %s tunables", key);
+	cfg_mark_used(n, false);
+	*out = n;
+	return 0;
+}
+
+int stack_create(struct sim *sim, struct cfg_node *root, struct stack **out, struct sim_error *err)
+{
+	*out = NULL;
+	if (!sim->blk)
+		return cfg_errorf(err, root, "the upper stack needs a block queue (name a `scheduler:`)");
+	struct stack *s = calloc(1, sizeof(*s));
+	if (!s)
+		return sim_errorf(err, SIM_E_NOMEM, "out of memory");
+	s->sim = sim;
+	s->q = sim->blk;
+	/* idle before any module init can fail: stack_destroy cancels them */
+	sim_event_init(&s->fg_ev, fg_event);
+	sim_event_init(&s->wb.periodic, NULL);
+	sim_event_init(&s->jn.timer, NULL);
+	s->next_pid = 100;
+	list_init(&s->tasks);
+	list_init(&s->files);
+	s->fhash = calloc(STACK_FHASH, sizeof(*s->fhash));
+	if (!s->fhash) {
+		free(s);
+		return sim_errorf(err, SIM_E_NOMEM, "out of memory");
+	}
+	struct cfg_node *n_cpu, *n_mem, *n_pc, *n_lock, *n_ra, *n_wb, *n_fs, *n_jn;
+	int rc;
+	if ((rc = section(root, "cpu", &n_cpu, err)) || (rc = section(root, "memory", &n_mem, err)) ||
+	    (rc = section(root, "pagecache", &n_pc, err)) ||
+	    (rc = section(root, "pagecache_lock", &n_lock, err)) ||
+	    (rc = section(root, "readahead", &n_ra, err)) ||
+	    (rc = section(root, "writeback", &n_wb, err)) || (rc = section(root, "fs", &n_fs, err)) ||
+	    (rc = section(root, "journal", &n_jn, err)))
+		goto fail;
+	if ((rc = cpu_init(s, n_cpu, err)) || (rc = pagecache_init(s, n_mem, n_pc, err)) ||
+	    (rc = pglock_init(s, n_lock, err)) || (rc = readahead_init(s, n_ra, err)) ||
+	    (rc = fs_init(s, n_fs, err)) || (rc = journal_init(s, n_jn, err)))
+		goto fail;
+	fs_layout(s, s->jn.nr_sectors);
+	if ((rc = writeback_init(s, n_wb, err)) || (rc = fg_parse(s, cfg_get(root, "fg"), err)))
+		goto fail;
+	s->pc.kswapd = task_new(s, TASK_KSWAPD, "kswapd0", 0, IOPRIO_CLASS_BE, IOPRIO_NORM);
+	s->fs.meta = file_new(s, "(bdev)", true);
+	if (!s->pc.kswapd || !s->fs.meta) {
+		rc = sim_errorf(err, SIM_E_NOMEM, "out of memory");
+		goto fail;
+	}
+	s->pc.kswapd->state = TS_IDLE;
+	if (s->pc.mp.cached_bytes > 0) {
+		struct stack_file *other = file_new(s, "(other apps)", false);
+		if (!other) {
+			rc = sim_errorf(err, SIM_E_NOMEM, "out of memory");
+			goto fail;
+		}
+		rc = pagecache_prefill(s, other, s->pc.mp.cached_bytes >> STACK_PAGE_SHIFT, err);
+		if (rc)
+			goto fail;
+	}
+	*out = s;
+	return 0;
+fail:
+	stack_destroy(s);
+	return rc;
+}
+
+void stack_destroy(struct stack *s)
+{
+	if (!s)
+		return;
+	struct list_head *pos, *tmp;
+	list_for_each_safe(pos, tmp, &s->tasks) {
+		struct stack_task *t = list_entry(pos, struct stack_task, all_node);
+		/* a run stopped early can leave a task asleep in get_request:
+		 * leave the block layer's wait list before the task goes */
+		if (!list_empty(&t->waiter.node))
+			list_del_init(&t->waiter.node);
+		task_free(t);
+	}
+	list_for_each_safe(pos, tmp, &s->files) {
+		struct stack_file *f = list_entry(pos, struct stack_file, all_node);
+		free(f->name);
+		free(f->ext);
+		free(f);
+	}
+	if (s->sim)
+		sim_cancel(s->sim, &s->fg_ev);
+	writeback_free(s);
+	journal_free(s);
+	pagecache_free(s);
+	cpu_free(s);
+	fs_free(s);
+	for (uint32_t i = 0; i < s->nbio_slabs; i++)
+		free(s->bio_slabs[i]);
+	free(s->bio_slabs);
+	free(s->fhash);
+	free(s->fg_tl);
+	free(s);
+}
+
+struct stack_hooks *stack_hooks(struct stack *s)
+{
+	return &s->hooks;
+}
+
+struct stack_task *stack_journal_task(struct stack *s)
+{
+	return s->jn.p.enabled ? s->jn.jbd2 : NULL;
+}
+
+struct io_context *stack_journal_ioc(struct stack *s)
+{
+	return s->jn.jbd2 ? &s->jn.jbd2->ioc : NULL;
+}
+
+struct io_context *stack_flusher_ioc(struct stack *s)
+{
+	return s->wb.flusher ? &s->wb.flusher->ioc : NULL;
+}
+
+/* -------------------------------------------------------------- JSON */
+
+struct json_t *stack_to_json(const struct stack *s)
+{
+	return pagecache_to_json(s);
+}
+
+static const char *const task_kind_names[] = { "user", "flusher", "jbd2", "kswapd" };
+
+struct json_t *stack_stats_json(const struct stack *s)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "fg_uid", json_integer(s->fg_uid));
+	json_object_set_new(o, "cpu", cpu_to_json(&s->cpu));
+	json_object_set_new(o, "writeback", writeback_to_json(s));
+	json_object_set_new(o, "journal", journal_to_json(s));
+	json_object_set_new(o, "fs", fs_to_json(s));
+	json_t *tasks = json_array();
+	struct list_head *pos;
+	list_for_each(pos, &s->tasks) {
+		const struct stack_task *t = list_entry(pos, struct stack_task, all_node);
+		json_t *j = json_object();
+		json_object_set_new(j, "name", json_string(t->name));
+		json_object_set_new(j, "kind", json_string(task_kind_names[t->kind]));
+		json_object_set_new(j, "pid", json_integer(t->ioc.pid));
+		json_object_set_new(j, "uid", json_integer(t->uid));
+		json_object_set_new(j, "ioprio_class", json_integer(t->ioc.ioprio_class));
+		json_object_set_new(j, "ioprio_level", json_integer(t->ioc.ioprio_level));
+		json_object_set_new(j, "ops", json_integer((json_int_t)t->ops_done));
+		json_object_set_new(j, "bytes_read", json_integer((json_int_t)t->bytes_read));
+		json_object_set_new(j, "bytes_written", json_integer((json_int_t)t->bytes_written));
+		if (t->kind == TASK_USER) {
+			json_object_set_new(j, "start_ns", json_integer(t->start_ns));
+			if (t->state == TS_EXITED)
+				json_object_set_new(j, "exit_ns", json_integer(t->exit_ns));
+		}
+		json_t *w = json_object();
+		for (int c = 0; c < SIM_NWAIT; c++)
+			if (t->wait_total[c] > 0)
+				json_object_set_new(w, sim_wait_names[c], json_integer(t->wait_total[c]));
+		json_object_set_new(j, "wait_ns", w);
+		json_array_append_new(tasks, j);
+	}
+	json_object_set_new(o, "tasks", tasks);
+	return o;
+}

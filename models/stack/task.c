@@ -1,0 +1,751 @@
+/* Tasks: the threads whose waits mobisim explains.
+ *
+ * A task has an identity (pid, uid, comm, ioprio -> struct io_context), a
+ * foreground flag derived from the fg_uid timeline, a per-task block plug
+ * and get_request waiter, and an op stream it executes one op at a time.
+ * Each op is a small state machine that is re-entered after every wake:
+ * progress lives in struct task_opstate (a page cursor and a phase), and
+ * every step re-looks up the page cache at the cursor, so a wake-up that
+ * races with reclaim or another task's insert is handled like the kernel
+ * does it (find_get_page again).
+ *
+ * Blocking: task_block() (sleep until task_wake), task_delay() (known
+ * length: lock spin, throttle pause, reclaim batch) and cpu_run(). Every
+ * interval a task is not running is charged to exactly one wait cause of
+ * sim/metrics.h, so the waits of a task add up to its op latency minus its
+ * run time. Like schedule() -> blk_schedule_flush_plug(), every real sleep
+ * flushes the task's plug; spinning on a lock or waiting for a core does
+ * not.
+ *
+ * Left out: signals, preemption inside an op (a task holds its op until it
+ * blocks), per-open-file state (readahead state is per file), O_DIRECT.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "models/stack/stack_int.h"
+#include "sim/assert.h"
+#include "sim/sim.h"
+
+const char *const stack_op_names[STACK_NOPKIND] = {
+	"read", "write", "fault", "fsync", "fdatasync", "cpu", "sleep",
+	"begin", "end", "open", "close", "fg", "willneed", "plug", "unplug",
+};
+
+/* ------------------------------------------------------------ basics */
+
+enum sim_class task_class(const struct stack_task *t)
+{
+	return t->ioc.fg ? SIM_CLASS_FG : SIM_CLASS_BG;
+}
+
+/* Kernel threads keep their own totals (stack_stats_json) but stay out of
+ * the fg/bg metrics, which describe the apps. */
+static void task_account(struct stack_task *t, enum sim_wait cause, int64_t ns)
+{
+	if (cause >= SIM_NWAIT || ns <= 0)
+		return;
+	t->wait_total[cause] += ns;
+	if (t->kind == TASK_USER)
+		sim_metrics_wait(&t->stack->sim->metrics, task_class(t), cause, ns);
+}
+
+void task_charge(struct stack_task *t, enum sim_wait cause, int64_t ns)
+{
+	task_account(t, cause, ns);
+}
+
+static void task_run_event(struct sim *sim, struct sim_event *ev)
+{
+	struct stack_task *t = container_of(ev, struct stack_task, run_ev);
+	(void)sim;
+	task_run(t);
+}
+
+static void task_timer_event(struct sim *sim, struct sim_event *ev)
+{
+	struct stack_task *t = container_of(ev, struct stack_task, timer_ev);
+	(void)sim;
+	task_wake(t);
+}
+
+static void task_waiter_wake(struct sim *sim, struct blk_waiter *w)
+{
+	struct stack_task *t = container_of(w, struct stack_task, waiter);
+	(void)sim;
+	task_wake(t);
+}
+
+struct stack_task *task_new(struct stack *s, enum task_kind kind, const char *name, uint32_t uid,
+			    uint8_t ioprio_class, uint8_t ioprio_level)
+{
+	struct stack_task *t = calloc(1, sizeof(*t));
+	if (!t)
+		return NULL;
+	t->name = strdup(name ? name : "task");
+	if (!t->name) {
+		free(t);
+		return NULL;
+	}
+	t->stack = s;
+	t->kind = kind;
+	t->uid = uid;
+	int32_t pid = ++s->next_pid;
+	t->ioc.pid = pid;
+	t->ioc.tgid = pid;
+	t->ioc.uid = uid;
+	/* IOPRIO_CLASS_NONE: CFQ uses BE at task_nice_ioprio() = (nice+20)/5
+	 * = 4 for nice 0 (include/linux/ioprio.h). */
+	if (ioprio_class == IOPRIO_CLASS_NONE) {
+		ioprio_class = IOPRIO_CLASS_BE;
+		ioprio_level = IOPRIO_NORM;
+	}
+	t->ioc.ioprio_class = ioprio_class;
+	t->ioc.ioprio_level = ioprio_level > 7 ? 7 : ioprio_level;
+	t->ioc.fg = uid != 0 && uid == s->fg_uid;
+	t->ioc.comm = t->name;
+	sim_event_init(&t->run_ev, task_run_event);
+	sim_event_init(&t->timer_ev, task_timer_event);
+	t->waiter.wake = task_waiter_wake;
+	/* The task charges its get_request sleeps like every other wait (kernel
+	 * threads' to their own totals only), so the block layer must not. */
+	t->waiter.accounts_wait = true;
+	list_init(&t->waiter.node);
+	list_init(&t->waitq_node);
+	list_init(&t->rq_node);
+	list_init(&t->jwait_node);
+	t->core = -1;
+	t->wait_cause = SIM_NWAIT;
+	t->nr_dirtied_pause = 32; /* ratelimit_pages (mm/page-writeback.c) */
+	list_add_tail(&t->all_node, &s->tasks);
+	s->ntasks++;
+	return t;
+}
+
+void task_free(struct stack_task *t)
+{
+	struct sim *sim = t->stack->sim;
+	sim_cancel(sim, &t->run_ev);
+	sim_cancel(sim, &t->timer_ev);
+	if (t->cpu_ev.fire)
+		sim_cancel(sim, &t->cpu_ev);
+	free(t->name);
+	free(t);
+}
+
+/* ---------------------------------------------------------- blocking */
+
+static void task_sleep_flush(struct stack_task *t)
+{
+	if (t->plug.active && t->stack->q)
+		blk_flush_plug_on_sleep(t->stack->q, &t->plug);
+}
+
+void task_block(struct stack_task *t, enum sim_wait cause)
+{
+	t->state = TS_BLOCKED;
+	t->wait_cause = cause;
+	t->wait_since = sim_now(t->stack->sim);
+	task_sleep_flush(t);
+}
+
+void task_wake(struct stack_task *t)
+{
+	struct sim *sim = t->stack->sim;
+	if (t->state == TS_EXITED || t->state == TS_READY || t->state == TS_RUNNING ||
+	    t->state == TS_CPU)
+		return;
+	/* A task waits for one thing; leave every wait list and timeout. */
+	if (!list_empty(&t->waitq_node))
+		list_del_init(&t->waitq_node);
+	if (!list_empty(&t->jwait_node))
+		list_del_init(&t->jwait_node);
+	t->wait_page = NULL;
+	if (sim_event_pending(&t->timer_ev))
+		sim_cancel(sim, &t->timer_ev);
+	if (t->wait_cause != SIM_NWAIT)
+		task_account(t, t->wait_cause, sim_now(sim) - t->wait_since);
+	t->wait_cause = SIM_NWAIT;
+	t->state = TS_READY;
+	sim_at(sim, &t->run_ev, sim_now(sim));
+}
+
+enum step task_delay(struct stack_task *t, int64_t wait_ns, enum sim_wait cause, int64_t busy_ns,
+		     bool sleeps)
+{
+	if (wait_ns < 0)
+		wait_ns = 0;
+	if (busy_ns < 0)
+		busy_ns = 0;
+	if (wait_ns + busy_ns == 0)
+		return STEP_DONE;
+	task_account(t, cause, wait_ns);
+	t->state = TS_BLOCKED;
+	t->wait_cause = SIM_NWAIT;
+	t->wait_since = sim_now(t->stack->sim);
+	if (sleeps)
+		task_sleep_flush(t);
+	sim_after(t->stack->sim, &t->timer_ev, wait_ns + busy_ns);
+	return STEP_BLOCK;
+}
+
+void task_wait_page(struct stack_task *t, struct pc_page *pg, uint16_t mask, enum sim_wait cause)
+{
+	struct stack *s = t->stack;
+	uint32_t b = (pg->file->id * 2654435761u ^ pg->index * 40503u) % STACK_WAITQ_BUCKETS;
+	pg->flags |= PG_WAITERS;
+	t->wait_page = pg;
+	t->wait_mask = mask;
+	list_add_tail(&t->waitq_node, &s->pc.waitq[b]);
+	task_block(t, cause);
+}
+
+enum step task_pay_cpu(struct stack_task *t)
+{
+	if (t->cpu_debt <= 0)
+		return STEP_DONE;
+	int64_t ns = t->cpu_debt;
+	t->cpu_debt = 0;
+	cpu_run(t, ns);
+	return STEP_BLOCK;
+}
+
+void task_start_plug(struct stack_task *t)
+{
+	if (!t->plug.active)
+		blk_start_plug(&t->plug, &t->ioc);
+}
+
+void task_finish_plug(struct stack_task *t)
+{
+	if (t->plug.active && t->stack->q)
+		blk_finish_plug(t->stack->q, &t->plug);
+	t->plug.active = false;
+}
+
+enum step task_submit_bio(struct stack_task *t, struct stack_bio *sb)
+{
+	struct stack *s = t->stack;
+	sb->bio.ioc = &t->ioc;
+	sb->bio.t_queue = sim_now(s->sim);
+	if (t->ioc.fg)
+		sb->bio.flags |= REQ_FG;
+	if (s->hooks.classify_bio)
+		s->hooks.classify_bio(t, &sb->bio, s->hooks.ctx);
+	enum blk_submit_result r =
+		blk_submit_bio(s->q, t->plug.active ? &t->plug : NULL, &sb->bio, &t->waiter);
+	if (r == BLK_SUBMIT_SLEEP) {
+		task_block(t, SIM_WAIT_GET_REQUEST);
+		return STEP_BLOCK;
+	}
+	return STEP_DONE;
+}
+
+/* --------------------------------------------------------------- ops */
+
+static bool op_is_measured(enum stack_op_kind k, enum sim_op *op)
+{
+	switch (k) {
+	case STACK_OP_READ: *op = SIM_OP_READ; return true;
+	case STACK_OP_WRITE: *op = SIM_OP_WRITE; return true;
+	case STACK_OP_FSYNC:
+	case STACK_OP_FDATASYNC: *op = SIM_OP_FSYNC; return true;
+	case STACK_OP_FAULT: *op = SIM_OP_FAULT; return true;
+	default: return false;
+	}
+}
+
+static void op_begin(struct stack_task *t, const struct stack_op *op)
+{
+	memset(&t->os, 0, sizeof(t->os));
+	t->os.active = true;
+	t->os.op = *op;
+	t->os.start_ns = sim_now(t->stack->sim);
+	t->os.cls = task_class(t);
+}
+
+static void op_end(struct stack_task *t)
+{
+	struct stack *s = t->stack;
+	enum sim_op mop;
+	if (op_is_measured(t->os.op.kind, &mop)) {
+		uint64_t bytes = t->os.op.kind == STACK_OP_FAULT ? STACK_PAGE_SIZE : t->os.op.len;
+		if (mop == SIM_OP_FSYNC)
+			bytes = 0;
+		sim_metrics_op(&s->sim->metrics, t->os.cls, mop, bytes,
+			       sim_now(s->sim) - t->os.start_ns);
+	}
+	if (t->os.op.kind == STACK_OP_READ)
+		t->bytes_read += t->os.op.len;
+	else if (t->os.op.kind == STACK_OP_WRITE)
+		t->bytes_written += t->os.op.len;
+	t->ops_done++;
+	t->os.active = false;
+}
+
+/* Scope "global": every page lookup takes the page-cache lock (once per
+ * cursor position, however often the step is re-entered). */
+static enum step lookup_lock(struct stack_task *t, uint64_t idx)
+{
+	struct stack *s = t->stack;
+	if (s->lock.p.scope != PGLOCK_SCOPE_GLOBAL || t->os.lookup_paid == idx + 1)
+		return STEP_DONE;
+	t->os.lookup_paid = idx + 1;
+	if (task_pay_cpu(t) == STEP_BLOCK) {
+		t->os.lookup_paid = 0;
+		return STEP_BLOCK;
+	}
+	return pglock_take(t, s->lock.p.lookup_ns);
+}
+
+/* do_generic_file_read(): per page, find_get_page; on a miss sync
+ * readahead then, if still absent, a single-page read; PG_readahead
+ * triggers async readahead; a locked page is waited on (lock_page). */
+static enum step read_step(struct stack_task *t)
+{
+	struct stack *s = t->stack;
+	struct task_opstate *os = &t->os;
+	struct stack_file *f = os->op.file;
+
+	if (os->phase == 0) {
+		uint64_t end = os->op.off + os->op.len;
+		if (end > f->size)
+			end = f->size;
+		if (os->op.off >= end) {
+			os->idx = os->end = 0;
+		} else {
+			os->idx = os->op.off >> STACK_PAGE_SHIFT;
+			os->end = ((end - 1) >> STACK_PAGE_SHIFT) + 1;
+		}
+		os->phase = 1;
+	}
+	while (os->idx < os->end) {
+		if (t->fill.active && fill_run(t) == STEP_BLOCK)
+			return STEP_BLOCK;
+		uint64_t idx = os->idx;
+		if (lookup_lock(t, idx) == STEP_BLOCK)
+			return STEP_BLOCK;
+		struct pc_page *pg = pc_find(f, idx);
+		if (!pg) {
+			if (!os->ra_tried) {
+				os->ra_tried = true;
+				s->pc.misses++;
+				ra_sync(t, f, idx, os->end - idx);
+				if (t->fill.active)
+					continue;
+			}
+			fill_prepare(t, f, idx, 1, 0);
+			s->pc.ra_single++;
+			continue;
+		}
+		if (!os->ra_tried) {
+			os->ra_tried = true;
+			s->pc.hits++;
+		}
+		if (pg->flags & PG_READAHEAD) {
+			ra_async(t, f, pg, idx, os->end - idx);
+			if (t->fill.active)
+				continue;
+		}
+		if (pg->flags & PG_LOCKED) {
+			if (task_pay_cpu(t) == STEP_BLOCK)
+				return STEP_BLOCK;
+			task_wait_page(t, pg, PG_LOCKED, SIM_WAIT_READ_IO);
+			return STEP_BLOCK;
+		}
+		pc_mark_accessed(s, pg);
+		t->cpu_debt += s->pc.p.read_copy_ns;
+		f->ra.prev_page = idx;
+		os->idx++;
+		os->ra_tried = false;
+	}
+	return task_pay_cpu(t);
+}
+
+/* filemap_fault(): a present page runs do_async_mmap_readahead, a
+ * missing one do_sync_mmap_readahead (read-around) and then waits for it
+ * (lock_page_or_retry). */
+static enum step fault_step(struct stack_task *t)
+{
+	struct stack *s = t->stack;
+	struct task_opstate *os = &t->os;
+	struct stack_file *f = os->op.file;
+
+	if (os->phase == 0) {
+		os->phase = 1;
+		if (os->op.off >= f->size)
+			return STEP_DONE; /* SIGBUS in the kernel; nothing to read here */
+		os->idx = os->op.off >> STACK_PAGE_SHIFT;
+	}
+	if (os->phase == 2)
+		return task_pay_cpu(t);
+	for (;;) {
+		if (t->fill.active && fill_run(t) == STEP_BLOCK)
+			return STEP_BLOCK;
+		if (lookup_lock(t, os->idx) == STEP_BLOCK)
+			return STEP_BLOCK;
+		struct pc_page *pg = pc_find(f, os->idx);
+		if (!pg) {
+			if (!os->ra_tried) {
+				os->ra_tried = true;
+				s->pc.misses++;
+				ra_fault_miss(t, f, os->idx);
+				if (t->fill.active)
+					continue;
+			}
+			fill_prepare(t, f, os->idx, 1, 0);
+			s->pc.ra_single++;
+			continue;
+		}
+		if (!os->ra_tried) {
+			os->ra_tried = true;
+			s->pc.hits++;
+			ra_fault_hit(t, f, pg, os->idx);
+			if (t->fill.active)
+				continue;
+		}
+		if (pg->flags & PG_LOCKED) {
+			if (task_pay_cpu(t) == STEP_BLOCK)
+				return STEP_BLOCK;
+			task_wait_page(t, pg, PG_LOCKED, SIM_WAIT_READ_IO);
+			return STEP_BLOCK;
+		}
+		pg->flags |= PG_MAPPED | PG_YOUNG;
+		t->cpu_debt += s->pc.p.fault_map_ns;
+		os->phase = 2;
+		return task_pay_cpu(t);
+	}
+}
+
+/* generic_perform_write(): per page balance_dirty_pages_ratelimited,
+ * write_begin (find or add the page; read it first when the write covers
+ * only part of a page that holds data), copy, mark_page_accessed,
+ * write_end (dirty the page, extend i_size). O_SYNC then syncs the file. */
+static enum step write_step(struct stack_task *t)
+{
+	struct stack *s = t->stack;
+	struct task_opstate *os = &t->os;
+	struct stack_file *f = os->op.file;
+	uint64_t off = os->op.off, end = os->op.off + os->op.len;
+
+	if (os->phase == 0) {
+		if (os->op.len == 0) {
+			os->phase = 2;
+		} else {
+			os->idx = off >> STACK_PAGE_SHIFT;
+			os->end = ((end - 1) >> STACK_PAGE_SHIFT) + 1;
+			os->phase = 1;
+			/* file_update_time(): the inode joins the running transaction. */
+			journal_dirty_inode(s, f, false);
+		}
+	}
+	while (os->phase == 1 && os->idx < os->end) {
+		if (t->fill.active && fill_run(t) == STEP_BLOCK)
+			return STEP_BLOCK;
+		if (t->bdp_phase || t->nr_dirtied >= t->nr_dirtied_pause) {
+			if (task_pay_cpu(t) == STEP_BLOCK)
+				return STEP_BLOCK;
+			if (wb_balance_dirty(t) == STEP_BLOCK)
+				return STEP_BLOCK;
+		}
+		uint64_t idx = os->idx;
+		uint64_t pstart = idx << STACK_PAGE_SHIFT, pend = pstart + STACK_PAGE_SIZE;
+		if (lookup_lock(t, idx) == STEP_BLOCK)
+			return STEP_BLOCK;
+		struct pc_page *pg = pc_find(f, idx);
+		if (!pg) {
+			bool partial = off > pstart || end < pend;
+			bool has_data = pstart < f->size;
+			if (partial && has_data && fs_map(f, idx, NULL) != UINT64_MAX) {
+				fill_prepare(t, f, idx, 1, 0);
+				s->pc.misses++;
+				continue;
+			}
+			if (task_pay_cpu(t) == STEP_BLOCK)
+				return STEP_BLOCK;
+			if (pc_add_page(t, f, idx, &pg) == STEP_BLOCK) {
+				if (pg) { /* added; only the lock batch delays us */
+					pg->flags |= PG_UPTODATE;
+					pc_clear_flags(s, pg, PG_LOCKED);
+				}
+				return STEP_BLOCK;
+			}
+			pg->flags |= PG_UPTODATE;
+			pc_clear_flags(s, pg, PG_LOCKED);
+		}
+		if (pg->flags & PG_LOCKED) {
+			if (task_pay_cpu(t) == STEP_BLOCK)
+				return STEP_BLOCK;
+			task_wait_page(t, pg, PG_LOCKED, SIM_WAIT_READ_IO);
+			return STEP_BLOCK;
+		}
+		t->cpu_debt += s->pc.p.write_copy_ns;
+		pc_mark_accessed(s, pg);
+		pg->flags |= PG_UPTODATE;
+		if (!(pg->flags & PG_DIRTY)) {
+			pg->flags |= PG_DIRTY;
+			wb_page_dirtied(s, pg);
+		}
+		t->nr_dirtied++;
+		uint64_t wend = end < pend ? end : pend;
+		if (wend > f->size) {
+			f->size = wend;
+			journal_dirty_inode(s, f, true);
+		}
+		os->idx++;
+	}
+	if (os->phase == 1) {
+		if (task_pay_cpu(t) == STEP_BLOCK)
+			return STEP_BLOCK;
+		os->phase = (os->op.flags & STACK_OPF_SYNC) ? 3 : 2;
+		if (os->phase == 3) {
+			os->idx = 0;
+			os->tid = 0;
+			os->end = 0;
+		}
+	}
+	if (os->phase == 3) {
+		/* generic_write_sync() -> vfs_fsync_range(): reuse the fsync
+		 * machine with its own phase counter in os->end. */
+		return fsync_step(t, f, false);
+	}
+	return STEP_DONE;
+}
+
+/* vfs open: the inode must be read (ext4_iget -> sb_bread of the inode
+ * table block) unless it is cached. */
+static enum step open_step(struct stack_task *t)
+{
+	struct stack *s = t->stack;
+	struct task_opstate *os = &t->os;
+	struct stack_file *f = os->op.file;
+	struct stack_file *meta = s->fs.meta;
+	if (f->inode_cached || !meta)
+		return STEP_DONE;
+	uint64_t idx = f->inode_lba >> (STACK_PAGE_SHIFT - SECTOR_SHIFT);
+	for (;;) {
+		if (t->fill.active && fill_run(t) == STEP_BLOCK)
+			return STEP_BLOCK;
+		struct pc_page *pg = pc_find(meta, idx);
+		if (!pg) {
+			fill_prepare(t, meta, idx, 1, 0);
+			continue;
+		}
+		if (pg->flags & PG_LOCKED) {
+			task_wait_page(t, pg, PG_LOCKED, SIM_WAIT_READ_IO);
+			return STEP_BLOCK;
+		}
+		pc_mark_accessed(s, pg);
+		f->inode_cached = true;
+		(void)os;
+		return STEP_DONE;
+	}
+}
+
+static void region_begin(struct stack_task *t, const char *name)
+{
+	if (t->nregions >= STACK_REGION_DEPTH)
+		return;
+	t->regions[t->nregions] = name ? name : "region";
+	t->region_start[t->nregions] = sim_now(t->stack->sim);
+	t->nregions++;
+}
+
+static void region_end(struct stack_task *t, const char *name)
+{
+	struct sim *sim = t->stack->sim;
+	for (int i = t->nregions - 1; i >= 0; i--) {
+		if (name && strcmp(t->regions[i], name) != 0)
+			continue;
+		if (sim_metrics_region(&sim->metrics, t->regions[i], t->name, t->region_start[i],
+				       sim_now(sim) - t->region_start[i]))
+			sim_fail(sim, SIM_E_NOMEM, "out of memory recording a region");
+		t->nregions = i;
+		return;
+	}
+}
+
+static enum step op_step(struct stack_task *t)
+{
+	struct task_opstate *os = &t->os;
+	switch (os->op.kind) {
+	case STACK_OP_READ:
+		return read_step(t);
+	case STACK_OP_WRITE:
+		return write_step(t);
+	case STACK_OP_FAULT:
+		return fault_step(t);
+	case STACK_OP_FSYNC:
+	case STACK_OP_FDATASYNC:
+		return fsync_step(t, os->op.file, os->op.kind == STACK_OP_FDATASYNC);
+	case STACK_OP_CPU:
+		if (os->phase == 0 && os->op.ns > 0) {
+			os->phase = 1;
+			cpu_run(t, os->op.ns);
+			return STEP_BLOCK;
+		}
+		return STEP_DONE;
+	case STACK_OP_SLEEP:
+		if (os->phase == 0) {
+			os->phase = 1;
+			return task_delay(t, 0, SIM_NWAIT, os->op.ns, true);
+		}
+		return STEP_DONE;
+	case STACK_OP_BEGIN:
+		region_begin(t, os->op.name);
+		return STEP_DONE;
+	case STACK_OP_END:
+		region_end(t, os->op.name);
+		return STEP_DONE;
+	case STACK_OP_OPEN:
+		return open_step(t);
+	case STACK_OP_CLOSE:
+		return STEP_DONE;
+	case STACK_OP_FG:
+		stack_set_fg_uid(t->stack, (uint32_t)os->op.len);
+		return STEP_DONE;
+	case STACK_OP_WILLNEED:
+	case STACK_OP_PLUG:
+	case STACK_OP_UNPLUG:
+		return launch_op_step(t);
+	default:
+		return STEP_DONE;
+	}
+}
+
+static void task_exit(struct stack_task *t)
+{
+	struct stack *s = t->stack;
+	task_finish_plug(t);
+	t->state = TS_EXITED;
+	t->exit_ns = sim_now(s->sim);
+	if (t->kind == TASK_USER && s->user_alive > 0)
+		s->user_alive--;
+	if (t->src.exited)
+		t->src.exited(t, t->src.ctx);
+}
+
+static void user_run(struct stack_task *t)
+{
+	for (;;) {
+		if (!t->os.active) {
+			struct stack_op op;
+			int r = t->src.next(t, &op, t->src.ctx);
+			if (r < 0) {
+				t->state = TS_IDLE;
+				return;
+			}
+			if (r == 0) {
+				task_exit(t);
+				return;
+			}
+			if (op.kind >= STACK_NOPKIND) {
+				sim_fail(t->stack->sim, SIM_E_RUNTIME, "task %s: bad op kind %d", t->name,
+					 (int)op.kind);
+				task_exit(t);
+				return;
+			}
+			op_begin(t, &op);
+		}
+		if (op_step(t) == STEP_BLOCK)
+			return;
+		op_end(t);
+	}
+}
+
+void task_run(struct stack_task *t)
+{
+	if (t->state == TS_EXITED)
+		return;
+	t->state = TS_RUNNING;
+	switch (t->kind) {
+	case TASK_USER:
+		user_run(t);
+		break;
+	case TASK_FLUSHER:
+		flusher_run(t);
+		break;
+	case TASK_JBD2:
+		jbd2_run(t);
+		break;
+	case TASK_KSWAPD:
+		kswapd_run(t);
+		break;
+	}
+	if (t->state == TS_RUNNING)
+		t->state = TS_IDLE;
+}
+
+/* ---------------------------------------------------------- public API */
+
+struct stack_task *stack_task_create(struct stack *s, const struct stack_task_attr *attr,
+				     const struct stack_op_source *src, struct sim_error *err)
+{
+	if (!src || !src->next) {
+		sim_errorf(err, SIM_E_INPUT, "task %s: no op source", attr->name ? attr->name : "?");
+		return NULL;
+	}
+	struct stack_task *t = task_new(s, TASK_USER, attr->name, attr->uid, attr->ioprio_class,
+					attr->ioprio_level);
+	if (!t) {
+		sim_errorf(err, SIM_E_NOMEM, "out of memory creating a task");
+		return NULL;
+	}
+	if (attr->pid > 0) {
+		t->ioc.pid = attr->tid > 0 ? attr->tid : attr->pid;
+		t->ioc.tgid = attr->pid;
+	}
+	t->src = *src;
+	s->user_alive++;
+	return t;
+}
+
+void stack_task_start(struct stack_task *t, int64_t at_ns)
+{
+	struct sim *sim = t->stack->sim;
+	if (t->started)
+		return;
+	t->started = true;
+	t->start_ns = at_ns;
+	t->state = TS_READY;
+	sim_at(sim, &t->run_ev, at_ns < sim_now(sim) ? sim_now(sim) : at_ns);
+}
+
+void stack_task_kick(struct stack_task *t)
+{
+	if (t->state != TS_IDLE)
+		return;
+	t->state = TS_READY;
+	sim_at(t->stack->sim, &t->run_ev, sim_now(t->stack->sim));
+}
+
+const char *stack_task_name(const struct stack_task *t) { return t->name; }
+uint32_t stack_task_uid(const struct stack_task *t) { return t->uid; }
+int32_t stack_task_pid(const struct stack_task *t) { return t->ioc.pid; }
+bool stack_task_exited(const struct stack_task *t) { return t->state == TS_EXITED; }
+bool stack_task_is_fg(const struct stack_task *t) { return t->ioc.fg; }
+bool stack_task_is_bg(const struct stack_task *t) { return !t->ioc.fg && t->uid != 0; }
+struct io_context *stack_task_ioc(struct stack_task *t) { return &t->ioc; }
+struct stack *stack_task_stack(const struct stack_task *t) { return t->stack; }
+
+bool stack_tasks_done(const struct stack *s)
+{
+	return s->user_alive == 0;
+}
+
+void stack_set_fg_uid(struct stack *s, uint32_t uid)
+{
+	s->fg_uid = uid;
+	struct list_head *pos;
+	list_for_each(pos, &s->tasks) {
+		struct stack_task *t = list_entry(pos, struct stack_task, all_node);
+		t->ioc.fg = t->uid != 0 && t->uid == uid;
+	}
+}
+
+uint32_t stack_fg_uid(const struct stack *s)
+{
+	return s->fg_uid;
+}

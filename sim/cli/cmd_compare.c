@@ -1,0 +1,586 @@
+/* `mobisim compare`: run one scenario once per policy set, on the same
+ * workload and seed, and tabulate the key metrics against the first set.
+ *
+ *   mobisim compare SCENARIO.yaml --policies "baseline;expc;boost;expc,boost"
+ *           [--set KEY=VALUE]... [--seed N] [--out RESULT.json] [--plugin X.so]... [--quiet]
+ *
+ * Each run builds a fresh simulator from the scenario (plus --set) with
+ * its `policies` key replaced by the set, so the runs differ only in the
+ * policies. The table is derived from the runs' result documents (what
+ * the JSON says is what the screen says): each region's duration, fg/bg
+ * read, fault and fsync latency p50/p99, the largest wait causes per
+ * class (total and longest single wait), the background tasks' write throughput (bytes written by
+ * background user tasks / their run time), the policies' own counters
+ * and device busy time. The JSON
+ * is {"runs": {"<set>": RESULT, ...}, "table": [ROW...]} with
+ * ROW = {"metric", "unit", "values": {"<set>": x}, "change": {"<set>": rel}},
+ * rel = value / first - 1 (null when the first is 0), written atomically.
+ */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "models/policies/policy.h"
+#include "sim/cli/cli.h"
+#include "sim/results.h"
+#include "sim/sim.h"
+
+#define COMPARE_MAX_SETS 32
+#define COMPARE_TOP_WAITS 6
+
+static void compare_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: mobisim compare SCENARIO.yaml --policies \"SET[;SET]...\" [options]\n"
+		"  --policies LIST     policy sets separated by ';', each a comma list or baseline\n"
+		"                      (e.g. \"baseline;expc;boost;expc,boost\")\n"
+		"  --set KEY=VALUE     override a scenario value by dotted path (repeatable)\n"
+		"  --seed N            run seed for every set (overrides the scenario's seed:)\n"
+		"  --out FILE          write {\"runs\": {...}, \"table\": [...]} here (atomically)\n"
+		"  --plugin FILE.so    load policies from a plugin (repeatable)\n"
+		"  --quiet             no table on stdout\n");
+}
+
+struct compare_set {
+	char label[256];           /* as written, trimmed: the key under "runs" */
+	char buf[256];
+	const char *names[16];
+	size_t n;
+};
+
+/* ------------------------------------------------------- set parsing */
+
+static char *trim(char *s)
+{
+	while (*s == ' ' || *s == '\t')
+		s++;
+	char *e = s + strlen(s);
+	while (e > s && (e[-1] == ' ' || e[-1] == '\t'))
+		*--e = '\0';
+	return s;
+}
+
+static int compare_parse_sets(const char *spec, const struct policy_registry *reg,
+			      struct compare_set *sets, size_t *nsets, struct sim_error *err)
+{
+	char *copy = strdup(spec);
+	if (!copy)
+		return sim_errorf(err, SIM_E_NOMEM, "out of memory");
+	int rc = 0;
+	*nsets = 0;
+	size_t items = 0;
+	for (char *tok = copy; tok;) {
+		char *semi = strchr(tok, ';');
+		if (semi)
+			*semi++ = '\0';
+		char *t = trim(tok);
+		tok = semi;
+		if (!*t && !semi && items > 0)
+			break; /* a trailing ';' */
+		items++;
+		if (*nsets == COMPARE_MAX_SETS) {
+			rc = sim_errorf(err, SIM_E_INPUT, "--policies: more than %d sets", COMPARE_MAX_SETS);
+			break;
+		}
+		struct compare_set *cs = &sets[*nsets];
+		if (!*t) {
+			rc = sim_errorf(err, SIM_E_INPUT, "--policies '%s': empty set (write baseline "
+					"for no policy)", spec);
+			break;
+		}
+		if (strlen(t) >= sizeof(cs->label)) {
+			rc = sim_errorf(err, SIM_E_INPUT, "--policies: set '%s' is too long", t);
+			break;
+		}
+		snprintf(cs->label, sizeof(cs->label), "%s", t);
+		struct sim_error sub;
+		if (policy_parse_list(t, cs->buf, sizeof(cs->buf), cs->names, 16, &cs->n, &sub)) {
+			rc = sim_errorf(err, SIM_E_INPUT, "--policies: %s", sub.msg);
+			break;
+		}
+		for (size_t i = 0; i < cs->n && !rc; i++) {
+			if (!policy_registry_find(reg, cs->names[i]))
+				rc = sim_errorf(err, SIM_E_INPUT, "--policies: unknown policy '%s' in set "
+						"'%s' (see `mobisim list policies`)", cs->names[i], t);
+			for (size_t j = 0; j < i && !rc; j++)
+				if (strcmp(cs->names[i], cs->names[j]) == 0)
+					rc = sim_errorf(err, SIM_E_INPUT, "--policies: policy '%s' twice "
+							"in set '%s'", cs->names[i], t);
+		}
+		for (size_t j = 0; j < *nsets && !rc; j++)
+			if (strcmp(sets[j].label, cs->label) == 0)
+				rc = sim_errorf(err, SIM_E_INPUT, "--policies: set '%s' given twice", t);
+		if (rc)
+			break;
+		(*nsets)++;
+	}
+	if (!rc && items == 0)
+		rc = sim_errorf(err, SIM_E_INPUT, "--policies: no set given");
+	free(copy);
+	return rc;
+}
+
+/* "policies=[a, b]" for cfg_set (flow syntax replaces whatever was there). */
+static void compare_assignment(const struct compare_set *cs, char *out, size_t len)
+{
+	size_t used = (size_t)snprintf(out, len, "policies=[");
+	for (size_t i = 0; i < cs->n && used < len; i++)
+		used += (size_t)snprintf(out + used, len - used, "%s%s", i ? ", " : "", cs->names[i]);
+	if (used < len)
+		snprintf(out + used, len - used, "]");
+}
+
+/* ------------------------------------------------------------- table */
+
+static double jnum(const json_t *o, const char *key)
+{
+	json_t *v = json_object_get(o, key);
+	return v ? json_number_value(v) : 0.0;
+}
+
+/* One row: values per run, NAN where a run lacks the metric. */
+static void table_row(json_t *table, const char *metric, const char *unit, const double *v,
+		      const struct compare_set *sets, size_t nsets)
+{
+	json_t *row = json_object();
+	json_t *vals = json_object(), *chg = json_object();
+	for (size_t i = 0; i < nsets; i++) {
+		json_object_set_new(vals, sets[i].label, isnan(v[i]) ? json_null() : json_real(v[i]));
+		if (i == 0)
+			continue;
+		if (isnan(v[0]) || isnan(v[i]) || v[0] == 0.0)
+			json_object_set_new(chg, sets[i].label, json_null());
+		else
+			json_object_set_new(chg, sets[i].label, json_real(v[i] / v[0] - 1.0));
+	}
+	json_object_set_new(row, "metric", json_string(metric));
+	json_object_set_new(row, "unit", json_string(unit));
+	json_object_set_new(row, "values", vals);
+	json_object_set_new(row, "change", chg);
+	json_array_append_new(table, row);
+}
+
+static json_t *region_at(json_t *res, const char *name, const char *task, int nth)
+{
+	size_t i;
+	json_t *r;
+	int k = 0;
+	json_array_foreach(json_object_get(res, "regions"), i, r) {
+		if (strcmp(json_string_value(json_object_get(r, "name")), name) == 0 &&
+		    strcmp(json_string_value(json_object_get(r, "task")), task) == 0 && k++ == nth)
+			return r;
+	}
+	return NULL;
+}
+
+static json_t *wait_of(json_t *res, const char *cause, const char *cls)
+{
+	size_t i;
+	json_t *w;
+	json_array_foreach(json_object_get(res, "waits"), i, w) {
+		if (strcmp(json_string_value(json_object_get(w, "cause")), cause) == 0 &&
+		    strcmp(json_string_value(json_object_get(w, "class")), cls) == 0)
+			return w;
+	}
+	return NULL;
+}
+
+/* Background user tasks (uid neither 0 nor the final fg uid): bytes
+ * written and the span from the first start to the last exit (or the end
+ * of the run). */
+static void bg_figures(json_t *res, double *mbps, double *runtime_s)
+{
+	json_t *stack = json_object_get(res, "stack");
+	*mbps = NAN;
+	*runtime_s = NAN;
+	if (!stack)
+		return;
+	json_int_t fg = json_integer_value(json_object_get(stack, "fg_uid"));
+	double sim_ns = jnum(json_object_get(res, "engine"), "sim_ns");
+	double bytes = 0, start = INFINITY, end = 0;
+	size_t i;
+	json_t *t;
+	json_array_foreach(json_object_get(stack, "tasks"), i, t) {
+		const char *kind = json_string_value(json_object_get(t, "kind"));
+		json_int_t uid = json_integer_value(json_object_get(t, "uid"));
+		if (!kind || strcmp(kind, "user") != 0 || uid == 0 || uid == fg)
+			continue;
+		double b = jnum(t, "bytes_written");
+		if (b <= 0)
+			continue;
+		bytes += b;
+		double s = jnum(t, "start_ns");
+		json_t *ex = json_object_get(t, "exit_ns");
+		double e = ex ? json_number_value(ex) : sim_ns;
+		if (s < start)
+			start = s;
+		if (e > end)
+			end = e;
+	}
+	if (bytes <= 0 || end <= start)
+		return;
+	*runtime_s = (end - start) / 1e9;
+	*mbps = bytes / 1e6 / *runtime_s;
+}
+
+static json_t *compare_table(json_t **res, const struct compare_set *sets, size_t n)
+{
+	json_t *table = json_array();
+	double v[COMPARE_MAX_SETS];
+	char metric[256];
+
+	/* regions of the first run, matched by (name, task, occurrence) */
+	size_t i;
+	json_t *r;
+	json_array_foreach(json_object_get(res[0], "regions"), i, r) {
+		const char *name = json_string_value(json_object_get(r, "name"));
+		const char *task = json_string_value(json_object_get(r, "task"));
+		int nth = 0;
+		for (size_t j = 0; j < i; j++) {
+			json_t *q = json_array_get(json_object_get(res[0], "regions"), j);
+			if (strcmp(json_string_value(json_object_get(q, "name")), name) == 0 &&
+			    strcmp(json_string_value(json_object_get(q, "task")), task) == 0)
+				nth++;
+		}
+		for (size_t k = 0; k < n; k++) {
+			json_t *x = region_at(res[k], name, task, nth);
+			v[k] = x ? jnum(x, "duration_ns") / 1e9 : NAN;
+		}
+		if (nth)
+			snprintf(metric, sizeof(metric), "region %s (%s) #%d", name, task, nth + 1);
+		else
+			snprintf(metric, sizeof(metric), "region %s (%s)", name, task);
+		table_row(table, metric, "s", v, sets, n);
+	}
+
+	/* latency percentiles */
+	static const char *const classes[] = { "fg", "bg" };
+	static const char *const ops[] = { "read", "fault", "fsync" };
+	static const char *const pcts[] = { "p50", "p99" };
+	for (int c = 0; c < 2; c++)
+		for (int o = 0; o < 3; o++) {
+			bool any = false;
+			for (size_t k = 0; k < n; k++) {
+				json_t *op = json_object_get(json_object_get(json_object_get(res[k], "classes"),
+									     classes[c]), ops[o]);
+				any |= op && jnum(op, "count") > 0;
+			}
+			if (!any)
+				continue;
+			for (int p = 0; p < 2; p++) {
+				for (size_t k = 0; k < n; k++) {
+					json_t *op = json_object_get(
+						json_object_get(json_object_get(res[k], "classes"), classes[c]),
+						ops[o]);
+					v[k] = op && jnum(op, "count") > 0
+						       ? jnum(json_object_get(op, "lat_ns"), pcts[p]) / 1e6
+						       : NAN;
+				}
+				snprintf(metric, sizeof(metric), "%s %s %s", classes[c], ops[o], pcts[p]);
+				table_row(table, metric, "ms", v, sets, n);
+			}
+		}
+
+	/* the largest wait causes per class, over all runs */
+	for (int c = 0; c < 2; c++) {
+		const char *chosen[COMPARE_TOP_WAITS];
+		int nchosen = 0;
+		for (int round = 0; round < COMPARE_TOP_WAITS; round++) {
+			const char *best = NULL;
+			double best_ns = 0;
+			for (size_t k = 0; k < n; k++) {
+				json_t *w;
+				json_array_foreach(json_object_get(res[k], "waits"), i, w) {
+					const char *cause = json_string_value(json_object_get(w, "cause"));
+					if (strcmp(json_string_value(json_object_get(w, "class")), classes[c]))
+						continue;
+					bool taken = false;
+					for (int x = 0; x < nchosen; x++)
+						taken |= strcmp(chosen[x], cause) == 0;
+					double t = jnum(w, "total_ns");
+					/* ties: the earlier cause in the table order wins */
+					if (!taken && t > best_ns) {
+						best = cause;
+						best_ns = t;
+					}
+				}
+			}
+			if (!best)
+				break;
+			chosen[nchosen++] = best;
+		}
+		for (int x = 0; x < nchosen; x++) {
+			for (size_t k = 0; k < n; k++) {
+				json_t *w = wait_of(res[k], chosen[x], classes[c]);
+				v[k] = w ? jnum(w, "total_ns") / 1e9 : 0.0;
+			}
+			snprintf(metric, sizeof(metric), "%s wait %s", classes[c], chosen[x]);
+			table_row(table, metric, "s", v, sets, n);
+			/* LatencyTOP's other column: the longest single wait */
+			for (size_t k = 0; k < n; k++) {
+				json_t *w = wait_of(res[k], chosen[x], classes[c]);
+				v[k] = w ? jnum(w, "max_ns") / 1e6 : 0.0;
+			}
+			snprintf(metric, sizeof(metric), "%s wait %s max", classes[c], chosen[x]);
+			table_row(table, metric, "ms", v, sets, n);
+		}
+	}
+
+	/* background throughput and run time */
+	double rt[COMPARE_MAX_SETS];
+	bool any = false;
+	for (size_t k = 0; k < n; k++) {
+		bg_figures(res[k], &v[k], &rt[k]);
+		any |= !isnan(v[k]);
+	}
+	if (any) {
+		table_row(table, "bg write throughput", "MB/s", v, sets, n);
+		table_row(table, "bg run time", "s", rt, sets, n);
+	}
+
+	/* each policy's own counters (numbers at the top of its object), in
+	 * the order the runs first show them */
+	for (size_t k0 = 0; k0 < n; k0++) {
+		json_t *pol = json_object_get(res[k0], "policies");
+		json_t *names = json_object_get(pol, "names");
+		size_t pi;
+		json_t *pn;
+		json_array_foreach(names, pi, pn) {
+			const char *name = json_string_value(pn);
+			bool earlier = false;
+			for (size_t k = 0; k < k0 && !earlier; k++)
+				earlier = json_object_get(json_object_get(res[k], "policies"), name) != NULL;
+			if (earlier)
+				continue;
+			const char *key;
+			json_t *val;
+			json_object_foreach(json_object_get(pol, name), key, val) {
+				if (!json_is_number(val))
+					continue;
+				for (size_t k = 0; k < n; k++) {
+					json_t *x = json_object_get(
+						json_object_get(json_object_get(res[k], "policies"), name), key);
+					v[k] = json_is_number(x) ? json_number_value(x) : NAN;
+				}
+				snprintf(metric, sizeof(metric), "%s.%s", name, key);
+				table_row(table, metric, "", v, sets, n);
+			}
+		}
+	}
+
+	/* device */
+	for (size_t k = 0; k < n; k++) {
+		json_t *d = json_object_get(res[k], "device");
+		v[k] = d ? jnum(d, "busy_ns") / 1e9 : NAN;
+	}
+	table_row(table, "device busy", "s", v, sets, n);
+	for (size_t k = 0; k < n; k++) {
+		json_t *d = json_object_get(res[k], "device");
+		double sim_ns = jnum(json_object_get(res[k], "engine"), "sim_ns");
+		v[k] = d && sim_ns > 0 ? 100.0 * jnum(d, "busy_ns") / sim_ns : NAN;
+	}
+	table_row(table, "device busy share", "%", v, sets, n);
+	return table;
+}
+
+static void print_value(char *buf, size_t len, double x)
+{
+	if (isnan(x))
+		snprintf(buf, len, "-");
+	else if (x == 0.0)
+		snprintf(buf, len, "0");
+	else if (x == floor(x) && fabs(x) < 1e15)
+		snprintf(buf, len, "%.0f", x); /* counters */
+	else if (fabs(x) >= 1000)
+		snprintf(buf, len, "%.1f", x);
+	else if (fabs(x) >= 1)
+		snprintf(buf, len, "%.3f", x);
+	else
+		snprintf(buf, len, "%.3g", x);
+}
+
+static void compare_print(FILE *f, const char *path, uint64_t seed, json_t *table,
+			  const struct compare_set *sets, size_t n)
+{
+	int wm = 6, wc[COMPARE_MAX_SETS];
+	size_t i;
+	json_t *row;
+	json_array_foreach(table, i, row) {
+		int l = (int)strlen(json_string_value(json_object_get(row, "metric")));
+		wm = l > wm ? l : wm;
+	}
+	for (size_t k = 0; k < n; k++) {
+		int l = (int)strlen(sets[k].label);
+		wc[k] = l > (k ? 20 : 10) ? l : (k ? 20 : 10);
+	}
+	fprintf(f, "mobisim compare %s  seed %llu  (change against %s)\n\n", path,
+		(unsigned long long)seed, sets[0].label);
+	fprintf(f, "%-*s %-5s", wm, "metric", "unit");
+	for (size_t k = 0; k < n; k++)
+		fprintf(f, " %*s", wc[k], sets[k].label);
+	fprintf(f, "\n");
+	json_array_foreach(table, i, row) {
+		fprintf(f, "%-*s %-5s", wm, json_string_value(json_object_get(row, "metric")),
+			json_string_value(json_object_get(row, "unit")));
+		json_t *vals = json_object_get(row, "values"), *chg = json_object_get(row, "change");
+		for (size_t k = 0; k < n; k++) {
+			json_t *x = json_object_get(vals, sets[k].label);
+			char vb[64], cell[96];
+			print_value(vb, sizeof(vb), json_is_number(x) ? json_number_value(x) : NAN);
+			json_t *c = k ? json_object_get(chg, sets[k].label) : NULL;
+			if (json_is_number(c))
+				snprintf(cell, sizeof(cell), "%s (%+.1f%%)", vb, 100.0 * json_number_value(c));
+			else
+				snprintf(cell, sizeof(cell), "%s", vb);
+			fprintf(f, " %*s", wc[k], cell);
+		}
+		fprintf(f, "\n");
+	}
+}
+
+/* -------------------------------------------------------------- main */
+
+int cmd_compare(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "policies", required_argument, NULL, 'p' },
+		{ "set", required_argument, NULL, 's' },
+		{ "seed", required_argument, NULL, 'S' },
+		{ "out", required_argument, NULL, 'o' },
+		{ "plugin", required_argument, NULL, 'P' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char **sets_kv = calloc((size_t)argc + 2, sizeof(char *));
+	const char **plugins = calloc((size_t)argc + 1, sizeof(char *));
+	struct compare_set *sets = calloc(COMPARE_MAX_SETS, sizeof(*sets));
+	json_t *res[COMPARE_MAX_SETS] = { 0 };
+	int nkv = 0, nplugins = 0, c, status = 2;
+	const char *policies = NULL, *out = NULL;
+	struct sim_options so = { 0 };
+	size_t nsets = 0;
+	struct sim_error err = { 0 };
+	json_t *doc = NULL;
+	if (!sets_kv || !plugins || !sets) {
+		fprintf(stderr, "mobisim: out of memory\n");
+		status = 1;
+		goto done;
+	}
+	so.plugins = plugins;
+	so.quiet = true; /* the runs print nothing themselves */
+	bool quiet = false;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "p:s:o:qh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			policies = optarg;
+			break;
+		case 's':
+			sets_kv[nkv++] = optarg;
+			break;
+		case 'S': {
+			char *end;
+			so.seed = strtoull(optarg, &end, 10);
+			if (*optarg == '\0' || *end != '\0') {
+				fprintf(stderr, "mobisim: --seed: '%s' is not a non-negative integer\n", optarg);
+				goto done;
+			}
+			so.seed_given = true;
+			break;
+		}
+		case 'o':
+			out = optarg;
+			break;
+		case 'P':
+			plugins[nplugins++] = optarg;
+			break;
+		case 'q':
+			quiet = true;
+			break;
+		case 'h':
+			compare_usage(stdout);
+			status = 0;
+			goto done;
+		default:
+			compare_usage(stderr);
+			goto done;
+		}
+	}
+	if (optind != argc - 1 || !policies) {
+		if (!policies && optind == argc - 1)
+			fprintf(stderr, "mobisim: compare: --policies is required\n");
+		compare_usage(stderr);
+		goto done;
+	}
+	const char *path = argv[optind];
+
+	/* Names are checked against the registry (with plugins) before any run. */
+	struct policy_registry *reg = policy_registry_new();
+	if (!reg) {
+		status = cli_report(&(struct sim_error){ SIM_E_NOMEM, "out of memory" });
+		goto done;
+	}
+	int rc = policy_registry_load_plugins(reg, plugins, &err);
+	if (!rc)
+		rc = compare_parse_sets(policies, reg, sets, &nsets, &err);
+	policy_registry_free(reg);
+	if (rc) {
+		status = cli_report(&err);
+		goto done;
+	}
+
+	bool progress = isatty(STDERR_FILENO) && !quiet;
+	uint64_t seed = 0;
+	char assign[1024];
+	sets_kv[nkv] = assign; /* the policies override goes last */
+	for (size_t k = 0; k < nsets; k++) {
+		if (progress)
+			fprintf(stderr, "mobisim: compare: run %zu/%zu: %s\n", k + 1, nsets, sets[k].label);
+		compare_assignment(&sets[k], assign, sizeof(assign));
+		struct cfg_doc *cd;
+		struct sim *s = NULL;
+		rc = cli_load_scenario(path, sets_kv, nkv + 1, &cd, &err);
+		if (!rc)
+			rc = sim_create(cd, path, &so, &s, &err);
+		if (!rc)
+			rc = sim_run(s, &err);
+		if (rc) {
+			sim_destroy(s);
+			fprintf(stderr, "mobisim: compare: set '%s':\n", sets[k].label);
+			status = cli_report(&err);
+			goto done;
+		}
+		seed = s->seed;
+		res[k] = sim_result_json(s);
+		sim_destroy(s);
+	}
+
+	json_t *table = compare_table(res, sets, nsets);
+	if (!quiet)
+		compare_print(stdout, path, seed, table, sets, nsets);
+	doc = json_object();
+	json_t *runs = json_object();
+	for (size_t k = 0; k < nsets; k++) {
+		json_object_set_new(runs, sets[k].label, res[k]);
+		res[k] = NULL;
+	}
+	json_object_set_new(doc, "runs", runs);
+	json_object_set_new(doc, "table", table);
+	status = 0;
+	if (out && results_write_atomic(out, doc, &err))
+		status = cli_report(&err);
+done:
+	for (size_t k = 0; k < COMPARE_MAX_SETS; k++)
+		json_decref(res[k]);
+	json_decref(doc);
+	free(sets);
+	free(plugins);
+	free(sets_kv);
+	return status;
+}

@@ -1,0 +1,62 @@
+/* mobisim: the program. Parses the global options and hands argv to the
+ * subcommand (sim/cli/cli.h). Exit status: 0 ok, 1 runtime failure, 2 bad
+ * usage, config or input. */
+#include <stdio.h>
+#include <string.h>
+
+#include "sim/cli/cli.h"
+#include "version.h"
+
+struct subcommand {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *synopsis;
+};
+
+static const struct subcommand subcommands[] = {
+	{ "run", cmd_run, "run SCENARIO.yaml [--set KEY=VALUE]... [--seed N] [--out RESULT.json]\n"
+			  "              [--trace-out SIM.blkparse] [--plugin X.so]... [--quiet]" },
+	{ "compare", cmd_compare, "compare SCENARIO.yaml --policies \"baseline;expc;expc,boost\" [--set KEY=VALUE]...\n"
+				  "              [--seed N] [--out RESULT.json] [--plugin X.so]..." },
+	{ "list", cmd_list, "list policies|schedulers|devices|scenarios|workloads|completions [--plugin X.so]..." },
+	{ "device", cmd_device, "device curve DEVICE.yaml [--qd N] [--set KEY=VALUE]..." },
+	{ "sweep", cmd_sweep, "sweep SWEEP.yaml [-j N] [--out DIR] [--resume] [--count|--list|--point K|--collect DIR]" },
+	{ "calibrate", cmd_calibrate, "calibrate TRACE [-o DEVICE.yaml]" },
+	{ "trace", cmd_trace, "trace stat FILE | trace convert FILE --to blkparse|ops [-o OUT]" },
+	{ NULL, NULL, NULL },
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: mobisim COMMAND [ARGS]\n\n"
+		   "Trace-driven simulator of the mobile (Android/Linux) I/O stack.\n\n"
+		   "commands:\n");
+	for (const struct subcommand *c = subcommands; c->name; c++)
+		fprintf(f, "  mobisim %s\n", c->synopsis);
+	fprintf(f, "  mobisim --help | --version\n\n"
+		   "`mobisim COMMAND --help` describes a command; `man mobisim` has the rest.\n"
+		   "Exit status: 0 ok, 1 runtime failure, 2 bad usage, config or input.\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+	    strcmp(argv[1], "help") == 0) {
+		usage(stdout);
+		return 0;
+	}
+	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
+		printf("mobisim %s\n", MOBISIM_VERSION);
+		return 0;
+	}
+	for (const struct subcommand *c = subcommands; c->name; c++)
+		if (strcmp(argv[1], c->name) == 0)
+			return c->fn(argc - 1, argv + 1);
+	fprintf(stderr, "mobisim: unknown command '%s'\n", argv[1]);
+	usage(stderr);
+	return 2;
+}

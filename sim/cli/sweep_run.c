@@ -1,0 +1,572 @@
+/* Sweep execution: one point per forked process, a local pool of at most
+ * -j processes, atomic point files, resume, and the gnuplot summary.
+ *
+ * Why fork per point rather than threads or one process: a point that
+ * crashes (a model bug, an assertion in a Debug build, OOM) takes only its
+ * own process down, the pool reports it and carries on, and nothing a run
+ * allocates outlives it. fork() of the small parent costs well under a
+ * millisecond, against the tens of milliseconds of the smallest useful
+ * point. The same single-point path (`--point K`) is what GNU parallel,
+ * Slurm job arrays and HTCondor run, so the local pool and the cluster
+ * produce identical point files.
+ *
+ * Determinism: the pool only decides *when* a point runs, never what it
+ * computes (its seed and config come from the expansion), and the summary
+ * is built afterwards from the point files in point order, so it is the
+ * same bytes for any -j and across --resume. Wall-clock fields of the
+ * result (engine.wall_s, events_per_s, peak_rss_kib) vary, and are not
+ * written to the summary unless a metric asks for them.
+ */
+#include "sim/cli/sweep.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "sim/cli/cli.h"
+#include "sim/config.h"
+#include "sim/results.h"
+#include "sim/sim.h"
+
+/* ------------------------------------------------------------- paths */
+
+static int mkdir_p(const char *dir, struct sim_error *err)
+{
+	char buf[4096];
+	if ((size_t)snprintf(buf, sizeof(buf), "%s", dir) >= sizeof(buf))
+		return sim_errorf(err, SIM_E_IO, "%s: path too long", dir);
+	for (char *p = buf + 1;; p++) {
+		if (*p != '/' && *p != '\0')
+			continue;
+		char c = *p;
+		*p = '\0';
+		if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+			return sim_errorf(err, SIM_E_IO, "%s: cannot create directory: %s", buf,
+					  strerror(errno));
+		*p = c;
+		if (!c)
+			break;
+	}
+	return 0;
+}
+
+static void point_path(char *buf, size_t len, const char *points_dir, const struct sweep_point *p)
+{
+	snprintf(buf, len, "%s/%s.json", points_dir, p->id);
+}
+
+bool sweep_point_file_ok(const struct sweep_point *p, const char *path)
+{
+	json_error_t je;
+	json_t *doc = json_load_file(path, 0, &je);
+	if (!doc)
+		return false;
+	const json_t *id = json_object_get(json_object_get(doc, "sweep"), "id");
+	bool ok = json_is_string(id) && strcmp(json_string_value(id), p->id) == 0;
+	json_decref(doc);
+	return ok;
+}
+
+/* ------------------------------------------------------- one point */
+
+/* The sweep-file node behind the n-th (1-based) --set of point p. */
+static const struct cfg_node *set_origin(const struct sweep *sw, const struct sweep_point *p, int n)
+{
+	if (n >= 1 && n <= sw->nsets)
+		return sw->set_nodes[n - 1];
+	int k = sw->nsets;
+	for (int c = 0; c < sw->nkeys; c++)
+		if (p->vals[c] && ++k == n)
+			return p->vals[c]->node;
+	return NULL;
+}
+
+/* Errors from cfg_set'd values say "--set:N:1:"; point them at the line of
+ * the sweep file the value came from, and name the point. */
+static void error_in_point(const struct sweep *sw, const struct sweep_point *p,
+			   struct sim_error *err)
+{
+	char msg[SIM_ERRMSG_MAX];
+	int n = 0, used = 0;
+	const struct cfg_node *o = NULL;
+	if (sscanf(err->msg, "--set:%d:1:%n", &n, &used) == 1 && used > 0)
+		o = set_origin(sw, p, n);
+	if (o)
+		snprintf(msg, sizeof(msg), "%.200s:%d:%d: point %s:%.700s", o->file, o->line, o->col, p->id,
+			 err->msg + used);
+	else
+		snprintf(msg, sizeof(msg), "point %s: %.900s", p->id, err->msg);
+	snprintf(err->msg, sizeof(err->msg), "%s", msg);
+}
+
+/* Build the point's scenario and create (not run) its simulator. */
+static int point_create(const struct sweep *sw, const struct sweep_point *p, struct sim **out,
+			struct sim_error *err)
+{
+	int nsets = 0;
+	char **sets = sweep_point_sets(sw, p, &nsets);
+	if (!sets)
+		return sim_errorf(err, SIM_E_NOMEM, "out of memory");
+	struct sim_options so = { .quiet = true, .seed = p->seed, .seed_given = p->seed_set };
+	struct cfg_doc *doc;
+	*out = NULL;
+	int rc = cli_load_scenario(sw->base, sets, nsets, &doc, err);
+	if (!rc)
+		rc = sim_create(doc, sw->base, &so, out, err);
+	sweep_free_sets(sets, nsets);
+	if (rc)
+		error_in_point(sw, p, err);
+	return rc;
+}
+
+int sweep_run_point(const struct sweep *sw, int index, const char *out_dir, bool force,
+		    bool *skipped, struct sim_error *err)
+{
+	const struct sweep_point *p = &sw->points[index];
+	char dir[4096], path[4200];
+	*skipped = false;
+	snprintf(dir, sizeof(dir), "%s/points", out_dir);
+	point_path(path, sizeof(path), dir, p);
+	if (!force && sweep_point_file_ok(p, path)) {
+		*skipped = true;
+		return 0;
+	}
+	int rc = mkdir_p(dir, err);
+	if (rc)
+		return rc;
+	struct sim *s;
+	rc = point_create(sw, p, &s, err);
+	if (rc)
+		return rc;
+	rc = sim_run(s, err);
+	if (rc) {
+		error_in_point(sw, p, err);
+		sim_destroy(s);
+		return rc;
+	}
+	json_t *res = sim_result_json(s);
+	json_t *meta = json_object();
+	json_object_set_new(meta, "id", json_string(p->id));
+	json_object_set_new(meta, "index", json_integer(p->index));
+	json_object_set_new(meta, "assignment", sweep_point_assignment_json(sw, p));
+	json_object_set_new(meta, "rep", json_integer(p->rep));
+	json_object_set_new(meta, "seed", json_integer((json_int_t)s->seed));
+	json_object_set_new(res, "sweep", meta);
+	sim_destroy(s);
+	rc = results_write_atomic(path, res, err);
+	json_decref(res);
+	return rc;
+}
+
+/* ----------------------------------------------------------- progress */
+
+struct progress {
+	bool on;
+	FILE *f;
+	int total, done, skipped, failed;
+	double start, last;
+};
+
+static double mono_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Redraw at most once a second, and always when final. */
+static void progress_draw(struct progress *pg, bool final)
+{
+	if (!pg->on)
+		return;
+	double now = mono_s();
+	if (!final && now - pg->last < 1.0)
+		return;
+	pg->last = now;
+	int n = pg->done + pg->skipped + pg->failed;
+	int width = 30, fill = pg->total ? (int)((long)width * n / pg->total) : width;
+	char bar[64];
+	for (int i = 0; i < width; i++)
+		bar[i] = i < fill ? '#' : '.';
+	bar[width] = '\0';
+	char eta[32] = "--:--";
+	int ran = pg->done + pg->failed, left = pg->total - n;
+	if (ran > 0) {
+		long s = (long)((now - pg->start) / ran * left + 0.5);
+		snprintf(eta, sizeof(eta), "%ld:%02ld:%02ld", s / 3600, s / 60 % 60, s % 60);
+	}
+	fprintf(pg->f, "\r[%s] %d/%d %3d%% ETA %s", bar, n, pg->total,
+		pg->total ? (int)(100L * n / pg->total) : 100, eta);
+	if (pg->failed)
+		fprintf(pg->f, " (%d failed)", pg->failed);
+	if (final)
+		fputc('\n', pg->f);
+	fflush(pg->f);
+}
+
+/* --------------------------------------------------------------- pool */
+
+struct slot {
+	pid_t pid;
+	int point;
+};
+
+static void report_child(FILE *log, const struct sweep_point *p, int status)
+{
+	if (!log)
+		return;
+	if (WIFSIGNALED(status))
+		fprintf(log, "mobisim: point %s: crashed (signal %d, %s)\n", p->id, WTERMSIG(status),
+			strsignal(WTERMSIG(status)));
+	else
+		fprintf(log, "mobisim: point %s: failed (exit status %d)\n", p->id,
+			WEXITSTATUS(status));
+}
+
+/* In the child: run the point, print its error, leave without touching
+ * the parent's stdio buffers or atexit handlers. */
+static void __attribute__((noreturn))
+child_main(const struct sweep *sw, int index, const struct sweep_run_opts *o)
+{
+	struct sim_error err = { 0 };
+	bool skipped;
+	int rc = sweep_run_point(sw, index, o->out_dir, true, &skipped, &err);
+	if (rc && o->log) {
+		fprintf(o->log, "mobisim: %s\n", err.msg);
+		fflush(o->log);
+	}
+	_exit(rc ? sim_error_exit_status(rc) : 0);
+}
+
+int sweep_run_all(const struct sweep *sw, const struct sweep_run_opts *o, int *nfailed,
+		  struct sim_error *err)
+{
+	char dir[4096], path[4200];
+	*nfailed = 0;
+	int rc;
+	snprintf(dir, sizeof(dir), "%s/points", o->out_dir);
+	int *todo = malloc((size_t)(sw->npoints ? sw->npoints : 1) * sizeof(int));
+	struct slot *slots = calloc((size_t)o->jobs, sizeof(*slots));
+	if (!todo || !slots) {
+		free(todo);
+		free(slots);
+		return sim_errorf(err, SIM_E_NOMEM, "out of memory");
+	}
+	struct progress pg = { .on = o->progress && o->log, .f = o->log, .total = sw->npoints };
+	int ntodo = 0;
+	for (int i = 0; i < sw->npoints; i++) {
+		point_path(path, sizeof(path), dir, &sw->points[i]);
+		if (o->resume && sweep_point_file_ok(&sw->points[i], path))
+			pg.skipped++;
+		else
+			todo[ntodo++] = i;
+	}
+	/* A bad key or value usually breaks every point: catch it once, here,
+	 * before forking a pool of failing processes. */
+	if (ntodo > 0) {
+		struct sim *s;
+		rc = point_create(sw, &sw->points[todo[0]], &s, err);
+		sim_destroy(s);
+		if (rc) {
+			free(todo);
+			free(slots);
+			return rc;
+		}
+	}
+	if ((rc = mkdir_p(dir, err))) {
+		free(todo);
+		free(slots);
+		return rc;
+	}
+	pg.start = pg.last = mono_s();
+	progress_draw(&pg, false);
+	int next = 0, running = 0, worst = 0;
+	while (next < ntodo || running > 0) {
+		while (running < o->jobs && next < ntodo) {
+			int k = 0;
+			while (slots[k].pid)
+				k++;
+			fflush(NULL);
+			pid_t pid = fork();
+			if (pid < 0) {
+				if (running > 0)
+					break; /* wait for a child to finish, then retry */
+				free(todo);
+				free(slots);
+				return sim_errorf(err, SIM_E_RUNTIME, "fork: %s", strerror(errno));
+			}
+			if (pid == 0)
+				child_main(sw, todo[next], o);
+			slots[k].pid = pid;
+			slots[k].point = todo[next++];
+			running++;
+		}
+		int status;
+		pid_t pid = waitpid(-1, &status, 0);
+		if (pid < 0) {
+			if (errno == EINTR)
+				continue;
+			break; /* ECHILD: nothing left to wait for */
+		}
+		int k = 0;
+		while (k < o->jobs && slots[k].pid != pid)
+			k++;
+		if (k == o->jobs)
+			continue; /* not ours */
+		const struct sweep_point *p = &sw->points[slots[k].point];
+		slots[k].pid = 0;
+		running--;
+		if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+			pg.done++;
+		} else {
+			pg.failed++;
+			int code = WIFEXITED(status) && WEXITSTATUS(status) == 2 ? SIM_E_INPUT
+										   : SIM_E_RUNTIME;
+			if (worst == 0 || code == SIM_E_RUNTIME)
+				worst = code;
+			if (pg.on)
+				fputc('\n', pg.f);
+			report_child(o->log, p, status);
+		}
+		progress_draw(&pg, false);
+	}
+	progress_draw(&pg, true);
+	free(todo);
+	free(slots);
+	*nfailed = pg.failed;
+	int nmissing = 0;
+	rc = sweep_write_summary(sw, o->out_dir, NULL, 0, false, o->log, &nmissing, err);
+	if (rc)
+		return rc;
+	if (pg.failed)
+		return sim_errorf(err, worst, "%s: %d of %d points failed (see above); summary has %d rows",
+				  sw->file, pg.failed, sw->npoints, sw->npoints - nmissing);
+	if (nmissing)
+		return sim_errorf(err, SIM_E_RUNTIME, "%s: %d points have no result file",
+				  sw->file, nmissing);
+	return 0;
+}
+
+/* ------------------------------------------------------------ summary */
+
+static bool is_dir(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static char *read_text(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	size_t cap = 1 << 16, n = 0;
+	char *buf = malloc(cap);
+	while (buf) {
+		size_t r = fread(buf + n, 1, cap - n, f);
+		n += r;
+		if (n < cap)
+			break;
+		char *nb = realloc(buf, cap * 2);
+		if (!nb) {
+			free(buf);
+			buf = NULL;
+			break;
+		}
+		buf = nb;
+		cap *= 2;
+	}
+	bool bad = ferror(f);
+	fclose(f);
+	if (bad) {
+		free(buf);
+		return NULL;
+	}
+	*len = n;
+	return buf;
+}
+
+/* Load point p's document from the first directory that has a valid one;
+ * *from_out tells whether that was out_dir itself. */
+static json_t *find_point(const struct sweep_point *p, const char *out_points,
+			  char (*dirs)[4200], int ndirs, char *path, size_t plen, bool *from_out)
+{
+	for (int d = -1; d < ndirs; d++) {
+		point_path(path, plen, d < 0 ? out_points : dirs[d], p);
+		json_error_t je;
+		json_t *doc = json_load_file(path, 0, &je);
+		if (!doc)
+			continue;
+		const json_t *id = json_object_get(json_object_get(doc, "sweep"), "id");
+		if (json_is_string(id) && strcmp(json_string_value(id), p->id) == 0) {
+			*from_out = d < 0;
+			return doc;
+		}
+		json_decref(doc);
+	}
+	return NULL;
+}
+
+/* A cell for the TSV: tabs and newlines would split the row. */
+static void put_cell(FILE *f, const char *s)
+{
+	fputc('\t', f);
+	if (!*s) {
+		fputc('-', f);
+		return;
+	}
+	for (; *s; s++)
+		fputc(*s == '\t' || *s == '\n' || *s == '\r' ? ' ' : *s, f);
+}
+
+int sweep_write_summary(const struct sweep *sw, const char *out_dir, const char *const *dirs,
+			int ndirs, bool copy, FILE *log, int *nmissing, struct sim_error *err)
+{
+	char out_points[4096], final[4200], tmp[4300], path[4200];
+	*nmissing = 0;
+	int rc = mkdir_p(out_dir, err);
+	if (rc)
+		return rc;
+	snprintf(out_points, sizeof(out_points), "%s/points", out_dir);
+	char (*dpaths)[4200] = calloc((size_t)(ndirs ? ndirs : 1), sizeof(*dpaths));
+	if (!dpaths)
+		return sim_errorf(err, SIM_E_NOMEM, "out of memory");
+	for (int d = 0; d < ndirs; d++) {
+		snprintf(dpaths[d], sizeof(dpaths[d]), "%s/points", dirs[d]);
+		if (!is_dir(dpaths[d]))
+			snprintf(dpaths[d], sizeof(dpaths[d]), "%s", dirs[d]);
+		if (!is_dir(dpaths[d])) {
+			free(dpaths);
+			return sim_errorf(err, SIM_E_INPUT, "--collect %s: not a directory", dirs[d]);
+		}
+	}
+	if (copy && (rc = mkdir_p(out_points, err))) {
+		free(dpaths);
+		return rc;
+	}
+	snprintf(final, sizeof(final), "%s/summary.tsv", out_dir);
+	snprintf(tmp, sizeof(tmp), "%s/.summary.tsv.tmp.%ld", out_dir, (long)getpid());
+	FILE *f = fopen(tmp, "w");
+	if (!f) {
+		free(dpaths);
+		return sim_errorf(err, SIM_E_IO, "%s: cannot create: %s", tmp, strerror(errno));
+	}
+	bool reps = sw->repetitions > 1, seeds = sw->seeds_derived;
+	fputs("# id", f);
+	for (int c = 0; c < sw->nkeys; c++)
+		put_cell(f, sw->keys[c]);
+	if (reps)
+		put_cell(f, "rep");
+	if (seeds)
+		put_cell(f, "seed");
+	for (int m = 0; m < sw->nmetrics; m++)
+		put_cell(f, sw->metrics[m].name);
+	fputc('\n', f);
+	bool *warned = calloc((size_t)(sw->nmetrics ? sw->nmetrics : 1), sizeof(bool));
+	for (int i = 0; i < sw->npoints && warned; i++) {
+		const struct sweep_point *p = &sw->points[i];
+		bool from_out = false;
+		json_t *doc = find_point(p, out_points, dpaths, ndirs, path, sizeof(path), &from_out);
+		if (!doc) {
+			if (log)
+				fprintf(log, "mobisim: point %s: no result in %s%s\n", p->id, out_points,
+					ndirs ? " or the collected directories" : "");
+			(*nmissing)++;
+			continue;
+		}
+		if (copy && !from_out) {
+			size_t len = 0;
+			char *text = read_text(path, &len);
+			char dst[4300];
+			point_path(dst, sizeof(dst), out_points, p);
+			rc = text ? results_write_text_atomic(dst, text, len, err)
+				  : sim_errorf(err, SIM_E_IO, "%s: cannot read", path);
+			free(text);
+			if (rc) {
+				json_decref(doc);
+				break;
+			}
+		}
+		fputs(p->id, f);
+		const json_t *config = json_object_get(doc, "config");
+		char buf[512];
+		for (int c = 0; c < sw->nkeys; c++) {
+			if (p->vals[c]) {
+				put_cell(f, p->vals[c]->text);
+				continue;
+			}
+			/* not assigned here: what the point ran with */
+			struct sweep_metric m = { .path = sw->keys[c], .scale = 1.0 };
+			if (!sweep_metric_format(&m, config, buf, sizeof(buf)))
+				snprintf(buf, sizeof(buf), "-");
+			put_cell(f, buf);
+		}
+		if (reps) {
+			snprintf(buf, sizeof(buf), "%d", p->rep);
+			put_cell(f, buf);
+		}
+		if (seeds) {
+			struct sweep_metric m = { .path = "mobisim.seed", .scale = 1.0 };
+			sweep_metric_format(&m, doc, buf, sizeof(buf));
+			put_cell(f, buf);
+		}
+		for (int m = 0; m < sw->nmetrics; m++) {
+			if (!sweep_metric_format(&sw->metrics[m], doc, buf, sizeof(buf)) && log &&
+			    !warned[m]) {
+				fprintf(log, "mobisim: warning: %s:%d:%d: metric %s: '%s' is not in the result of point %s (written as NaN)\n",
+					sw->metrics[m].node->file, sw->metrics[m].node->line,
+					sw->metrics[m].node->col, sw->metrics[m].name,
+					sw->metrics[m].path, p->id);
+				warned[m] = true;
+			}
+			put_cell(f, buf);
+		}
+		fputc('\n', f);
+		json_decref(doc);
+	}
+	free(warned);
+	free(dpaths);
+	bool bad = rc != 0 || ferror(f);
+	if (fflush(f) != 0 || fsync(fileno(f)) != 0)
+		bad = true;
+	if (fclose(f) != 0)
+		bad = true;
+	if (bad || rename(tmp, final) != 0) {
+		int e = errno;
+		unlink(tmp);
+		if (rc)
+			return rc;
+		return sim_errorf(err, SIM_E_IO, "%s: cannot write: %s", final, strerror(e));
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------ canonical */
+
+void sweep_canonicalize(json_t *doc)
+{
+	static const char *const wall[] = { "wall_s", "events_per_s", "peak_rss_kib", NULL };
+	if (json_is_object(doc)) {
+		for (int i = 0; wall[i]; i++)
+			json_object_del(doc, wall[i]);
+		const char *k;
+		json_t *v;
+		json_object_foreach(doc, k, v)
+			sweep_canonicalize(v);
+	} else if (json_is_array(doc)) {
+		size_t i;
+		json_t *v;
+		json_array_foreach(doc, i, v)
+			sweep_canonicalize(v);
+	}
+}

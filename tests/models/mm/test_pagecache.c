@@ -1,0 +1,136 @@
+/* Page cache: hits on re-read, memory bounded by the configured size with
+ * kswapd reclaim, direct reclaim when everything is dirty, the LRU keeping
+ * mapped (faulted) pages over streamed ones, and the lru lock's pagevec
+ * batching. */
+#include "tests/models/stack/stack_harness.h"
+
+#define PC_DEV "device: {model: ideal, service: fixed, mean_us: 100, queue_depth: 1}\n"
+#define PC_SMALL "memory: {total_bytes: 96MiB, reserved_bytes: 32MiB}\n"
+#define PC_FS "fs: {extent_mean_bytes: 1GiB, gap_mean_bytes: 0}\njournal: {enabled: false}\n"
+
+static uint64_t read_sectors(const struct sh *h)
+{
+	uint64_t n = 0;
+	for (uint32_t i = 0; i < h->nd; i++)
+		if (!(h->d_flags[i] & REQ_WRITE))
+			n += h->d_sectors[i];
+	return n;
+}
+
+static void test_pagecache_reread_hits(void **state)
+{
+	(void)state;
+	struct sh *h = sh_new(PC_DEV PC_SMALL PC_FS);
+	struct stack_file *f = sh_file(h, "data", 1 << 20);
+	struct sh_script s = { 0 };
+	sh_op(&s, STACK_OP_READ, f, 0, 1 << 20, 0);
+	sh_op(&s, STACK_OP_READ, f, 0, 1 << 20, 0);
+	sh_script_task(h, "reader", 10001, 0, &s);
+	sh_run(h, SIM_TIME_MAX);
+	assert_int_equal(read_sectors(h), (1 << 20) / 512); /* read from the device once */
+	assert_true(h->st->pc.hits >= 256);
+	assert_int_equal(stack_file_cached_pages(f), 256);
+	sh_free(h);
+}
+
+/* Streaming 4x the cache through it: never more pages than the capacity,
+ * kswapd evicts, the reader never stalls in direct reclaim. */
+static void test_pagecache_bounded_by_memory(void **state)
+{
+	(void)state;
+	struct sh *h = sh_new(PC_DEV PC_SMALL PC_FS);
+	struct stack_file *f = sh_file(h, "movie", 256 << 20);
+	struct sh_gen g = { .kind = STACK_OP_READ, .f = f, .len = 128 << 10, .count = 2048 };
+	sh_gen_task(h, "reader", 10001, 0, &g);
+	sh_run(h, SIM_TIME_MAX);
+	assert_true(g.exited_at > 0);
+	struct pagecache *pc = &h->st->pc;
+	assert_true(pc->peak_used <= pc->capacity);
+	assert_true(pc->evicted >= (256u << 20) / 4096 - pc->capacity);
+	assert_true(pc->kswapd_batches > 0);
+	assert_int_equal(sh_wait(h, SIM_CLASS_BG, SIM_WAIT_DIRECT_RECLAIM), 0);
+	sh_free(h);
+}
+
+/* All memory dirty (no throttling, dirty_ratio 100): the allocating
+ * writer stalls in direct reclaim until writeback cleans pages. */
+static void test_pagecache_direct_reclaim_waits_for_writeback(void **state)
+{
+	(void)state;
+	struct sh *h = sh_new("device: {model: ideal, service: fixed, mean_us: 20000, queue_depth: 1}\n"
+			      PC_SMALL PC_FS "writeback: {throttle: false, dirty_ratio: 100, dirty_background_ratio: 50}\n");
+	struct stack_file *f = sh_file(h, "dump", 0);
+	struct sh_gen g = { .kind = STACK_OP_WRITE, .f = f, .len = 512 << 10, .count = 256 };
+	sh_gen_task(h, "writer", 10001, 0, &g);
+	sh_run(h, SIM_TIME_MAX);
+	assert_true(g.exited_at > 0);
+	struct pagecache *pc = &h->st->pc;
+	assert_true(pc->peak_used <= pc->capacity);
+	assert_true(pc->direct_stalls > 0);
+	assert_true(sh_wait(h, SIM_CLASS_BG, SIM_WAIT_DIRECT_RECLAIM) > 0);
+	assert_int_equal(stack_file_size(f), 128u << 20);
+	sh_free(h);
+}
+
+/* Faulted pages whose ptes are young get activated by the reclaim scan
+ * and survive a stream that evicts pages read only once. */
+static void test_pagecache_lru_keeps_mapped_pages(void **state)
+{
+	(void)state;
+	struct sh *h = sh_new(PC_DEV PC_SMALL PC_FS);
+	struct stack_file *lib = sh_file(h, "lib.so", 4 << 20);
+	struct stack_file *once = sh_file(h, "once", 4 << 20);
+	struct stack_file *movie = sh_file(h, "movie", 256 << 20);
+	struct sh_gen fl = { .kind = STACK_OP_FAULT, .f = lib, .len = 4096, .count = 1024 };
+	struct sh_script r = { 0 };
+	sh_op(&r, STACK_OP_READ, once, 0, 4 << 20, 0);
+	struct sh_gen st = { .kind = STACK_OP_READ, .f = movie, .len = 128 << 10, .count = 2048 };
+	sh_gen_task(h, "app", 10001, 0, &fl);
+	sh_script_task(h, "viewer", 10002, 0, &r);
+	sh_gen_task(h, "stream", 10003, 500 * MS, &st);
+	sh_run(h, SIM_TIME_MAX);
+	assert_true(stack_file_cached_pages(lib) >= 1024 * 9 / 10);
+	assert_true(stack_file_cached_pages(once) <= 1024 / 10);
+	sh_free(h);
+}
+
+/* lru_lock: one acquisition per PAGEVEC_SIZE (14) inserted pages, and a
+ * lone task never waits for it. */
+static void test_pagecache_lock_batches_per_pagevec(void **state)
+{
+	(void)state;
+	struct sh *h = sh_new(PC_DEV PC_SMALL PC_FS);
+	struct stack_file *f = sh_file(h, "data", 14 << 20);
+	struct sh_script s = { 0 };
+	sh_op(&s, STACK_OP_READ, f, 0, 14 << 20, 0);
+	sh_script_task(h, "reader", 10001, 0, &s);
+	sh_run(h, SIM_TIME_MAX);
+	assert_int_equal(h->st->pc.inserted, 3584);
+	assert_int_equal(h->st->lock.acquisitions, 3584 / 14);
+	assert_int_equal(h->st->lock.wait_ns, 0);
+	assert_int_equal(sh_wait(h, SIM_CLASS_BG, SIM_WAIT_PAGECACHE_LOCK), 0);
+	sh_free(h);
+
+	/* scope global: every lookup and every insert takes it as well */
+	h = sh_new(PC_DEV PC_SMALL PC_FS "pagecache_lock: {scope: global}\n");
+	f = sh_file(h, "data", 14 << 20);
+	struct sh_script s2 = { 0 };
+	sh_op(&s2, STACK_OP_READ, f, 0, 14 << 20, 0);
+	sh_script_task(h, "reader", 10001, 0, &s2);
+	sh_run(h, SIM_TIME_MAX);
+	assert_true(h->st->lock.acquisitions >= 2 * 3584);
+	assert_int_equal(h->st->lock.wait_ns, 0);
+	sh_free(h);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_pagecache_reread_hits),
+		cmocka_unit_test(test_pagecache_bounded_by_memory),
+		cmocka_unit_test(test_pagecache_direct_reclaim_waits_for_writeback),
+		cmocka_unit_test(test_pagecache_lru_keeps_mapped_pages),
+		cmocka_unit_test(test_pagecache_lock_batches_per_pagevec),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

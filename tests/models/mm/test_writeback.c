@@ -1,0 +1,134 @@
+/* Writeback (mm/page-writeback.c, fs/fs-writeback.c 3.10): dirty limits
+ * from the presets, balance_dirty_pages capping dirty memory, background
+ * writeback above the background threshold, kupdate after dirty_expire,
+ * and the flusher's async bios. */
+#include "tests/models/stack/stack_harness.h"
+
+#define WB_DEV_SLOW "device: {model: ideal, service: fixed, mean_us: 5000, queue_depth: 1}\n"
+#define WB_DEV_FAST "device: {model: ideal, service: fixed, mean_us: 200, queue_depth: 1}\n"
+#define WB_MEM "memory: {total_bytes: 512MiB, reserved_bytes: 256MiB}\n"
+
+static uint32_t first_write(const struct sh *h)
+{
+	for (uint32_t i = 0; i < h->nd; i++)
+		if (h->d_flags[i] & REQ_WRITE)
+			return i;
+	return UINT32_MAX;
+}
+
+static void test_writeback_presets_set_thresholds(void **state)
+{
+	(void)state;
+	struct sh *h = sh_new(WB_DEV_FAST WB_MEM
+			      "writeback: {include: configs/writeback/android.yaml}\n");
+	uint64_t cap = h->st->pc.capacity;
+	assert_int_equal(h->st->wb.bg_thresh, cap * 5 / 100);
+	assert_int_equal(h->st->wb.thresh, cap * 20 / 100);
+	assert_int_equal(h->st->wb.p.dirty_expire_ns, 2 * SEC);
+	sh_free(h);
+	h = sh_new(WB_DEV_FAST WB_MEM "writeback: {include: configs/writeback/linux.yaml}\n");
+	assert_int_equal(h->st->wb.bg_thresh, cap * 10 / 100);
+	assert_int_equal(h->st->wb.p.dirty_expire_ns, 30 * SEC);
+	assert_int_equal(h->st->wb.p.dirty_writeback_ns, 5 * SEC);
+	sh_free(h);
+}
+
+/* A writer faster than the device: dirty + writeback pages stay at or
+ * below dirty_ratio of dirtyable memory, and the writer is paused. */
+static void test_writeback_throttle_caps_dirty_at_dirty_ratio(void **state)
+{
+	(void)state;
+	struct sh *h = sh_new(WB_DEV_SLOW WB_MEM "journal: {enabled: false}\n");
+	struct stack_file *f = sh_file(h, "big", 0);
+	struct sh_gen g = { .kind = STACK_OP_WRITE, .f = f, .len = 512 << 10, .count = 512 };
+	sh_gen_task(h, "writer", 10060, 0, &g);
+	sh_run(h, SIM_TIME_MAX);
+	assert_true(g.exited_at > 0);
+	uint64_t thresh = h->st->wb.thresh, freerun = (h->st->wb.bg_thresh + thresh) / 2;
+	uint64_t peak = h->st->wb.peak_dirty;
+	assert_true(peak <= thresh + thresh / 50);
+	assert_true(peak > freerun);
+	assert_true(sh_wait(h, SIM_CLASS_BG, SIM_WAIT_DIRTY_THROTTLE) > 0);
+	/* 256 MiB at ~100 MB/s: the writer is paced by the device */
+	assert_true(g.exited_at > 1 * SEC);
+	sh_free(h);
+
+	/* without throttling the same writer blows through the limit */
+	h = sh_new(WB_DEV_SLOW WB_MEM "journal: {enabled: false}\nwriteback: {throttle: false}\n");
+	f = sh_file(h, "big", 0);
+	struct sh_gen g2 = { .kind = STACK_OP_WRITE, .f = f, .len = 512 << 10, .count = 512 };
+	sh_gen_task(h, "writer", 10060, 0, &g2);
+	sh_run(h, SIM_TIME_MAX);
+	assert_true(h->st->wb.peak_dirty > h->st->wb.thresh * 3 / 2);
+	assert_int_equal(sh_wait(h, SIM_CLASS_BG, SIM_WAIT_DIRTY_THROTTLE), 0);
+	sh_free(h);
+}
+
+/* Below the background threshold nothing is written until kupdate finds
+ * the inode older than dirty_expire at a dirty_writeback tick. */
+static void test_writeback_kupdate_after_expire(void **state)
+{
+	(void)state;
+	static const char *presets[] = { "android", "linux" };
+	static const int64_t expect[] = { 5 * SEC, 30 * SEC };
+	for (int p = 0; p < 2; p++) {
+		char yaml[512];
+		snprintf(yaml, sizeof(yaml),
+			 WB_DEV_FAST WB_MEM "journal: {enabled: false}\n"
+					    "writeback: {include: configs/writeback/%s.yaml}\n",
+			 presets[p]);
+		struct sh *h = sh_new(yaml);
+		struct stack_file *f = sh_file(h, "small", 0);
+		struct sh_gen g = { .kind = STACK_OP_WRITE, .f = f, .len = 64 << 10, .count = 16 };
+		sh_gen_task(h, "writer", 10060, 0, &g);
+		sh_run(h, SIM_TIME_MAX);
+		uint32_t i = first_write(h);
+		assert_true(i != UINT32_MAX);
+		assert_int_equal(h->d_time[i], expect[p]);
+		assert_false(h->d_flags[i] & REQ_SYNC);
+		/* everything was written back, once */
+		uint64_t sectors = 0;
+		for (uint32_t k = 0; k < h->nd; k++)
+			sectors += h->d_sectors[k];
+		assert_int_equal(sectors, (1 << 20) / 512);
+		assert_int_equal(h->st->wb.nr_dirty, 0);
+		assert_int_equal(h->st->wb.nr_writeback, 0);
+		sh_free(h);
+	}
+}
+
+/* Above the background threshold the flusher starts at once, with async
+ * bios of at most 512 KiB. */
+static void test_writeback_background_starts_above_threshold(void **state)
+{
+	(void)state;
+	struct sh *h = sh_new(WB_DEV_FAST WB_MEM "journal: {enabled: false}\n"
+					    "writeback: {include: configs/writeback/linux.yaml}\n");
+	uint64_t over = (h->st->wb.bg_thresh + 2048) * 4096;
+	struct stack_file *f = sh_file(h, "mid", 0);
+	struct sh_gen g = { .kind = STACK_OP_WRITE, .f = f, .len = 256 << 10,
+			    .count = over / (256 << 10) };
+	sh_gen_task(h, "writer", 10060, 0, &g);
+	sh_run(h, SIM_TIME_MAX);
+	uint32_t i = first_write(h);
+	assert_true(i != UINT32_MAX);
+	assert_true(h->d_time[i] < 100 * MS);
+	for (uint32_t k = 0; k < h->nd; k++) {
+		assert_true(h->d_sectors[k] <= 1024);
+		assert_false(h->d_flags[k] & REQ_SYNC);
+	}
+	assert_true(h->st->wb.pages_async > 0);
+	assert_int_equal(h->st->wb.pages_sync, 0);
+	sh_free(h);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_writeback_presets_set_thresholds),
+		cmocka_unit_test(test_writeback_throttle_caps_dirty_at_dirty_ratio),
+		cmocka_unit_test(test_writeback_kupdate_after_expire),
+		cmocka_unit_test(test_writeback_background_starts_above_threshold),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

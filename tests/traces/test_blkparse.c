@@ -1,0 +1,335 @@
+/* Tests for traces/blkparse_text.c: the shared blkparse output reads back
+ * to the same events as its binary source, round-trips byte for byte
+ * through the writer, every line shape blkparse prints is understood,
+ * CPUs printed out of time order are put back in order within the window,
+ * the summary is skipped and junk lines are errors naming their line.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "models/block/request.h"
+#include "traces/trace.h"
+
+#define SAMPLE "tests/data/blktrace-nvme-readahead/sample.blktrace.0"
+#define ORACLE "tests/data/blktrace-nvme-readahead/sample.blkparse.txt"
+
+static char *path_of(const char *rel)
+{
+	static char buf[2][4096];
+	static int k;
+	const char *src = getenv("MOBISIM_SRC");
+	k ^= 1;
+	snprintf(buf[k], sizeof(buf[k]), "%s/%s", src ? src : ".", rel);
+	return buf[k];
+}
+
+static uint8_t *slurp(const char *rel, size_t *len)
+{
+	FILE *f = fopen(path_of(rel), "rb");
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	long n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	uint8_t *b = malloc((size_t)n + 1);
+	assert_non_null(b);
+	assert_int_equal(fread(b, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	*len = (size_t)n;
+	return b;
+}
+
+static void test_blkparse_sample_matches_binary(void **state)
+{
+	struct trace_reader t, b;
+	struct trace_rec rt, rb;
+	struct sim_error err;
+	uint64_t n = 0;
+	int x;
+
+	(void)state;
+	assert_int_equal(trace_open_auto(path_of(ORACLE), NULL, &t, &err), 0);
+	assert_string_equal(t.ops->name, "blkparse");
+	assert_int_equal(trace_open_auto(path_of(SAMPLE), NULL, &b, &err), 0);
+	while ((x = trace_next(&t, &rt, &err)) == 1) {
+		assert_int_equal(trace_next(&b, &rb, &err), 1);
+		assert_int_equal(rt.time_ns, rb.time_ns);
+		assert_int_equal(rt.action, rb.action);
+		assert_int_equal(rt.act, rb.act);
+		assert_int_equal(rt.seq, rb.seq);
+		assert_int_equal(rt.cpu, rb.cpu);
+		assert_int_equal(rt.pid, rb.pid);
+		assert_int_equal(rt.dev_major, rb.dev_major);
+		assert_int_equal(rt.dev_minor, rb.dev_minor);
+		assert_int_equal(rt.sector, rb.sector);
+		assert_int_equal(rt.nr_sectors, rb.nr_sectors);
+		assert_int_equal(rt.bytes, rb.bytes);
+		assert_int_equal(rt.dir, rb.dir);
+		assert_int_equal(rt.flags, rb.flags);
+		assert_int_equal(rt.error, rb.error);
+		assert_int_equal(rt.from_major, rb.from_major);
+		assert_int_equal(rt.from_minor, rb.from_minor);
+		assert_int_equal(rt.from_sector, rb.from_sector);
+		assert_int_equal(rt.pdu_u64, rb.pdu_u64);
+		if (rt.act != 'C')
+			assert_null(rt.comm); /* "[(null)]": pid 21279 is never named */
+		n++;
+	}
+	assert_int_equal(x, 0);
+	assert_int_equal(trace_next(&b, &rb, &err), 0);
+	assert_int_equal(n, 6741);
+	trace_close(&t);
+	trace_close(&b);
+}
+
+static void test_blkparse_roundtrip_is_identical(void **state)
+{
+	size_t olen, len;
+	uint8_t *oracle = slurp(ORACLE, &olen);
+	char *buf = NULL;
+	FILE *f = open_memstream(&buf, &len);
+	struct trace_reader r;
+	struct trace_blkparse_writer *w;
+	struct trace_rec rec;
+	struct sim_error err;
+	int rc;
+
+	(void)state;
+	assert_int_equal(trace_open_mem_auto(oracle, olen, "o", NULL, &r, &err), 0);
+	assert_int_equal(trace_blkparse_writer_create(f, TRACE_BPW_NUMBER_SEQ, &w, &err), 0);
+	while ((rc = trace_next(&r, &rec, &err)) == 1)
+		assert_int_equal(trace_blkparse_writer_event(w, &rec, &err), 0);
+	assert_int_equal(rc, 0);
+	assert_int_equal(trace_blkparse_writer_finish(w, &err), 0);
+	trace_blkparse_writer_destroy(w);
+	trace_close(&r);
+	fclose(f);
+	assert_int_equal(len, olen);
+	assert_memory_equal(buf, oracle, olen);
+	free(buf);
+	free(oracle);
+}
+
+/* Every line shape of blkparse_fmt.c process_default; the last line lacks
+ * its newline. */
+static const char shapes[] =
+	"Input file run.blktrace.0 added\n"
+	"179,0    0        1     0.000000000   120  Q  WS 2048 + 16 [kworker/u8:1]\n"
+	"179,0    0        2     0.000001000   120  M  WS 2064 + 8 [kworker/u8:1]\n"
+	"179,0    0        3     0.000002000   120  F  WS 2040 + 8 [kworker/u8:1]\n"
+	"179,0    0        4     0.000003000   120  G  WS 2048 + 16 [kworker/u8:1]\n"
+	"179,0    0        5     0.000004000   120  S  WS 2048 + 16 [kworker/u8:1]\n"
+	"179,0    0        6     0.000005000   120  P   N [kworker/u8:1]\n"
+	"179,0    0        7     0.000006000   120  I  WS 2040 + 32 [kworker/u8:1]\n"
+	"179,0    0        8     0.000007000   120  U   N [kworker/u8:1] 3\n"
+	"179,0    0        9     0.000008000   120 UT   N [kworker/u8:1] 1\n"
+	"179,0    0       10     0.000009000   311  D  WS 2040 + 32 [mmcqd/0]\n"
+	"179,0    0       11     0.000010000   311  X  WS 2040 / 2056 [mmcqd/0]\n"
+	"179,0    0       12     0.000011000     0  C  WS 2040 + 32 [-5]\n"
+	"179,0    0       13     0.000012000     0  R  WS 2040 + 32 [0]\n"
+	"179,0    0       14     0.000013000     0  C FWFSM 0 [0]\n"
+	"179,0    0        0     0.000014000     0  m   N cfq311 dispatched a request\n"
+	"179,0    0       15     0.000015000   311  A  RA 9000 + 8 <- (179,3) 1000\n"
+	"  8,0    1       16     0.000016000   500  D   R 36 (12 01 00 00 fe 00 ..) [scsi_id]\n"
+	"  8,0    1       17     0.000017000   500  Q  RM 64 + 8 (     250) [my prog]\n"
+	"179,0    0       18     0.000018000   311  B  DS 8 + 8 [mmcqd/0]";
+
+static void test_blkparse_line_shapes(void **state)
+{
+	struct trace_reader r;
+	struct trace_rec rec;
+	struct sim_error err;
+
+	(void)state;
+	assert_int_equal(trace_open_mem_auto(shapes, sizeof(shapes) - 1, "s", NULL, &r, &err), 0);
+	assert_string_equal(r.ops->name, "blkparse");
+#define NEXT() assert_int_equal(trace_next(&r, &rec, &err), 1)
+	NEXT();
+	assert_int_equal(rec.action, TRACE_A_QUEUE);
+	assert_int_equal(rec.dev_major, 179);
+	assert_int_equal(rec.sector, 2048);
+	assert_int_equal(rec.nr_sectors, 16);
+	assert_int_equal(rec.bytes, 16 * 512);
+	assert_int_equal(rec.dir, TRACE_DIR_WRITE);
+	assert_int_equal(rec.flags, REQ_WRITE | REQ_SYNC);
+	assert_int_equal(rec.pid, 120);
+	assert_string_equal(rec.comm, "kworker/u8:1");
+	NEXT();
+	assert_int_equal(rec.action, TRACE_A_BACKMERGE);
+	NEXT();
+	assert_int_equal(rec.action, TRACE_A_FRONTMERGE);
+	NEXT();
+	assert_int_equal(rec.action, TRACE_A_GETRQ);
+	NEXT();
+	assert_int_equal(rec.action, TRACE_A_SLEEPRQ);
+	NEXT();
+	assert_int_equal(rec.action, TRACE_A_PLUG);
+	assert_int_equal(rec.dir, TRACE_DIR_NONE);
+	NEXT();
+	assert_int_equal(rec.action, TRACE_A_INSERT);
+	assert_int_equal(rec.nr_sectors, 32);
+	NEXT();
+	assert_int_equal(rec.action, TRACE_A_UNPLUG_IO);
+	assert_int_equal(rec.pdu_u64, 3);
+	assert_string_equal(rec.comm, "kworker/u8:1");
+	NEXT();
+	assert_int_equal(rec.action, TRACE_A_UNPLUG_TIMER);
+	assert_int_equal(rec.pdu_u64, 1);
+	NEXT();
+	assert_int_equal(rec.action, TRACE_A_ISSUE);
+	assert_string_equal(rec.comm, "mmcqd/0");
+	NEXT();
+	assert_int_equal(rec.action, TRACE_A_SPLIT);
+	assert_int_equal(rec.sector, 2040);
+	assert_int_equal(rec.pdu_u64, 2056);
+	NEXT();
+	assert_int_equal(rec.action, TRACE_A_COMPLETE);
+	assert_int_equal(rec.error, -5);
+	NEXT();
+	assert_int_equal(rec.action, TRACE_A_REQUEUE);
+	NEXT();
+	/* A flush + FUA + sync + meta write with no data. */
+	assert_int_equal(rec.action, TRACE_A_COMPLETE);
+	assert_int_equal(rec.flags, REQ_FLUSH | REQ_WRITE | REQ_FUA | REQ_SYNC | REQ_META);
+	assert_int_equal(rec.nr_sectors, 0);
+	NEXT();
+	assert_int_equal(rec.action, TRACE_A_MESSAGE);
+	assert_int_equal(rec.pdu_len, strlen("cfq311 dispatched a request"));
+	assert_memory_equal(rec.pdu, "cfq311 dispatched a request", rec.pdu_len);
+	NEXT();
+	assert_int_equal(rec.action, TRACE_A_REMAP);
+	assert_int_equal(rec.from_major, 179);
+	assert_int_equal(rec.from_minor, 3);
+	assert_int_equal(rec.from_sector, 1000);
+	assert_int_equal(rec.flags, REQ_RAHEAD);
+	NEXT();
+	/* SCSI passthrough: "bytes (cdb) [comm]". */
+	assert_int_equal(rec.action, TRACE_A_ISSUE);
+	assert_true(rec.tflags & TRACE_T_PC);
+	assert_int_equal(rec.bytes, 36);
+	assert_string_equal(rec.comm, "scsi_id");
+	NEXT();
+	/* blkparse -t elapsed field, comm with a space. */
+	assert_int_equal(rec.sector, 64);
+	assert_int_equal(rec.flags, REQ_META);
+	assert_string_equal(rec.comm, "my prog");
+	NEXT();
+	assert_int_equal(rec.action, TRACE_A_BOUNCE);
+	assert_int_equal(rec.dir, TRACE_DIR_DISCARD);
+	assert_int_equal(trace_next(&r, &rec, &err), 0);
+#undef NEXT
+	trace_close(&r);
+}
+
+static const char ooo[] =
+	"  8,0    1        1     0.000000200   10  Q   R 100 + 8 [a]\n"
+	"  8,0    1        2     0.000000400   10  Q   R 108 + 8 [a]\n"
+	"  8,0    0        1     0.000000100   11  Q   W 500 + 8 [b]\n"
+	"  8,0    0        2     0.000000300   11  Q   W 508 + 8 [b]\n";
+
+static void test_blkparse_out_of_order_cpus(void **state)
+{
+	struct trace_reader r;
+	struct trace_rec rec;
+	struct sim_error err;
+	struct trace_opts o = { .blkparse_reorder_window = 1 };
+	static const int64_t sorted[] = { 100, 200, 300, 400 };
+	static const int64_t input[] = { 200, 400, 100, 300 };
+
+	(void)state;
+	/* Default window: merged by time. */
+	assert_int_equal(trace_open_mem_auto(ooo, sizeof(ooo) - 1, "o", NULL, &r, &err), 0);
+	for (int i = 0; i < 4; i++) {
+		assert_int_equal(trace_next(&r, &rec, &err), 1);
+		assert_int_equal(rec.time_ns, sorted[i]);
+	}
+	assert_int_equal(trace_next(&r, &rec, &err), 0);
+	trace_close(&r);
+	/* Window 1: input order. */
+	assert_int_equal(trace_open_mem_auto(ooo, sizeof(ooo) - 1, "o", &o, &r, &err), 0);
+	for (int i = 0; i < 4; i++) {
+		assert_int_equal(trace_next(&r, &rec, &err), 1);
+		assert_int_equal(rec.time_ns, input[i]);
+	}
+	trace_close(&r);
+}
+
+static int drain(const char *text, uint64_t *n, struct sim_error *err)
+{
+	struct trace_reader r;
+	struct trace_rec rec;
+	int rc = trace_open_mem_auto(text, strlen(text), "x.txt", NULL, &r, err);
+
+	*n = 0;
+	if (rc)
+		return rc;
+	while ((rc = trace_next(&r, &rec, err)) == 1)
+		(*n)++;
+	trace_close(&r);
+	return rc;
+}
+
+static void test_blkparse_summary_and_junk(void **state)
+{
+	struct sim_error err;
+	uint64_t n;
+
+	(void)state;
+	/* Summary blocks of two CPUs, Total, Throughput, Events, Skips. */
+	static const char with_summary[] =
+		"  8,0    1        1     0.000000200   10  Q   R 100 + 8 [a]\n"
+		"  8,0    0        1     0.000000300   10  Q   R 108 + 8 [a]\n"
+		"CPU0 (8,0):\n"
+		" Reads Queued:           1,        4KiB\t Writes Queued:           0,        0KiB\n"
+		" IO unplugs:             0        \t Timer unplugs:           0\n"
+		"CPU1 (8,0):\n"
+		" Reads Queued:           1,        4KiB\t Writes Queued:           0,        0KiB\n"
+		"\n"
+		"Total (8,0):\n"
+		" Reads Queued:           2,        8KiB\t Writes Queued:           0,        0KiB\n"
+		"\n"
+		"Throughput (R/W): 0KiB/s / 0KiB/s\n"
+		"Events (8,0): 2 entries\n"
+		"Skips: 0 forward (0 -   0.0%)\n";
+	assert_int_equal(drain(with_summary, &n, &err), 0);
+	assert_int_equal(n, 2);
+	/* Events only, no summary. */
+	assert_int_equal(drain("  8,0    0        1     0.000000300   10  Q   R 108 + 8 [a]\n", &n, &err), 0);
+	assert_int_equal(n, 1);
+	/* A junk line names its line number. */
+	assert_int_equal(drain("  8,0    0        1     0.000000300   10  Q   R 108 + 8 [a]\n"
+			       "\n"
+			       "  8,0    0        2     0.000000400   10  Q   R 116 + [a]\n", &n, &err),
+			 SIM_E_INPUT);
+	assert_non_null(strstr(err.msg, "x.txt:3: "));
+	assert_int_equal(drain("  8,0    0        1     0.000000300   10  Q   R 108 + 8 [a]\n"
+			       "hello world\n", &n, &err), SIM_E_INPUT);
+	assert_non_null(strstr(err.msg, "x.txt:2: "));
+	/* Unknown action and bad rwbs. */
+	assert_int_equal(drain("  8,0    0        1     0.000000300   10  Q   R 108 + 8 [a]\n"
+			       "  8,0    0        2     0.000000300   10  Z   R 108 + 8 [a]\n", &n, &err),
+			 SIM_E_INPUT);
+	assert_non_null(strstr(err.msg, "x.txt:2: unknown action"));
+	assert_int_equal(drain("  8,0    0        1     0.000000300   10  Q   R 108 + 8 [a]\n"
+			       "  8,0    0        2     0.000000300   10  Q  RQ 108 + 8 [a]\n", &n, &err),
+			 SIM_E_INPUT);
+	assert_non_null(strstr(err.msg, "x.txt:2: bad rwbs"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_blkparse_sample_matches_binary),
+		cmocka_unit_test(test_blkparse_roundtrip_is_identical),
+		cmocka_unit_test(test_blkparse_line_shapes),
+		cmocka_unit_test(test_blkparse_out_of_order_cpus),
+		cmocka_unit_test(test_blkparse_summary_and_junk),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

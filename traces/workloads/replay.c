@@ -1,0 +1,911 @@
+/* Block-level trace replay (DESIGN.md §4): every I/O of a recorded block
+ * trace becomes a bio injected at the block layer, with the io_context of
+ * its pid, so the scheduler, merging and request limits of the simulated
+ * stack act on it.
+ *
+ * Which records are I/Os: the Q events of a trace (blktrace, blkparse,
+ * ftrace block_bio_queue); a trace with no Q at all (some blkparse
+ * outputs keep only D and C) replays its D events; DiskSim/MQSim ASCII
+ * lines are Q records already. The choice is made by a pre-scan of the
+ * first REPLAY_PRESCAN records.
+ *
+ * Closed loop (default, the semantics the thesis' launch-time results
+ * need): a pid issues its next I/O only after its previous sync I/O
+ * completed in the simulation, plus the recorded think time: the gap in
+ * the trace from that I/O's recorded completion (C matched by device and
+ * sector range) - or its queue time when the trace records no completions
+ * - to the pid's next Q. Two refinements keep the recorded concurrency:
+ * an async predecessor (a write without REQ_SYNC) does not block, and a
+ * predecessor whose recorded completion came after the next Q (the pid
+ * had both in flight, e.g. readahead) does not block either; in both
+ * cases the next I/O follows the previous one's issue by the recorded
+ * Q-to-Q gap. A pid's first I/O is issued at its recorded time.
+ * Open loop: every I/O at its recorded time (device-level studies).
+ * Recorded gaps are multiplied by time_scale.
+ *
+ * Memory: the trace is read incrementally. Open loop holds one read-ahead
+ * I/O plus those in flight. Closed loop holds, per pid, the I/Os read
+ * ahead of where that pid is in the simulation, at most window_ios in
+ * all: when the window is full the reader waits (a pid that needs its
+ * next I/O waits with it, counted as window_stalls), so memory is bounded
+ * by the window, the I/Os in flight and the pids seen - not by trace
+ * length. io_contexts are kept for every pid seen, as the scheduler's
+ * per-process state refers to them until the end of the run.
+ * Skipped (and counted): records without data (flush barriers) and
+ * discards, which no device model implements.
+ * Not modelled: the trace's own plugging (bios are submitted unplugged;
+ * merging happens in the scheduler), uids (block traces carry none; fg is
+ * chosen by pid or process name).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "models/block/block.h"
+#include "models/block/request.h"
+#include "sim/assert.h"
+#include "sim/rbtree.h"
+#include "sim/sim.h"
+#include "sim/workload.h"
+#include "traces/workloads/replay_common.h"
+#include "traces/trace.h"
+
+#define REPLAY_PRESCAN 50000    /* records looked at to choose Q or D */
+#define REPLAY_MAX_PATTERNS 64
+#define REPLAY_COMM_MAX 32
+#define REPLAY_JSON_PIDS 64      /* pids listed in the result */
+
+enum replay_mode { REPLAY_CLOSED = 0, REPLAY_OPEN = 1 };
+static const char *const replay_mode_names[] = { "closed", "open", NULL };
+
+struct rp_pid;
+
+struct rp_io {
+	struct bio bio;
+	struct rp_pid *pid;
+	uint64_t seq;               /* order in the trace */
+	int64_t t_q;                /* recorded queue (or issue) time, ns from the first record */
+	int64_t t_c;                /* recorded completion, -1 while unknown */
+	uint64_t dev;               /* major << 32 | minor */
+	bool sync;
+	bool in_tree, issued, done;
+	int64_t sim_issue, sim_done;
+	struct list_head node;      /* pid fifo, or the pid's list of blocked submissions */
+	struct list_head age;       /* trace-pending age list (oldest first) */
+	struct rb_node tnode;       /* trace-pending tree by (dev, sector) */
+	struct sim_event ev;        /* open loop: arrival */
+	struct rp_io *next_free;
+	struct rp_io *next_all;     /* every object allocated, for teardown */
+};
+
+enum rp_pid_state {
+	RP_IDLE = 0,     /* nothing planned (new, or out of I/Os) */
+	RP_NEED_NEXT,    /* wants its next I/O, not read yet (window full) */
+	RP_WAIT_TIMER,   /* next I/O scheduled on ev */
+	RP_WAIT_IO,      /* blocked on its sync predecessor */
+};
+
+struct rp_pid {
+	struct rb_node node;
+	struct io_context ioc;
+	char comm[REPLAY_COMM_MAX];
+	bool comm_known;
+	enum rp_pid_state state;
+	struct list_head fifo;      /* read ahead, not issued */
+	struct list_head blocked;   /* submitted while asleep in get_request */
+	struct list_head want;      /* on replay.want while RP_NEED_NEXT */
+	struct rp_io *last;         /* most recent issued I/O (closed loop) */
+	struct sim_event ev;
+	struct blk_waiter waiter;
+	bool sleeping;
+	uint32_t inflight;
+	uint64_t ios, bytes;
+	int64_t lat_sum_ns;
+};
+
+struct replay {
+	/* tunables */
+	const char *trace;
+	int mode;
+	double time_scale;
+	int64_t max_records;
+	int64_t window_ios;
+	int64_t pending_cap;
+
+	struct sim *sim;
+	char path[4096];
+	struct trace_reader rd;
+	bool open_, eof;
+	uint16_t io_action;         /* TRACE_A_QUEUE or TRACE_A_ISSUE */
+	bool trace_has_c;
+	bool have_t0;
+	int64_t t0;
+	const char *format;
+
+	/* foreground selection */
+	const char *fg_comm[REPLAY_MAX_PATTERNS];
+	uint32_t nfg_comm;
+	int32_t fg_pid[REPLAY_MAX_PATTERNS];
+	uint32_t nfg_pid;
+	uint32_t nfg_uid;
+	bool any_fg_rule;
+
+	struct rb_root pids;
+	uint32_t npids;
+	struct rb_root pending;     /* recorded I/Os waiting for their recorded C */
+	struct list_head pending_age;
+	uint64_t npending;
+	struct list_head want;      /* pids in RP_NEED_NEXT, in the order they asked */
+
+	struct sim_event tick;      /* reader clock: discover pids at their recorded time */
+	struct rp_io *held;         /* open loop: read ahead, waiting for its time */
+	bool reading;               /* re-entrancy guard */
+
+	struct rp_io *free_ios, *all_ios;
+	uint64_t live_ios, peak_live_ios, allocated_ios;
+	uint64_t queued;            /* read, not yet issued */
+	uint64_t peak_queued;
+	uint64_t inflight;
+
+	/* counters */
+	uint64_t records, injected, completed, skipped_action, skipped_empty, skipped_kind;
+	uint64_t skipped_discard;
+	uint64_t matched_c, unmatched_c, evicted, window_stalls, dependent, overlapped;
+	uint64_t prescan_q, prescan_d, prescan_c;
+};
+
+#define RP_OFF(f) offsetof(struct replay, f)
+
+static const struct cfg_param replay_params[] = {
+	{ "trace", CFG_T_STRING, RP_OFF(trace), "", NULL, CFG_NO_RANGE,
+	  "required", "block trace file (blktrace, blkparse text, ftrace, DiskSim ASCII; detected from content)",
+	  NULL },
+	{ "replay", CFG_T_ENUM, RP_OFF(mode), "", "closed", CFG_NO_RANGE,
+	  "DESIGN.md §4: closed loop is the default", "closed: wait for sync predecessors; open: recorded times",
+	  replay_mode_names },
+	{ "time_scale", CFG_T_DOUBLE, RP_OFF(time_scale), "", "1.0", 0, 1e6,
+	  "1 = as recorded", "multiply recorded gaps (arrivals, think times) by this", NULL },
+	{ "max_records", CFG_T_INT, RP_OFF(max_records), "", "0", 0, 1e15,
+	  "0 = the whole trace", "stop reading after this many trace records", NULL },
+	{ "window_ios", CFG_T_INT, RP_OFF(window_ios), "", "8192", 1, 1e9,
+	  "choice: bounds memory (~2 MiB); a pid lagging further stalls the reader",
+	  "closed loop: I/Os read ahead of the simulation at most", NULL },
+	{ "pending_cap", CFG_T_INT, RP_OFF(pending_cap), "", "65536", 16, 1e9,
+	  "choice: blktrace's own outstanding I/O is far below this",
+	  "recorded I/Os awaiting their recorded completion before the oldest is dropped", NULL },
+	CFG_PARAM_END,
+};
+
+/* ------------------------------------------------------------ objects */
+
+static void rp_open_fire(struct sim *sim, struct sim_event *ev);
+
+static struct rp_io *rp_io_alloc(struct replay *r)
+{
+	struct rp_io *io = r->free_ios;
+	struct rp_io *all;
+	if (io) {
+		r->free_ios = io->next_free;
+		all = io->next_all;
+	} else {
+		io = malloc(sizeof(*io));
+		if (!io)
+			return NULL;
+		r->allocated_ios++;
+		all = r->all_ios;
+		r->all_ios = io;
+	}
+	memset(io, 0, sizeof(*io));
+	io->next_all = all;
+	sim_event_init(&io->ev, rp_open_fire);
+	io->t_c = -1;
+	list_init(&io->node);
+	list_init(&io->age);
+	rb_clear_node(&io->tnode);
+	if (++r->live_ios > r->peak_live_ios)
+		r->peak_live_ios = r->live_ios;
+	return io;
+}
+
+/* Free io once nothing refers to it: done in the simulation, no longer
+ * waiting for its recorded C, and not the pid's dependency anchor. */
+static void rp_io_maybe_free(struct replay *r, struct rp_io *io)
+{
+	if (!io || !io->done || io->in_tree || (io->pid && io->pid->last == io))
+		return;
+	io->next_free = r->free_ios;
+	r->free_ios = io;
+	r->live_ios--;
+}
+
+/* Latest simulated time a replay schedules an I/O at: a quarter of the
+ * int64 range (73 years) leaves the models headroom to add service times
+ * without overflow (issue 9). Records later than that after the first one
+ * are an input error; scaled gaps and sums saturate at it. */
+#define RP_TIME_MAX (INT64_MAX / 4)
+
+static int64_t rp_scale(const struct replay *r, int64_t gap)
+{
+	if (gap <= 0)
+		return 0;
+	if (r->time_scale == 1.0)
+		return gap < RP_TIME_MAX ? gap : RP_TIME_MAX;
+	double x = (double)gap * r->time_scale + 0.5;
+	return x < (double)RP_TIME_MAX ? (int64_t)x : RP_TIME_MAX;
+}
+
+/* a + b for a, b in [0, RP_TIME_MAX], saturating at RP_TIME_MAX. */
+static int64_t rp_add(int64_t a, int64_t b)
+{
+	return a > RP_TIME_MAX - b ? RP_TIME_MAX : a + b;
+}
+
+static enum sim_class rp_class(const struct rp_pid *p)
+{
+	return p->ioc.fg ? SIM_CLASS_FG : SIM_CLASS_BG;
+}
+
+static void rp_classify(struct replay *r, struct rp_pid *p)
+{
+	if (!r->any_fg_rule) {
+		p->ioc.fg = true;
+		return;
+	}
+	bool fg = false;
+	for (uint32_t i = 0; i < r->nfg_pid && !fg; i++)
+		fg = r->fg_pid[i] == p->ioc.pid;
+	/* an unknown name is "pidN" until the trace names the process */
+	if (!fg)
+		fg = rpc_comm_matches(r->fg_comm, r->nfg_comm, p->comm);
+	p->ioc.fg = fg;
+}
+
+static void rp_pid_fire(struct sim *sim, struct sim_event *ev);
+static void rp_wake(struct sim *sim, struct blk_waiter *w);
+
+static struct rp_pid *rp_pid_get(struct replay *r, int32_t pid, const char *comm)
+{
+	struct rb_node **link = &r->pids.node, *parent = NULL;
+	while (*link) {
+		struct rp_pid *p = rb_entry(*link, struct rp_pid, node);
+		parent = *link;
+		if (pid < p->ioc.pid) {
+			link = &parent->left;
+		} else if (pid > p->ioc.pid) {
+			link = &parent->right;
+		} else {
+			if (!p->comm_known && comm && *comm) {
+				snprintf(p->comm, sizeof(p->comm), "%s", comm);
+				p->comm_known = true;
+				rp_classify(r, p);
+			}
+			return p;
+		}
+	}
+	struct rp_pid *p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->ioc = (struct io_context){ .pid = pid, .tgid = pid, .uid = 0,
+				      .ioprio_class = IOPRIO_CLASS_BE, .ioprio_level = IOPRIO_NORM,
+				      .comm = p->comm };
+	if (comm && *comm) {
+		snprintf(p->comm, sizeof(p->comm), "%s", comm);
+		p->comm_known = true;
+	} else {
+		snprintf(p->comm, sizeof(p->comm), "pid%d", pid);
+	}
+	list_init(&p->fifo);
+	list_init(&p->blocked);
+	list_init(&p->want);
+	sim_event_init(&p->ev, rp_pid_fire);
+	p->waiter.wake = rp_wake;
+	list_init(&p->waiter.node);
+	rp_classify(r, p);
+	rb_link_node(&p->node, parent, link);
+	rb_insert_color(&p->node, &r->pids);
+	r->npids++;
+	return p;
+}
+
+/* ------------------------------------------------------------ recorded completions */
+
+static int rp_key_cmp(uint64_t dev_a, uint64_t sec_a, uint64_t seq_a, const struct rp_io *b)
+{
+	if (dev_a != b->dev)
+		return dev_a < b->dev ? -1 : 1;
+	if (sec_a != b->bio.sector)
+		return sec_a < b->bio.sector ? -1 : 1;
+	if (seq_a != b->seq)
+		return seq_a < b->seq ? -1 : 1;
+	return 0;
+}
+
+static void rp_pending_add(struct replay *r, struct rp_io *io)
+{
+	struct rb_node **link = &r->pending.node, *parent = NULL;
+	while (*link) {
+		struct rp_io *o = rb_entry(*link, struct rp_io, tnode);
+		parent = *link;
+		link = rp_key_cmp(io->dev, io->bio.sector, io->seq, o) < 0 ? &parent->left : &parent->right;
+	}
+	rb_link_node(&io->tnode, parent, link);
+	rb_insert_color(&io->tnode, &r->pending);
+	list_add_tail(&io->age, &r->pending_age);
+	io->in_tree = true;
+	r->npending++;
+}
+
+static void rp_pending_del(struct replay *r, struct rp_io *io)
+{
+	rb_erase(&io->tnode, &r->pending);
+	rb_clear_node(&io->tnode);
+	list_del_init(&io->age);
+	io->in_tree = false;
+	r->npending--;
+}
+
+/* A recorded C for [sector, sector + nr) on dev completes every recorded
+ * I/O that starts inside it (the bios merged into that request). */
+static void rp_complete_recorded(struct replay *r, uint64_t dev, uint64_t sector, uint32_t nr,
+				 int64_t t)
+{
+	/* lowest node with key >= (dev, sector, 0) */
+	struct rb_node *n = r->pending.node, *best = NULL;
+	while (n) {
+		struct rp_io *o = rb_entry(n, struct rp_io, tnode);
+		if (rp_key_cmp(dev, sector, 0, o) <= 0) {
+			best = n;
+			n = n->left;
+		} else {
+			n = n->right;
+		}
+	}
+	uint64_t end = sector + (nr ? nr : 1);
+	bool any = false;
+	while (best) {
+		struct rp_io *o = rb_entry(best, struct rp_io, tnode);
+		if (o->dev != dev || o->bio.sector >= end)
+			break;
+		best = rb_next(best);
+		o->t_c = t;
+		rp_pending_del(r, o);
+		any = true;
+		rp_io_maybe_free(r, o);
+	}
+	if (any)
+		r->matched_c++;
+	else
+		r->unmatched_c++;
+}
+
+/* ------------------------------------------------------------ submission */
+
+static void rp_plan_next(struct replay *r, struct rp_pid *p);
+static void rp_read_more(struct replay *r);
+
+static void rp_end_io(struct sim *sim, struct bio *bio)
+{
+	struct rp_io *io = bio->private;
+	struct rp_pid *p = io->pid;
+	struct replay *r = sim->workload->state;
+	int64_t lat = sim_now(sim) - io->sim_issue;
+
+	sim_metrics_op(&sim->metrics, rp_class(p), req_is_write(bio->flags) ? SIM_OP_WRITE : SIM_OP_READ,
+		       (uint64_t)bio->nr_sectors << SECTOR_SHIFT, lat);
+	p->lat_sum_ns += lat;
+	io->done = true;
+	io->sim_done = sim_now(sim);
+	p->inflight--;
+	r->inflight--;
+	r->completed++;
+	if (r->mode == REPLAY_CLOSED && p->state == RP_WAIT_IO && p->last == io) {
+		sim_metrics_wait(&sim->metrics, rp_class(p), SIM_WAIT_SYNC_IO, lat);
+		rp_plan_next(r, p);
+	}
+	rp_io_maybe_free(r, io);
+}
+
+static void rp_submit_now(struct replay *r, struct rp_io *io)
+{
+	struct rp_pid *p = io->pid;
+	enum blk_submit_result res = blk_submit_bio(r->sim->blk, NULL, &io->bio, &p->waiter);
+	if (res == BLK_SUBMIT_SLEEP)
+		p->sleeping = true;
+}
+
+/* Issue io now: it leaves the read-ahead window and enters the block layer
+ * (or waits behind its pid's earlier bio parked in get_request). */
+static void rp_issue(struct replay *r, struct rp_io *io)
+{
+	struct rp_pid *p = io->pid;
+	io->issued = true;
+	io->sim_issue = sim_now(r->sim);
+	r->queued--;
+	r->injected++;
+	r->inflight++;
+	p->inflight++;
+	p->ios++;
+	p->bytes += (uint64_t)io->bio.nr_sectors << SECTOR_SHIFT;
+	if (p->ioc.fg)
+		io->bio.flags |= REQ_FG;
+	if (p->sleeping) {
+		list_add_tail(&io->node, &p->blocked);
+		return;
+	}
+	rp_submit_now(r, io);
+}
+
+static void rp_wake(struct sim *sim, struct blk_waiter *w)
+{
+	struct rp_pid *p = container_of(w, struct rp_pid, waiter);
+	struct replay *r = sim->workload->state;
+	p->sleeping = false;
+	while (!p->sleeping && !list_empty(&p->blocked)) {
+		struct rp_io *io = list_first_entry(&p->blocked, struct rp_io, node);
+		list_del_init(&io->node);
+		rp_submit_now(r, io);
+	}
+}
+
+/* ------------------------------------------------------------ closed loop */
+
+/* Decide when p issues the head of its fifo, given its last issued I/O. */
+static void rp_plan_next(struct replay *r, struct rp_pid *p)
+{
+	if (list_empty(&p->fifo)) {
+		if (r->eof) {
+			p->state = RP_IDLE;
+			return;
+		}
+		if (p->state != RP_NEED_NEXT) {
+			p->state = RP_NEED_NEXT;
+			list_add_tail(&p->want, &r->want);
+		}
+		rp_read_more(r);
+		return;
+	}
+	struct rp_io *next = list_first_entry(&p->fifo, struct rp_io, node);
+	struct rp_io *last = p->last;
+	int64_t now = sim_now(r->sim), at;
+
+	if (!last) {
+		at = rp_scale(r, next->t_q);
+	} else if (!last->sync || (r->trace_has_c && (last->t_c < 0 || last->t_c > next->t_q))) {
+		/* async, or the trace shows both in flight at once */
+		at = rp_add(last->sim_issue, rp_scale(r, next->t_q - last->t_q));
+		if (last->sync)
+			r->overlapped++;
+	} else if (!last->done) {
+		p->state = RP_WAIT_IO;
+		return;
+	} else {
+		int64_t base = last->t_c >= 0 ? last->t_c : last->t_q;
+		at = rp_add(last->sim_done, rp_scale(r, next->t_q - base));
+		r->dependent++;
+	}
+	p->state = RP_WAIT_TIMER;
+	sim_at(r->sim, &p->ev, at > now ? at : now);
+}
+
+static void rp_pid_fire(struct sim *sim, struct sim_event *ev)
+{
+	struct rp_pid *p = container_of(ev, struct rp_pid, ev);
+	struct replay *r = sim->workload->state;
+	SIM_ASSERT(!list_empty(&p->fifo));
+	struct rp_io *io = list_first_entry(&p->fifo, struct rp_io, node);
+	list_del_init(&io->node);
+	struct rp_io *old = p->last;
+	p->last = io;
+	p->state = RP_IDLE;
+	rp_issue(r, io);
+	rp_io_maybe_free(r, old);
+	rp_plan_next(r, p);
+	/* the window has room again: let waiting pids and the clock read on */
+	if (!list_empty(&r->want) || !sim_event_pending(&r->tick))
+		rp_read_more(r);
+}
+
+/* ------------------------------------------------------------ reading */
+
+/* Take one record into the replay. Returns true when reading may go on
+ * (open loop: false once a record lies in the future). */
+static bool rp_take(struct replay *r, const struct trace_rec *rec)
+{
+	r->records++;
+	if (rec->kind != TRACE_REC_BLOCK) {
+		r->skipped_kind++;
+		return true;
+	}
+	if (!r->have_t0) {
+		r->have_t0 = true;
+		r->t0 = rec->time_ns;
+	}
+	int64_t t = rec->time_ns - r->t0;
+	uint64_t dev = ((uint64_t)rec->dev_major << 32) | rec->dev_minor;
+
+	if (t > RP_TIME_MAX) {
+		sim_fail(r->sim, SIM_E_INPUT,
+			 "%s: record %llu: time %lld ns after the first record is beyond the simulated "
+			 "range (%lld ns, 73 years)", r->path, (unsigned long long)r->records,
+			 (long long)t, (long long)RP_TIME_MAX);
+		r->eof = true;
+		return false;
+	}
+
+	if (rec->action == TRACE_A_COMPLETE) {
+		if (r->trace_has_c)
+			rp_complete_recorded(r, dev, rec->sector, rec->nr_sectors, t);
+		return true;
+	}
+	if (rec->action != r->io_action) {
+		r->skipped_action++;
+		return true;
+	}
+	if (rec->nr_sectors == 0 || rec->dir == TRACE_DIR_NONE) {
+		r->skipped_empty++; /* flushes without data, barriers */
+		return true;
+	}
+	if (rec->dir == TRACE_DIR_DISCARD) {
+		r->skipped_discard++; /* the device models have no discard/trim */
+		return true;
+	}
+	struct rp_pid *p = rp_pid_get(r, rec->pid, rec->comm);
+	struct rp_io *io = p ? rp_io_alloc(r) : NULL;
+	if (!io) {
+		sim_fail(r->sim, SIM_E_NOMEM, "replay: out of memory");
+		r->eof = true;
+		return false;
+	}
+	io->pid = p;
+	io->seq = r->records;
+	io->t_q = t;
+	io->dev = dev;
+	io->bio.sector = rec->sector;
+	io->bio.nr_sectors = rec->nr_sectors;
+	io->bio.flags = rec->flags & (REQ_WRITE | REQ_SYNC | REQ_META | REQ_FUA | REQ_FLUSH | REQ_RAHEAD);
+	io->bio.ioc = &p->ioc;
+	io->bio.end_io = rp_end_io;
+	io->bio.private = io;
+	io->sync = req_is_sync(io->bio.flags);
+	r->queued++;
+	if (r->queued > r->peak_queued)
+		r->peak_queued = r->queued;
+	if (r->trace_has_c) {
+		if (r->npending >= (uint64_t)r->pending_cap) {
+			struct rp_io *old = list_first_entry(&r->pending_age, struct rp_io, age);
+			rp_pending_del(r, old);
+			r->evicted++;
+			rp_io_maybe_free(r, old);
+		}
+		rp_pending_add(r, io);
+	}
+
+	if (r->mode == REPLAY_OPEN) {
+		int64_t at = rp_scale(r, t);
+		if (at <= sim_now(r->sim)) {
+			rp_issue(r, io);
+			return true;
+		}
+		sim_event_init(&io->ev, rp_open_fire);
+		r->held = io;
+		sim_at(r->sim, &io->ev, at);
+		return false;
+	}
+	list_add_tail(&io->node, &p->fifo);
+	if (p->state == RP_NEED_NEXT) {
+		list_del_init(&p->want);
+		rp_plan_next(r, p);
+	} else if (p->state == RP_IDLE) {
+		rp_plan_next(r, p); /* a pid's first I/O */
+	}
+	/* the clock: stop reading at the first record beyond now */
+	if (rp_scale(r, t) > sim_now(r->sim)) {
+		sim_at(r->sim, &r->tick, rp_scale(r, t));
+		return false;
+	}
+	return true;
+}
+
+static void rp_read_one(struct replay *r, bool *more)
+{
+	struct trace_rec rec;
+	struct sim_error err;
+	if (r->max_records && r->records >= (uint64_t)r->max_records) {
+		r->eof = true;
+		*more = false;
+		return;
+	}
+	int rc = trace_next(&r->rd, &rec, &err);
+	if (rc < 0) {
+		sim_fail(r->sim, rc, "%s", err.msg);
+		r->eof = true;
+		*more = false;
+		return;
+	}
+	if (rc == 0) {
+		r->eof = true;
+		*more = false;
+		return;
+	}
+	*more = rp_take(r, &rec);
+}
+
+/* Read until the clock is ahead of now, every waiting pid has its next
+ * I/O, or the window is full. */
+static void rp_read_more(struct replay *r)
+{
+	if (r->reading || r->eof || r->held)
+		return;
+	r->reading = true;
+	bool more = r->mode == REPLAY_OPEN || !sim_event_pending(&r->tick);
+	for (;;) {
+		if (r->eof || r->sim->failed)
+			break;
+		if (r->mode == REPLAY_CLOSED && r->queued >= (uint64_t)r->window_ios) {
+			if (!list_empty(&r->want))
+				r->window_stalls++;
+			break;
+		}
+		/* reading on for a waiting pid overrides the clock */
+		if (!more && list_empty(&r->want))
+			break;
+		rp_read_one(r, &more);
+		if (r->mode == REPLAY_OPEN && !more)
+			break;
+	}
+	r->reading = false;
+	if (r->eof) {
+		sim_cancel(r->sim, &r->tick);
+		/* pids that were waiting for more input are finished */
+		while (!list_empty(&r->want)) {
+			struct rp_pid *p = list_first_entry(&r->want, struct rp_pid, want);
+			list_del_init(&p->want);
+			p->state = RP_IDLE;
+			rp_plan_next(r, p);
+		}
+	}
+}
+
+static void rp_tick(struct sim *sim, struct sim_event *ev)
+{
+	struct replay *r = container_of(ev, struct replay, tick);
+	rp_read_more(r);
+}
+
+static void rp_open_fire(struct sim *sim, struct sim_event *ev)
+{
+	struct rp_io *io = container_of(ev, struct rp_io, ev);
+	struct replay *r = sim->workload->state;
+	SIM_ASSERT(r->held == io);
+	r->held = NULL;
+	rp_issue(r, io);
+	rp_read_more(r);
+}
+
+/* ------------------------------------------------------------ set-up */
+
+static int rp_patterns(struct replay *r, struct cfg_node *wl, struct sim_error *err)
+{
+	int rc = rpc_parse_fg_comm(wl, r->fg_comm, &r->nfg_comm, REPLAY_MAX_PATTERNS, err);
+	if (rc)
+		return rc;
+	struct cfg_node *n;
+	const char *keys[] = { "fg_pid", "fg_uid" };
+	for (int k = 0; k < 2; k++) {
+		n = cfg_get(wl, keys[k]);
+		if (!n)
+			continue;
+		cfg_mark_used(n, true);
+		struct cfg_node *one = n->kind == CFG_SCALAR ? n : n->child;
+		for (struct cfg_node *c = one; c; c = n->kind == CFG_SCALAR ? NULL : c->next) {
+			int64_t v;
+			struct sim_error sub;
+			if (c->kind != CFG_SCALAR || cfg_parse_int(c->value, &v, &sub) || v < 0 ||
+			    v > INT32_MAX)
+				return cfg_errorf(err, c, "expected a non-negative integer");
+			if (k == 0) {
+				if (r->nfg_pid == REPLAY_MAX_PATTERNS)
+					return cfg_errorf(err, c, "at most %d pids", REPLAY_MAX_PATTERNS);
+				r->fg_pid[r->nfg_pid++] = (int32_t)v;
+			} else {
+				r->nfg_uid++; /* block traces carry no uid: counted, reported */
+			}
+		}
+	}
+	r->any_fg_rule = r->nfg_comm || r->nfg_pid || r->nfg_uid;
+	return 0;
+}
+
+/* Choose the I/O action from the first records: Q when there is any. */
+static int rp_prescan(struct replay *r, struct sim_error *err)
+{
+	struct trace_reader rd;
+	int rc = trace_open_auto(r->path, NULL, &rd, err);
+	if (rc)
+		return rc;
+	r->format = rd.ops->name;
+	struct trace_rec rec;
+	uint32_t seen = 0;
+	for (; seen < REPLAY_PRESCAN; seen++) {
+		rc = trace_next(&rd, &rec, err);
+		if (rc <= 0)
+			break;
+		if (rec.kind != TRACE_REC_BLOCK)
+			continue;
+		r->prescan_q += rec.action == TRACE_A_QUEUE;
+		r->prescan_d += rec.action == TRACE_A_ISSUE;
+		r->prescan_c += rec.action == TRACE_A_COMPLETE;
+		if (r->prescan_q && r->prescan_c)
+			break; /* both questions answered */
+	}
+	trace_close(&rd);
+	if (rc < 0)
+		return rc;
+	if (r->prescan_q)
+		r->io_action = TRACE_A_QUEUE;
+	else if (r->prescan_d)
+		r->io_action = TRACE_A_ISSUE;
+	else
+		return sim_errorf(err, SIM_E_INPUT, "%s: no Q or D (block queue or issue) events in %s%u "
+				  "records of format %s: nothing to replay", r->path,
+				  seen == REPLAY_PRESCAN ? "the first " : "its ", seen, r->format);
+	r->trace_has_c = r->prescan_c > 0;
+	return 0;
+}
+
+static void replay_destroy(void *state);
+
+static int replay_create(struct sim *sim, struct cfg_node *node, void **state,
+			 struct sim_error *err)
+{
+	struct replay *r = calloc(1, sizeof(*r));
+	if (!r)
+		return sim_errorf(err, SIM_E_NOMEM, "out of memory");
+	r->sim = sim;
+	r->pids = RB_ROOT;
+	r->pending = RB_ROOT;
+	list_init(&r->pending_age);
+	list_init(&r->want);
+	sim_event_init(&r->tick, rp_tick);
+	int rc = cfg_apply(replay_params, node, r, err);
+	if (rc)
+		goto fail;
+	/* The scenario's top-level `replay:` (what --set replay=open sets)
+	 * wins over workload.replay. */
+	struct cfg_node *top = sim->doc ? cfg_lookup(cfg_root(sim->doc), "replay") : NULL;
+	if (top) {
+		cfg_mark_used(top, true);
+		if (top->kind != CFG_SCALAR || (strcmp(top->value, "closed") && strcmp(top->value, "open"))) {
+			rc = cfg_errorf(err, top, "expected closed or open");
+			goto fail;
+		}
+		r->mode = strcmp(top->value, "open") == 0 ? REPLAY_OPEN : REPLAY_CLOSED;
+	}
+	rc = rp_patterns(r, node, err);
+	if (rc)
+		goto fail;
+	if (!sim->blk) {
+		rc = sim_errorf(err, SIM_E_INPUT, "replay needs the block layer");
+		goto fail;
+	}
+	rc = rpc_resolve_path(r->trace, cfg_get(node, "trace"), r->path, sizeof(r->path), err);
+	if (rc)
+		goto fail;
+	rc = rp_prescan(r, err);
+	if (rc)
+		goto fail;
+	rc = trace_open_auto(r->path, NULL, &r->rd, err);
+	if (rc)
+		goto fail;
+	r->open_ = true;
+	sim->replay = replay_mode_names[r->mode];
+	*state = r;
+	return 0;
+fail:
+	replay_destroy(r);
+	return rc;
+}
+
+static void replay_start(struct sim *sim, void *state)
+{
+	struct replay *r = state;
+	rp_read_more(r);
+}
+
+static bool replay_done(struct sim *sim, void *state)
+{
+	struct replay *r = state;
+	return r->eof && r->queued == 0 && r->inflight == 0;
+}
+
+static void replay_stats_json(struct sim *sim, void *state, json_t *obj)
+{
+	struct replay *r = state;
+	json_object_set_new(obj, "trace", json_string(r->path));
+	json_object_set_new(obj, "format", json_string(r->format ? r->format : "?"));
+	json_object_set_new(obj, "replay", json_string(replay_mode_names[r->mode]));
+	char act[2] = { trace_action_letter(r->io_action), 0 };
+	json_object_set_new(obj, "io_event", json_string(act));
+	json_object_set_new(obj, "records_read", json_integer((json_int_t)r->records));
+	json_object_set_new(obj, "ios_injected", json_integer((json_int_t)r->injected));
+	json_object_set_new(obj, "ios_completed", json_integer((json_int_t)r->completed));
+	json_object_set_new(obj, "skipped", json_integer((json_int_t)(r->skipped_action + r->skipped_empty +
+								     r->skipped_kind + r->skipped_discard)));
+	json_object_set_new(obj, "skipped_discards", json_integer((json_int_t)r->skipped_discard));
+	json_object_set_new(obj, "skipped_other_actions", json_integer((json_int_t)r->skipped_action));
+	json_object_set_new(obj, "skipped_no_data", json_integer((json_int_t)r->skipped_empty));
+	json_object_set_new(obj, "recorded_completions_matched", json_integer((json_int_t)r->matched_c));
+	json_object_set_new(obj, "recorded_completions_unmatched", json_integer((json_int_t)r->unmatched_c));
+	json_object_set_new(obj, "recorded_pending_evicted", json_integer((json_int_t)r->evicted));
+	json_object_set_new(obj, "dependent_ios", json_integer((json_int_t)r->dependent));
+	json_object_set_new(obj, "overlapped_ios", json_integer((json_int_t)r->overlapped));
+	json_object_set_new(obj, "window_stalls", json_integer((json_int_t)r->window_stalls));
+	json_object_set_new(obj, "pids", json_integer((json_int_t)r->npids));
+	json_object_set_new(obj, "peak_live_ios", json_integer((json_int_t)r->peak_live_ios));
+	json_object_set_new(obj, "peak_read_ahead_ios", json_integer((json_int_t)r->peak_queued));
+	if (r->nfg_uid)
+		json_object_set_new(obj, "fg_uid_note",
+				    json_string("block traces carry no uid; fg_uid matched nothing"));
+	/* per pid, in pid order; the first REPLAY_JSON_PIDS only, so the
+	 * document stays small for traces of many processes */
+	json_t *fg = json_array(), *per = json_array();
+	uint32_t nfg = 0, nper = 0;
+	for (struct rb_node *n = rb_first(&r->pids); n; n = rb_next(n)) {
+		struct rp_pid *p = rb_entry(n, struct rp_pid, node);
+		if (p->ioc.fg && nfg++ < REPLAY_JSON_PIDS)
+			json_array_append_new(fg, json_integer(p->ioc.pid));
+		if (nper++ >= REPLAY_JSON_PIDS)
+			continue;
+		uint64_t done = p->ios - p->inflight;
+		json_array_append_new(per, json_pack("{s:i, s:s, s:s, s:I, s:I, s:f}", "pid", p->ioc.pid,
+						     "comm", p->comm, "class", p->ioc.fg ? "fg" : "bg",
+						     "ios", (json_int_t)p->ios, "bytes", (json_int_t)p->bytes,
+						     "mean_lat_ns", done ? (double)p->lat_sum_ns / (double)done : 0.0));
+	}
+	json_object_set_new(obj, "fg_pids", fg);
+	json_object_set_new(obj, "per_pid", per);
+	json_object_set_new(obj, "params", cfg_params_to_json(replay_params, r));
+}
+
+static void replay_destroy(void *state)
+{
+	struct replay *r = state;
+	if (!r)
+		return;
+	if (r->open_)
+		trace_close(&r->rd);
+	if (r->sim)
+		sim_cancel(r->sim, &r->tick);
+	struct rb_node *n;
+	while ((n = r->pids.node) != NULL) {
+		struct rp_pid *p = rb_entry(n, struct rp_pid, node);
+		rb_erase(n, &r->pids);
+		if (r->sim)
+			sim_cancel(r->sim, &p->ev);
+		/* asleep in get_request when the run stopped: leave the queue's list */
+		if (p->sleeping)
+			list_del_init(&p->waiter.node);
+		free(p);
+	}
+	while (r->all_ios) {
+		struct rp_io *io = r->all_ios;
+		r->all_ios = io->next_all;
+		if (r->sim)
+			sim_cancel(r->sim, &io->ev);
+		free(io);
+	}
+	free(r);
+}
+
+const struct workload_ops replay_workload_ops = {
+	.name = "replay",
+	.summary = "block-level replay of a recorded trace (closed loop by default, or open)",
+	.create = replay_create,
+	.start = replay_start,
+	.done = replay_done,
+	.stats_json = replay_stats_json,
+	.destroy = replay_destroy,
+	.needs_block = true,
+	.needs_stack = false,
+};

@@ -1,0 +1,62 @@
+/* Set-up shared by the two replay workloads (see replay_common.h): the
+ * trace file's path and the foreground's process-name patterns, read
+ * from the scenario the same way by traces/workloads/replay.c and
+ * traces/workloads/ftrace_replay.c.
+ */
+#include "traces/workloads/replay_common.h"
+
+#include <fnmatch.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+int rpc_resolve_path(const char *v, const struct cfg_node *node, char *path, size_t size,
+		     struct sim_error *err)
+{
+	snprintf(path, size, "%s", v);
+	if (v[0] != '/' && node && node->file && strcmp(node->file, "--set") != 0) {
+		/* dirname() may modify its argument: work on a copy */
+		char dir[4096], rel[4096];
+		snprintf(dir, sizeof(dir), "%s", node->file);
+		snprintf(rel, sizeof(rel), "%s/%s", dirname(dir), v);
+		if (access(rel, R_OK) == 0)
+			snprintf(path, size, "%s", rel);
+	}
+	if (access(path, R_OK) != 0)
+		return cfg_errorf(err, node, "trace '%s' cannot be read", path);
+	return 0;
+}
+
+int rpc_parse_fg_comm(struct cfg_node *wl, const char **pats, uint32_t *n, uint32_t cap,
+		      struct sim_error *err)
+{
+	struct cfg_node *fc = cfg_get(wl, "fg_comm");
+	if (!fc)
+		return 0;
+	cfg_mark_used(fc, true);
+	if (fc->kind == CFG_SCALAR) {
+		if (*n == cap)
+			return cfg_errorf(err, fc, "at most %u patterns", cap);
+		pats[(*n)++] = fc->value;
+	} else if (fc->kind == CFG_SEQ) {
+		for (struct cfg_node *c = fc->child; c; c = c->next) {
+			if (c->kind != CFG_SCALAR)
+				return cfg_errorf(err, c, "expected a process-name pattern");
+			if (*n == cap)
+				return cfg_errorf(err, c, "at most %u patterns", cap);
+			pats[(*n)++] = c->value;
+		}
+	} else {
+		return cfg_errorf(err, fc, "expected a pattern or a list of patterns");
+	}
+	return 0;
+}
+
+bool rpc_comm_matches(const char *const *pats, uint32_t n, const char *comm)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (fnmatch(pats[i], comm, 0) == 0)
+			return true;
+	return false;
+}
