@@ -29,6 +29,10 @@
 
 #include "sim/error.h"
 
+#include <gsl/gsl_cdf.h>
+#include <gsl/gsl_statistics_double.h>
+#include <gsl/gsl_sort.h>
+
 /* fio's default percentile_list (options.c, "percentile_list"). The JSON
  * p50/p90/p99/p999 keys reuse entries of this list. */
 static const double stats_fio_plist[] = {
@@ -324,4 +328,39 @@ fail:
 	json_decref(pct);
 	json_decref(o);
 	return NULL;
+}
+
+/* ------------------------------------------- samples of repeated runs */
+
+double stats_t_quantile(double p, double dof)
+{
+	return gsl_cdf_tdist_Pinv(p, dof);
+}
+
+int stats_sample_summarize(const double *x, int n, struct stats_sample *out)
+{
+	double *v = malloc((size_t)(n > 0 ? n : 1) * sizeof(*v));
+	if (!v)
+		return SIM_E_NOMEM;
+	int k = 0;
+	for (int i = 0; i < n; i++)
+		if (!isnan(x[i]))
+			v[k++] = x[i];
+	out->n = k;
+	out->mean = out->sd = out->ci95 = out->min = out->p50 = out->p95 = out->max = NAN;
+	if (k > 0) {
+		gsl_sort(v, 1, (size_t)k);
+		out->mean = gsl_stats_mean(v, 1, (size_t)k);
+		out->min = v[0];
+		out->max = v[k - 1];
+		out->p50 = gsl_stats_quantile_from_sorted_data(v, 1, (size_t)k, 0.50);
+		out->p95 = gsl_stats_quantile_from_sorted_data(v, 1, (size_t)k, 0.95);
+	}
+	if (k > 1) {
+		/* gsl_stats_sd_m is the n - 1 form */
+		out->sd = gsl_stats_sd_m(v, 1, (size_t)k, out->mean);
+		out->ci95 = stats_t_quantile(0.975, (double)(k - 1)) * out->sd / sqrt((double)k);
+	}
+	free(v);
+	return 0;
 }

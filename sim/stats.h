@@ -56,4 +56,24 @@ struct json_t *stats_dist_to_json(const struct stats_dist *d);
 uint32_t stats_bucket_of(uint64_t v);
 uint64_t stats_bucket_mid(uint32_t idx);
 
+/* ------------------------------------------- samples of repeated runs */
+
+/* Summary of one metric over repeated runs (seeds, launch phases): n, the
+ * mean, the sample standard deviation (n - 1), the half-width of the 95 %
+ * confidence interval of the mean from Student's t with n - 1 degrees of
+ * freedom (t_{0.975,n-1} sd / sqrt(n)), and min, p50, p95, max with linear
+ * interpolation between order statistics (Hyndman and Fan type 7, what
+ * GSL, R and numpy use by default). NaNs are skipped (a run that lacks the
+ * metric); sd and ci95 are NaN below n = 2, everything is NaN at n = 0. */
+struct stats_sample {
+	int n;
+	double mean, sd, ci95, min, p50, p95, max;
+};
+
+/* Summarise x[0..n) (not modified). Returns 0, or SIM_E_NOMEM. */
+int stats_sample_summarize(const double *x, int n, struct stats_sample *out);
+
+/* Quantile p of Student's t with dof degrees of freedom (GSL). */
+double stats_t_quantile(double p, double dof);
+
 #endif

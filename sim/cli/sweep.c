@@ -65,6 +65,7 @@ void sweep_free(struct sweep *sw)
 	for (int i = 0; i < sw->nkeys; i++)
 		free(sw->keys[i]);
 	free(sw->keys);
+	free(sw->key_repeat);
 	free(sw->points);
 	for (int i = 0; i < sw->nmetrics; i++) {
 		free(sw->metrics[i].name);
@@ -816,7 +817,7 @@ uint64_t sweep_rep_seed(uint64_t base, int rep)
 
 static const char *const top_keys[] = {
 	"name", "description", "base", "set", "axes", "combine", "include_points",
-	"exclude_points", "exclude", "repetitions", "seed", "metrics", NULL,
+	"exclude_points", "exclude", "repetitions", "repeat", "seed", "metrics", NULL,
 };
 
 static int resolve_base(struct sweep *sw, const struct cfg_node *b, const char *name,
@@ -868,7 +869,7 @@ static int sweep_build(struct sweep *sw, const char *name, bool read_base, struc
 			known |= strcmp(c->key, top_keys[i]) == 0;
 		if (!known)
 			return cfg_errorf(err, c,
-					  "unknown key (expected base, set, axes, combine, include_points, exclude_points, repetitions, seed, metrics)");
+					  "unknown key (expected base, set, axes, combine, include_points, exclude_points, repetitions, repeat, seed, metrics)");
 	}
 	if ((rc = resolve_base(sw, cfg_get(root, "base"), name, err)))
 		return rc;
@@ -930,7 +931,24 @@ static int sweep_build(struct sweep *sw, const char *name, bool read_base, struc
 			return oom(err);
 		}
 	}
+	/* repeat: axes are aggregated over; a grid crossed inside each assignment */
+	struct table rt = { 0 };
+	const struct cfg_node *rep_axes = cfg_get(root, "repeat");
+	int first_rep_col = sw->nkeys;
+	if (rep_axes && !(rep_axes->kind == CFG_SCALAR && !*rep_axes->value)) {
+		if ((rc = expand_group(sw, rep_axes, false, &rt, err))) {
+			table_free(&t);
+			return rc;
+		}
+	}
+	if (rt.nrows == 0) {
+		rt.nrows = 1;
+		rt.ncols = 0;
+	}
+	sw->repeat_rows = (int)(rt.nrows < SWEEP_MAX_POINTS ? rt.nrows : SWEEP_MAX_POINTS);
+	int nrepcols = sw->nkeys - first_rep_col;
 	if (col_find(sw, "seed") >= 0 && sw->seeds_derived) {
+		table_free(&rt);
 		table_free(&t);
 		return cfg_errorf(err, reps ? reps : seed,
 				  "the axis 'seed' and derived seeds (repetitions, seed:) exclude each other");
@@ -940,6 +958,7 @@ static int sweep_build(struct sweep *sw, const char *name, bool read_base, struc
 	const struct cfg_node *excl2 = cfg_get(root, "exclude");
 	if (excl && excl2) {
 		table_free(&t);
+		table_free(&rt);
 		return cfg_errorf(err, excl2, "give exclude or exclude_points, not both");
 	}
 	if (!excl)
@@ -948,13 +967,27 @@ static int sweep_build(struct sweep *sw, const char *name, bool read_base, struc
 	if ((excl && (rc = check_filter_list(sw, excl, true, err))) ||
 	    (incl && (rc = check_filter_list(sw, incl, false, err)))) {
 		table_free(&t);
+		table_free(&rt);
 		return rc;
 	}
+	/* a repeat: value is averaged over, so no filter may pin it */
+	for (int pass = 0; pass < 2; pass++)
+		for (const struct cfg_node *e = (pass ? incl : excl) ? (pass ? incl : excl)->child : NULL;
+		     e; e = e->next)
+			for (const struct cfg_node *k = e->child; k; k = k->next) {
+				int col = col_find(sw, k->key);
+				if (col >= first_rep_col && col < first_rep_col + nrepcols) {
+					table_free(&t);
+					table_free(&rt);
+					return cfg_errorf(err, k, "'%s' is a repeat: axis (aggregated over); filters take the ordinary axes", k->key);
+				}
+			}
 	/* include_points may name keys no axis sweeps: they become columns */
 	for (const struct cfg_node *e = incl ? incl->child : NULL; e; e = e->next)
 		for (const struct cfg_node *c = e->child; c; c = c->next)
 			if (col_find(sw, c->key) < 0 && col_add(sw, c->key) < 0) {
 				table_free(&t);
+				table_free(&rt);
 				return oom(err);
 			}
 
@@ -967,6 +1000,7 @@ static int sweep_build(struct sweep *sw, const char *name, bool read_base, struc
 	const struct sweep_value **rows = calloc((size_t)(cap * (nk ? nk : 1)), sizeof(*rows));
 	if (!rows) {
 		table_free(&t);
+		table_free(&rt);
 		return oom(err);
 	}
 	long nrows = 0;
@@ -987,6 +1021,7 @@ static int sweep_build(struct sweep *sw, const char *name, bool read_base, struc
 			row[col_find(sw, c->key)] = value_from_node(sw, c);
 			if (!row[col_find(sw, c->key)]) {
 				free(rows);
+				table_free(&rt);
 				return oom(err);
 			}
 		}
@@ -1004,20 +1039,29 @@ static int sweep_build(struct sweep *sw, const char *name, bool read_base, struc
 			nrows++;
 	}
 
-	if (nrows * sw->repetitions > SWEEP_MAX_POINTS) {
+	long per_group = (long)sw->repeat_rows * sw->repetitions;
+	if (nrows * per_group > SWEEP_MAX_POINTS) {
 		free(rows);
+		table_free(&rt);
 		return cfg_errorf(err, reps ? reps : root, "more than %d points", SWEEP_MAX_POINTS);
 	}
-	sw->npoints = (int)(nrows * sw->repetitions);
-	sw->points = calloc((size_t)(sw->npoints ? sw->npoints : 1), sizeof(*sw->points));
-	sw->valslab = calloc((size_t)sw->npoints * (size_t)(nk ? nk : 1), sizeof(*sw->valslab));
-	if (!sw->points || !sw->valslab) {
+	sw->key_repeat = calloc((size_t)(nk ? nk : 1), sizeof(bool));
+	if (!sw->key_repeat) {
 		free(rows);
+		table_free(&rt);
 		return oom(err);
 	}
+	for (int c = first_rep_col; c < first_rep_col + nrepcols; c++)
+		sw->key_repeat[c] = true;
+	sw->ngroups = (int)nrows;
+	sw->npoints = (int)(nrows * per_group);
+	sw->points = calloc((size_t)(sw->npoints ? sw->npoints : 1), sizeof(*sw->points));
+	sw->valslab = calloc((size_t)sw->npoints * (size_t)(nk ? nk : 1), sizeof(*sw->valslab));
 	int *order = malloc((size_t)(nk ? nk : 1) * sizeof(int));
-	if (!order) {
+	if (!sw->points || !sw->valslab || !order) {
+		free(order);
 		free(rows);
+		table_free(&rt);
 		return oom(err);
 	}
 	int width = 4;
@@ -1025,11 +1069,14 @@ static int sweep_build(struct sweep *sw, const char *name, bool read_base, struc
 		width++;
 	for (int i = 0; i < sw->npoints; i++) {
 		struct sweep_point *p = &sw->points[i];
-		long r = i / sw->repetitions;
+		long r = i / per_group, rr = (i / sw->repetitions) % sw->repeat_rows;
 		p->index = i;
+		p->group = (int)r;
 		p->rep = i % sw->repetitions;
 		p->vals = sw->valslab + (size_t)i * (size_t)(nk ? nk : 1);
 		memcpy(p->vals, rows + r * nk, (size_t)nk * sizeof(*p->vals));
+		for (int c = 0; c < rt.ncols; c++)
+			p->vals[rt.cols[c]] = rt.cells[rr * rt.ncols + c];
 		p->seed_set = sw->seeds_derived;
 		if (p->seed_set)
 			p->seed = sweep_rep_seed(sw->base_seed, p->rep);
@@ -1037,6 +1084,7 @@ static int sweep_build(struct sweep *sw, const char *name, bool read_base, struc
 	}
 	free(order);
 	free(rows);
+	table_free(&rt);
 
 	const struct cfg_node *m = cfg_get(root, "metrics");
 	if (m && (rc = parse_metrics(sw, m, err)))

@@ -10,8 +10,12 @@
  * grid = cartesian product with the first axis slowest (like nested for
  * loops, the first axis outermost), zip = the i-th values of all axes
  * together; points removed by exclude_points keep no index; the
- * include_points come after the expanded points, in file order;
- * repetitions are innermost (the point list is assignment-major).
+ * include_points come after the expanded points, in file order; the
+ * `repeat:` axes (launch phases and the like: values a result is averaged
+ * over, not compared across) are crossed with every assignment inside it,
+ * and the seed repetitions are innermost. The points of one assignment of
+ * the ordinary axes are consecutive and form its group, which
+ * summary-agg.tsv aggregates.
  */
 #ifndef SIM_SWEEP_H
 #define SIM_SWEEP_H
@@ -44,6 +48,7 @@ struct sweep_point {
 	char id[SWEEP_ID_MAX];        /* "<index, zero-padded>-<8 hex of the assignment>" */
 	const struct sweep_value **vals; /* per column (sweep->keys); NULL = not set here */
 	int rep;                      /* 0 .. repetitions-1 */
+	int group;                    /* assignment of the ordinary axes (summary-agg row) */
 	bool seed_set;                /* seed below overrides the scenario's */
 	uint64_t seed;
 };
@@ -63,8 +68,11 @@ struct sweep {
 	char **sets;                  /* fixed "key=value" overrides, in file order */
 	const struct cfg_node **set_nodes;
 	int nkeys;
-	char **keys;                  /* summary columns: axis keys, then include-only keys */
+	char **keys;                  /* summary columns: axis keys, repeat keys, include-only keys */
+	bool *key_repeat;             /* per key: a `repeat:` axis (aggregated over) */
 	int repetitions;
+	int repeat_rows;              /* assignments of the repeat: axes (1 without) */
+	int ngroups;                  /* points / (repeat_rows * repetitions) */
 	bool seeds_derived;           /* repetitions > 1 or an explicit `seed:` */
 	uint64_t base_seed;
 	int npoints;
@@ -175,6 +183,16 @@ int sweep_run_all(const struct sweep *sw, const struct sweep_run_opts *o, int *n
  * assign come from its result's "config" echo, else "-". */
 int sweep_write_summary(const struct sweep *sw, const char *out_dir, const char *const *dirs,
 			int ndirs, bool copy, FILE *log, int *nmissing, struct sim_error *err);
+
+/* Write OUT/summary-agg.tsv atomically from vals (npoints x nmetrics,
+ * NaN where a point lacks a number; rows of missing points all NaN) and
+ * each group's key cells (ngroups x nkeys strings, NULL = "-"): one row
+ * per group with the ordinary keys, n (points with a result) and per
+ * metric NAME.mean, .sd, .ci95 (half-width), .ci_lo, .ci_hi, .min, .p50,
+ * .p95, .max, .n (stats_sample_summarize). The header line has no '#', so
+ * gnuplot's `columnheader` and column("NAME.mean") read it. */
+int sweep_write_agg(const struct sweep *sw, const char *out_dir, const double *vals,
+		    char *const *cells, const bool *present, struct sim_error *err);
 
 /* A result document without its machine-dependent fields (wall_s,
  * events_per_s, peak_rss_kib, anywhere), for comparing runs. Modifies doc. */

@@ -20,6 +20,7 @@
 #include "sim/cli/sweep.h"
 
 #include <errno.h>
+#include <math.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -37,6 +38,7 @@
 #include "sim/config.h"
 #include "sim/results.h"
 #include "sim/sim.h"
+#include "sim/stats.h"
 
 /* ------------------------------------------------------------- paths */
 
@@ -473,6 +475,20 @@ int sweep_write_summary(const struct sweep *sw, const char *out_dir, const char 
 		put_cell(f, sw->metrics[m].name);
 	fputc('\n', f);
 	bool *warned = calloc((size_t)(sw->nmetrics ? sw->nmetrics : 1), sizeof(bool));
+	/* for summary-agg.tsv: every metric of every point as a number, and the
+	 * key cells of each group's first point that has a result */
+	size_t nm = (size_t)(sw->nmetrics ? sw->nmetrics : 1);
+	double *vals = malloc((size_t)sw->npoints * nm * sizeof(double) + 1);
+	char **cells = calloc((size_t)sw->ngroups * (size_t)(sw->nkeys ? sw->nkeys : 1) + 1,
+			      sizeof(char *));
+	bool *present = calloc((size_t)sw->npoints + 1, sizeof(bool));
+	if (!vals || !cells || !present) {
+		free(warned);
+		warned = NULL;
+		rc = sim_errorf(err, SIM_E_NOMEM, "out of memory");
+	}
+	for (size_t i = 0; vals && i < (size_t)sw->npoints * nm; i++)
+		vals[i] = NAN;
 	for (int i = 0; i < sw->npoints && warned; i++) {
 		const struct sweep_point *p = &sw->points[i];
 		bool from_out = false;
@@ -511,6 +527,18 @@ int sweep_write_summary(const struct sweep *sw, const char *out_dir, const char 
 				snprintf(buf, sizeof(buf), "-");
 			put_cell(f, buf);
 		}
+		present[i] = true;
+		char **gcells = cells + (size_t)p->group * (size_t)sw->nkeys;
+		for (int c = 0; c < sw->nkeys && !gcells[c]; c++) {
+			if (p->vals[c]) {
+				gcells[c] = strdup(p->vals[c]->text);
+			} else {
+				struct sweep_metric m = { .path = sw->keys[c], .scale = 1.0 };
+				if (!sweep_metric_format(&m, config, buf, sizeof(buf)))
+					snprintf(buf, sizeof(buf), "-");
+				gcells[c] = strdup(buf);
+			}
+		}
 		if (reps) {
 			snprintf(buf, sizeof(buf), "%d", p->rep);
 			put_cell(f, buf);
@@ -530,6 +558,10 @@ int sweep_write_summary(const struct sweep *sw, const char *out_dir, const char 
 				warned[m] = true;
 			}
 			put_cell(f, buf);
+			char *end;
+			double d = strtod(buf, &end);
+			if (end != buf && !*end)
+				vals[(size_t)i * nm + (size_t)m] = d;
 		}
 		fputc('\n', f);
 		json_decref(doc);
@@ -544,11 +576,105 @@ int sweep_write_summary(const struct sweep *sw, const char *out_dir, const char 
 	if (bad || rename(tmp, final) != 0) {
 		int e = errno;
 		unlink(tmp);
-		if (rc)
-			return rc;
-		return sim_errorf(err, SIM_E_IO, "%s: cannot write: %s", final, strerror(e));
+		if (!rc)
+			rc = sim_errorf(err, SIM_E_IO, "%s: cannot write: %s", final, strerror(e));
 	}
-	return 0;
+	if (!rc)
+		rc = sweep_write_agg(sw, out_dir, vals, cells, present, err);
+	for (size_t i = 0; cells && i < (size_t)sw->ngroups * (size_t)sw->nkeys; i++)
+		free(cells[i]);
+	free(cells);
+	free(vals);
+	free(present);
+	return rc;
+}
+
+/* ------------------------------------------------------- aggregate */
+
+static void put_num(FILE *f, double v)
+{
+	if (isnan(v))
+		fputs("\tNaN", f);
+	else
+		fprintf(f, "\t%.12g", v == 0 ? 0.0 : v);
+}
+
+int sweep_write_agg(const struct sweep *sw, const char *out_dir, const double *vals,
+		    char *const *cells, const bool *present, struct sim_error *err)
+{
+	static const char *const stat_names[] = { "mean", "sd", "ci95", "ci_lo", "ci_hi", "min",
+						  "p50", "p95", "max", "n", NULL };
+	char final[4200], tmp[4300];
+	snprintf(final, sizeof(final), "%s/summary-agg.tsv", out_dir);
+	snprintf(tmp, sizeof(tmp), "%s/.summary-agg.tsv.tmp.%ld", out_dir, (long)getpid());
+	int per = sw->ngroups ? sw->npoints / sw->ngroups : 0;
+	size_t nm = (size_t)(sw->nmetrics ? sw->nmetrics : 1);
+	double *col = malloc((size_t)(per ? per : 1) * sizeof(double));
+	FILE *f = col ? fopen(tmp, "w") : NULL;
+	if (!f) {
+		int e = errno;
+		free(col);
+		return col ? sim_errorf(err, SIM_E_IO, "%s: cannot create: %s", tmp, strerror(e))
+			   : sim_errorf(err, SIM_E_NOMEM, "out of memory");
+	}
+	fputs("group", f);
+	for (int c = 0; c < sw->nkeys; c++)
+		if (!sw->key_repeat[c])
+			put_cell(f, sw->keys[c]);
+	put_cell(f, "n");
+	for (int m = 0; m < sw->nmetrics; m++)
+		for (int s = 0; stat_names[s]; s++) {
+			char name[300];
+			snprintf(name, sizeof(name), "%s.%s", sw->metrics[m].name, stat_names[s]);
+			put_cell(f, name);
+		}
+	fputc('\n', f);
+	int rc = 0;
+	for (int g = 0; g < sw->ngroups && !rc; g++) {
+		int first = g * per, n = 0;
+		for (int i = first; i < first + per; i++)
+			n += present[i];
+		fprintf(f, "%d", g);
+		for (int c = 0; c < sw->nkeys; c++)
+			if (!sw->key_repeat[c]) {
+				const char *cell = cells[(size_t)g * (size_t)sw->nkeys + (size_t)c];
+				put_cell(f, cell ? cell : "-");
+			}
+		fprintf(f, "\t%d", n);
+		for (int m = 0; m < sw->nmetrics && !rc; m++) {
+			for (int k = 0; k < per; k++)
+				col[k] = vals[(size_t)(first + k) * nm + (size_t)m];
+			struct stats_sample s;
+			if (stats_sample_summarize(col, per, &s)) {
+				rc = sim_errorf(err, SIM_E_NOMEM, "out of memory");
+				break;
+			}
+			put_num(f, s.mean);
+			put_num(f, s.sd);
+			put_num(f, s.ci95);
+			put_num(f, s.mean - s.ci95);
+			put_num(f, s.mean + s.ci95);
+			put_num(f, s.min);
+			put_num(f, s.p50);
+			put_num(f, s.p95);
+			put_num(f, s.max);
+			fprintf(f, "\t%d", s.n);
+		}
+		fputc('\n', f);
+	}
+	free(col);
+	bool bad = rc != 0 || ferror(f);
+	if (fflush(f) != 0 || fsync(fileno(f)) != 0)
+		bad = true;
+	if (fclose(f) != 0)
+		bad = true;
+	if (bad || rename(tmp, final) != 0) {
+		int e = errno;
+		unlink(tmp);
+		if (!rc)
+			rc = sim_errorf(err, SIM_E_IO, "%s: cannot write: %s", final, strerror(e));
+	}
+	return rc;
 }
 
 /* ------------------------------------------------------------ canonical */
