@@ -28,7 +28,16 @@
  *    HZ=100), forced to >= 1 jiffy where cfq_init() does so; any other
  *    value is rounded up like a sysfs store (msecs_to_jiffies);
  *  - kernel_variant 4.4: cfq_registered_queue() sets slice_idle = 0 on a
- *    non-rotational queue.
+ *    non-rotational queue;
+ *  - kernel_variant samsung-exynos7420: 3.10 with Samsung's change to
+ *    cfq_may_dispatch (jcadduono/android_kernel_samsung_universal7420
+ *    4a185d09, the Galaxy S6 kernel; the same code in the community copies
+ *    samsungexynos7420/... and grace0x/...-old): async waits behind
+ *    in-flight sync only when !hw_tag && throttle_async, and at most
+ *    max_async_dispatch async requests are in flight. Not modelled: those
+ *    copies also check the fifo before cfq_may_dispatch and let an expired
+ *    request through (must_dispatch, as the later ktime-based mainline cfq does); the
+ *    stock file could not be read to confirm it is Samsung's.
  *
  * mobisim additions: boost_lba() (thesis elv_boost_lba) marks the queued
  * request covering a sector REQ_PRIO|REQ_BOOSTED and makes it the next
@@ -165,8 +174,12 @@
 enum cfq_wl_class { BE_WORKLOAD = 0, RT_WORKLOAD = 1, IDLE_WORKLOAD = 2, CFQ_PRIO_NR };
 enum cfq_wl_type { ASYNC_WORKLOAD = 0, SYNC_NOIDLE_WORKLOAD = 1, SYNC_WORKLOAD = 2, CFQ_WL_TYPES };
 
-enum cfq_variant { CFQ_KERNEL_3_10 = 0, CFQ_KERNEL_4_4 = 1 };
-static const char *const cfq_variant_names[] = { "3.10", "4.4", NULL };
+enum cfq_variant { CFQ_KERNEL_3_10 = 0, CFQ_KERNEL_4_4 = 1, CFQ_KERNEL_SAMSUNG_7420 = 2 };
+static const char *const cfq_variant_names[] = { "3.10", "4.4", "samsung-exynos7420", NULL };
+/* Samsung's tunables at their kernel defaults (cfq_max_async_dispatch,
+ * cfq_throttle_async in the universal7420 block/cfq-iosched.c). */
+#define CFQ_SAMSUNG_MAX_ASYNC_DISPATCH 4
+#define CFQ_SAMSUNG_THROTTLE_ASYNC 1
 static const char *const cfq_fg_idle_names[] = { "cfq", "always", "never", NULL };
 static const char *const cfq_class_names[CFQ_PRIO_NR] = { "be", "rt", "idle" };
 static const char *const cfq_type_names[CFQ_WL_TYPES] = { "async", "sync_noidle", "sync" };
@@ -265,6 +278,8 @@ struct cfq_stats {
 	/* fg_aware mode */
 	uint64_t fg_dispatched, fg_turns, fg_preemptions, fg_bg_delayed;
 	uint64_t fg_merges_refused, fg_lifted;
+	/* samsung-exynos7420: async dispatches refused by its two rules */
+	uint64_t async_cap_waits, async_sync_waits;
 };
 
 struct cfq_data {
@@ -280,6 +295,8 @@ struct cfq_data {
 	int64_t target_latency_ns;
 	int64_t hz;
 	int kernel_variant;
+	int64_t max_async_dispatch;    /* samsung-exynos7420 only */
+	int64_t throttle_async;        /* samsung-exynos7420 only */
 	bool nonrot;
 	bool fg_aware;
 	int fg_idle;                   /* enum cfq_fg_idle */
@@ -1580,9 +1597,23 @@ static bool cfq_may_dispatch(struct cfq_data *cfqd, struct cfq_queue *cfqq)
 	 * Not for an FG queue: FG first, it does not wait for BG writes. */
 	if (!cfqq->fg && cfq_should_idle(cfqd, cfqq) && cfqd->rq_in_flight[0])
 		return false;
-	/* Async waits while any sync request is in flight. */
-	if (cfqd->rq_in_flight[1] && !cfqq->sync)
+	if (cfqd->kernel_variant == CFQ_KERNEL_SAMSUNG_7420) {
+		/* Samsung: async waits behind in-flight sync only on a queue
+		 * without tagged queueing (hw_tag 0) and with throttle_async
+		 * set; and never more than max_async_dispatch async requests
+		 * in flight, whatever the queue depth. */
+		if (!cfqq->sync && cfqd->rq_in_flight[1] && !cfqd->hw_tag && cfqd->throttle_async) {
+			cfqd->st.async_sync_waits++;
+			return false;
+		}
+		if (!cfqq->sync && cfqd->rq_in_flight[0] >= cfqd->max_async_dispatch) {
+			cfqd->st.async_cap_waits++;
+			return false;
+		}
+	} else if (cfqd->rq_in_flight[1] && !cfqq->sync) {
+		/* mainline: async waits while any sync request is in flight */
 		return false;
+	}
 
 	max_dispatch = cfqd->cfq_quantum / 2 > 1 ? cfqd->cfq_quantum / 2 : 1;
 	if (cfq_class_idle(cfqq))
@@ -2077,6 +2108,15 @@ static int cfq_init(struct elevator *e, struct sim_error *err)
 	cfqd->sim = blk_queue_sim(e->q);
 	if (!cfqd->sim)
 		return sim_errorf(err, SIM_E_RUNTIME, "cfq: queue has no simulator");
+	/* max_async_dispatch and throttle_async are sysfs files of Samsung's
+	 * kernel only; a mainline variant has nothing that reads them. */
+	if (cfqd->kernel_variant != CFQ_KERNEL_SAMSUNG_7420 &&
+	    (cfqd->max_async_dispatch != CFQ_SAMSUNG_MAX_ASYNC_DISPATCH ||
+	     cfqd->throttle_async != CFQ_SAMSUNG_THROTTLE_ASYNC))
+		return sim_errorf(err, SIM_E_INPUT,
+				  "cfq: max_async_dispatch and throttle_async exist only in "
+				  "kernel_variant samsung-exynos7420 (kernel_variant is %s)",
+				  cfq_variant_names[cfqd->kernel_variant]);
 	cfq_defaults_to_jiffies(cfqd);
 
 	for (int i = 0; i < 2; i++)
@@ -2540,6 +2580,10 @@ static void cfq_stats_json(const struct elevator *e, struct json_t *obj)
 	json_object_set_new(obj, "boost_misses", json_integer((json_int_t)s->boost_misses));
 	json_object_set_new(obj, "boost_preempts", json_integer((json_int_t)s->boost_preempts));
 	json_object_set_new(obj, "hw_tag", json_integer(cfqd->hw_tag));
+	if (cfqd->kernel_variant == CFQ_KERNEL_SAMSUNG_7420) {
+		json_object_set_new(obj, "async_cap_waits", json_integer((json_int_t)s->async_cap_waits));
+		json_object_set_new(obj, "async_sync_waits", json_integer((json_int_t)s->async_sync_waits));
+	}
 	for (int c = 0; c < CFQ_PRIO_NR; c++)
 		for (int t = 0; t < CFQ_WL_TYPES; t++) {
 			char key[32];
@@ -2648,8 +2692,21 @@ static const struct cfg_param cfq_params[] = {
 	  .help = "jiffies per second: every CFQ time is a whole number of jiffies" },
 	{ .key = "kernel_variant", .type = CFG_T_ENUM, .offset = offsetof(struct cfq_data, kernel_variant),
 	  .unit = "", .def = "3.10", .min = 1, .max = 0, .choices = cfq_variant_names,
-	  .source = "torvalds/linux block/cfq-iosched.c ~4.3 cfq_registered_queue",
-	  .help = "4.4: slice_idle forced to 0 on non-rotational queues" },
+	  .source = "torvalds/linux block/cfq-iosched.c ~4.3 cfq_registered_queue; "
+		    "jcadduono/android_kernel_samsung_universal7420 4a185d09 block/cfq-iosched.c",
+	  .help = "4.4: slice_idle forced to 0 on non-rotational queues; samsung-exynos7420: 3.10 "
+		  "with Samsung's cfq_may_dispatch (max_async_dispatch, throttle_async)" },
+	{ .key = "max_async_dispatch", .type = CFG_T_INT,
+	  .offset = offsetof(struct cfq_data, max_async_dispatch), .unit = "", .def = "4", .min = 1,
+	  .max = 1024,
+	  .source = "universal7420 block/cfq-iosched.c cfq_max_async_dispatch = 4 (sysfs "
+		    "iosched/max_async_dispatch)",
+	  .help = "samsung-exynos7420 only: async requests in flight at most" },
+	{ .key = "throttle_async", .type = CFG_T_INT, .offset = offsetof(struct cfq_data, throttle_async),
+	  .unit = "", .def = "1", .min = 0, .max = 1,
+	  .source = "universal7420 block/cfq-iosched.c cfq_throttle_async = 1 (sysfs "
+		    "iosched/throttle_async)",
+	  .help = "samsung-exynos7420 only: 1 = async waits behind in-flight sync when hw_tag is 0" },
 	{ .key = "nonrot", .type = CFG_T_BOOL, .offset = offsetof(struct cfq_data, nonrot), .unit = "",
 	  .def = "true", .min = 1, .max = 0, .source = "drivers/mmc/card/queue.c QUEUE_FLAG_NONROT",
 	  .help = "queue is non-rotational (flash): seekiness by size, no idling with hw_tag" },

@@ -692,6 +692,7 @@ struct inflight_probe {
 	int reads_in_flight;
 	uint64_t writes_dispatched, writes_with_reads;
 	int max_in_flight, in_flight;
+	int writes_in_flight, max_writes_in_flight;
 };
 
 static void probe_event(void *ctx, const struct blk_trace_event *ev)
@@ -703,6 +704,8 @@ static void probe_event(void *ctx, const struct blk_trace_event *ev)
 			p->writes_dispatched++;
 			if (p->reads_in_flight)
 				p->writes_with_reads++;
+			if (++p->writes_in_flight > p->max_writes_in_flight)
+				p->max_writes_in_flight = p->writes_in_flight;
 		} else {
 			p->reads_in_flight++;
 		}
@@ -711,6 +714,8 @@ static void probe_event(void *ctx, const struct blk_trace_event *ev)
 	} else if (ev->action == 'C') {
 		if (!write)
 			p->reads_in_flight--;
+		else
+			p->writes_in_flight--;
 		p->in_flight--;
 	}
 }
@@ -736,6 +741,108 @@ static void test_cfq_no_async_while_sync_in_flight(void **state)
 	assert_true(p.writes_dispatched > 1000);
 	assert_int_equal(p.writes_with_reads, 0);
 	h_free(h);
+}
+
+/* A sync reader (think 3 ms) against a deep buffered writer on dev, from
+ * t = 0; the probe counts from warm_ns on (after hw_tag detection). */
+static void run_reader_writer(const char *dev, const char *cfq, int64_t warm_ns,
+			      struct inflight_probe *p, int64_t *hw_tag)
+{
+	struct harness *h = h_new("cfq", dev, cfq);
+	struct blk_trace_sink sink = { .event = probe_event, .ctx = p };
+	struct stream r, w;
+
+	blk_set_trace_sink(h->q, &sink);
+	stream_init(&r, h, 1, IOPRIO_CLASS_BE, 4, 0, 8, 0, 1, 3 * MS, 0);
+	stream_init(&w, h, 2, IOPRIO_CLASS_NONE, 0, REQ_WRITE, 256, 100000000, 32, 0, 0);
+	w.stride = 512;
+	h_run(h, warm_ns);
+	/* keep the in-flight counts, restart the tallies */
+	p->writes_dispatched = p->writes_with_reads = 0;
+	p->max_writes_in_flight = p->writes_in_flight;
+	h_run(h, warm_ns + 2000 * MS);
+	*hw_tag = h_stat(h, "hw_tag");
+	h_free(h);
+}
+
+#define DEV_32TAGS "model: ideal\nservice: fixed\nmean_us: 200\nservers: 32\nqueue_depth: 32\n"
+#define DEV_4TAGS "model: ideal\nservice: fixed\nmean_us: 200\nservers: 4\nqueue_depth: 4\n"
+/* slice_idle 0: the reader does not idle, so reads do not wait for writes
+ * to drain (cfq_may_dispatch's first rule) and only the async rules under
+ * test keep writes and reads apart. */
+#define CFQ_NOIDLE "nonrot: false\nslice_idle_ms: 0\n"
+#define CFQ_SAMSUNG CFQ_NOIDLE "kernel_variant: samsung-exynos7420\n"
+
+/* Samsung's cfq_may_dispatch (universal7420): never more than
+ * max_async_dispatch (4) async requests in flight, and on a queue with
+ * tagged queueing (hw_tag 1) async no longer waits behind in-flight sync.
+ * Mainline 3.10 on the same queue: deeper async, none beside a read. */
+static void test_cfq_samsung_async_cap(void **state)
+{
+	(void)state;
+	struct inflight_probe s = { 0 }, m = { 0 }, c = { 0 };
+	int64_t tag_s, tag_m, tag_c;
+
+	run_reader_writer(DEV_32TAGS, CFQ_SAMSUNG, 500 * MS, &s, &tag_s);
+	run_reader_writer(DEV_32TAGS, CFQ_NOIDLE, 500 * MS, &m, &tag_m);
+	run_reader_writer(DEV_32TAGS, CFQ_SAMSUNG "max_async_dispatch: 2\n", 500 * MS, &c, &tag_c);
+	print_message("samsung: writes %" PRIu64 " beside a read %" PRIu64 " max async in flight %d"
+		      " hw_tag %" PRId64 "; mainline: %" PRIu64 " %" PRIu64 " %d; cap 2: max %d\n",
+		      s.writes_dispatched, s.writes_with_reads, s.max_writes_in_flight, tag_s,
+		      m.writes_dispatched, m.writes_with_reads, m.max_writes_in_flight,
+		      c.max_writes_in_flight);
+	assert_int_equal(tag_s, 1);
+	assert_true(s.writes_dispatched > 1000);
+	assert_int_equal(s.max_writes_in_flight, 4);
+	assert_true(s.writes_with_reads > 0);
+	assert_int_equal(c.max_writes_in_flight, 2);
+	assert_true(m.max_writes_in_flight > 4);
+	assert_int_equal(m.writes_with_reads, 0);
+}
+
+/* Samsung's throttle rule: async waits behind in-flight sync only when
+ * !hw_tag && throttle_async. A 4-tag queue never reaches CFQ_HW_QUEUE_MIN
+ * in the driver, so hw_tag becomes 0: then throttle_async 1 keeps writes
+ * away from reads and throttle_async 0 lets them share the device. */
+static void test_cfq_samsung_throttle_async_without_hw_tag(void **state)
+{
+	(void)state;
+	struct inflight_probe on = { 0 }, off = { 0 };
+	int64_t tag_on, tag_off;
+
+	run_reader_writer(DEV_4TAGS, CFQ_SAMSUNG, 500 * MS, &on, &tag_on);
+	run_reader_writer(DEV_4TAGS, CFQ_SAMSUNG "throttle_async: 0\n", 500 * MS, &off, &tag_off);
+	print_message("throttle 1: writes %" PRIu64 " beside a read %" PRIu64 "; throttle 0: %" PRIu64
+		      " %" PRIu64 " (hw_tag %" PRId64 "/%" PRId64 ")\n",
+		      on.writes_dispatched, on.writes_with_reads, off.writes_dispatched,
+		      off.writes_with_reads, tag_on, tag_off);
+	assert_int_equal(tag_on, 0);
+	assert_int_equal(tag_off, 0);
+	assert_true(on.writes_dispatched > 1000);
+	assert_int_equal(on.writes_with_reads, 0);
+	assert_true(off.writes_with_reads > 0);
+}
+
+/* The Samsung tunables are files of that kernel only. */
+static void test_cfq_samsung_tunables_need_variant(void **state)
+{
+	(void)state;
+	struct sim *sim = sim_new_bare(1);
+	struct cfg_doc *dd = NULL, *cd = NULL;
+	struct device *dev = NULL;
+	struct blk_queue *q = NULL;
+	struct sim_error err = { 0 };
+	const char *dy = DEV_QD1, *cy = "max_async_dispatch: 8\n";
+
+	assert_int_equal(cfg_load_string(dy, strlen(dy), "dev", &dd, &err), 0);
+	assert_int_equal(device_create(sim, cfg_root(dd), &dev, &err), 0);
+	assert_int_equal(cfg_load_string(cy, strlen(cy), "cfq.yaml", &cd, &err), 0);
+	assert_int_equal(blk_queue_create(sim, dev, NULL, "cfq", cfg_root(cd), &q, &err), SIM_E_INPUT);
+	assert_non_null(strstr(err.msg, "samsung-exynos7420"));
+	device_destroy(dev);
+	sim_destroy(sim);
+	cfg_free(dd);
+	cfg_free(cd);
 }
 
 /* cfq_update_hw_tag: a deep device (32 tags) that the driver fills with
@@ -873,6 +980,9 @@ int main(void)
 		cmocka_unit_test(test_cfq_async_queue_shared_per_prio),
 		cmocka_unit_test(test_cfq_no_async_while_sync_in_flight),
 		cmocka_unit_test(test_cfq_hw_tag_detected_on_deep_device),
+		cmocka_unit_test(test_cfq_samsung_async_cap),
+		cmocka_unit_test(test_cfq_samsung_throttle_async_without_hw_tag),
+		cmocka_unit_test(test_cfq_samsung_tunables_need_variant),
 		cmocka_unit_test(test_cfq_kernel_44_nonrot_slice_idle_zero),
 		cmocka_unit_test(test_cfq_rejects_bad_tunable),
 		cmocka_unit_test(test_cfq_forced_dispatch_drains),
