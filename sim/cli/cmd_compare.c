@@ -15,6 +15,16 @@
  * is {"runs": {"<set>": RESULT, ...}, "table": [ROW...]} with
  * ROW = {"metric", "unit", "values": {"<set>": x}, "change": {"<set>": rel}},
  * rel = value / first - 1 (null when the first is 0), written atomically.
+ *
+ * --repeat N runs every set N times, repetition r with the seed
+ * sweep_rep_seed(S, r) (S = --seed or the scenario's seed), the same r for
+ * every set (common random numbers, as a sweep's repetitions), and reports
+ * per metric and set the mean with its 95 % t-interval (stats_sample_*) and,
+ * against the first set, the paired difference per repetition: its mean and
+ * 95 % interval, flagged "n.s." when the interval includes zero (the runs
+ * cannot tell the sets apart). The JSON is then {"repeat", "seeds",
+ * "table": [{"metric", "unit", "values": {SET: SUMMARY}, "diff": {SET:
+ * {"mean", "ci95", "lo", "hi", "rel", "includes_zero"}}}]} without the runs.
  */
 #include <getopt.h>
 #include <math.h>
@@ -27,8 +37,10 @@
 
 #include "models/policies/policy.h"
 #include "sim/cli/cli.h"
+#include "sim/cli/sweep.h"
 #include "sim/results.h"
 #include "sim/sim.h"
+#include "sim/stats.h"
 
 #define COMPARE_MAX_SETS 32
 #define COMPARE_TOP_WAITS 6
@@ -41,6 +53,9 @@ static void compare_usage(FILE *f)
 		"                      (e.g. \"baseline;expc;boost;expc,boost\")\n"
 		"  --set KEY=VALUE     override a scenario value by dotted path (repeatable)\n"
 		"  --seed N            run seed for every set (overrides the scenario's seed:)\n"
+		"  --repeat N          run every set N times (derived seeds, the same per repetition\n"
+		"                      for every set): mean and 95 %% CI per metric, and the paired\n"
+		"                      difference to the first set, n.s. when its CI includes zero\n"
 		"  --out FILE          write {\"runs\": {...}, \"table\": [...]} here (atomically)\n"
 		"  --plugin FILE.so    load policies from a plugin (repeatable)\n"
 		"  --quiet             no table on stdout\n");
@@ -443,6 +458,131 @@ static void compare_print(FILE *f, const char *path, uint64_t seed, json_t *tabl
 	}
 }
 
+/* ---------------------------------------------------------- repeats */
+
+static json_t *sample_json(const struct stats_sample *s)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "n", json_integer(s->n));
+#define NUM(k, v) json_object_set_new(o, k, isnan(v) ? json_null() : json_real(v))
+	NUM("mean", s->mean);
+	NUM("sd", s->sd);
+	NUM("ci95", s->ci95);
+	NUM("min", s->min);
+	NUM("p50", s->p50);
+	NUM("p95", s->p95);
+	NUM("max", s->max);
+#undef NUM
+	return o;
+}
+
+/* Value of metric in set label of one repetition's table; NAN if absent. */
+static double table_value(json_t *table, const char *metric, const char *label)
+{
+	size_t i;
+	json_t *row;
+	json_array_foreach(table, i, row) {
+		if (strcmp(json_string_value(json_object_get(row, "metric")), metric))
+			continue;
+		json_t *v = json_object_get(json_object_get(row, "values"), label);
+		return json_is_number(v) ? json_number_value(v) : NAN;
+	}
+	return NAN;
+}
+
+/* The rows of the first repetition's table, each summarised over all. */
+static json_t *repeat_table(json_t **tables, int nrep, const struct compare_set *sets, size_t n)
+{
+	json_t *out = json_array();
+	double *x = malloc((size_t)nrep * sizeof(double)), *d = malloc((size_t)nrep * sizeof(double));
+	size_t i;
+	json_t *row;
+	json_array_foreach(tables[0], i, row) {
+		const char *metric = json_string_value(json_object_get(row, "metric"));
+		json_t *o = json_object(), *vals = json_object(), *diff = json_object();
+		struct stats_sample base = { 0 };
+		for (size_t k = 0; k < n; k++) {
+			for (int r = 0; r < nrep; r++)
+				x[r] = table_value(tables[r], metric, sets[k].label);
+			struct stats_sample s;
+			stats_sample_summarize(x, nrep, &s);
+			if (k == 0)
+				base = s;
+			json_object_set_new(vals, sets[k].label, sample_json(&s));
+			if (k == 0)
+				continue;
+			for (int r = 0; r < nrep; r++)
+				d[r] = x[r] - table_value(tables[r], metric, sets[0].label);
+			struct stats_sample ds;
+			stats_sample_summarize(d, nrep, &ds);
+			json_t *dj = json_object();
+			json_object_set_new(dj, "n", json_integer(ds.n));
+			json_object_set_new(dj, "mean", isnan(ds.mean) ? json_null() : json_real(ds.mean));
+			json_object_set_new(dj, "ci95", isnan(ds.ci95) ? json_null() : json_real(ds.ci95));
+			json_object_set_new(dj, "lo", isnan(ds.ci95) ? json_null() : json_real(ds.mean - ds.ci95));
+			json_object_set_new(dj, "hi", isnan(ds.ci95) ? json_null() : json_real(ds.mean + ds.ci95));
+			bool rel_ok = !isnan(ds.mean) && !isnan(base.mean) && base.mean != 0;
+			json_object_set_new(dj, "rel", rel_ok ? json_real(ds.mean / base.mean) : json_null());
+			/* a zero-width interval around 0 (identical runs) includes zero too */
+			bool inc = isnan(ds.ci95) || (ds.mean - ds.ci95 <= 0 && 0 <= ds.mean + ds.ci95);
+			json_object_set_new(dj, "includes_zero", ds.n ? json_boolean(inc) : json_null());
+			json_object_set_new(diff, sets[k].label, dj);
+		}
+		json_object_set_new(o, "metric", json_string(metric));
+		json_object_set_new(o, "unit", json_incref(json_object_get(row, "unit")));
+		json_object_set_new(o, "values", vals);
+		json_object_set_new(o, "diff", diff);
+		json_array_append_new(out, o);
+	}
+	free(x);
+	free(d);
+	return out;
+}
+
+static void repeat_print(FILE *f, const char *path, int nrep, json_t *table,
+			 const struct compare_set *sets, size_t n)
+{
+	int wm = 6, wc[COMPARE_MAX_SETS];
+	size_t i;
+	json_t *row;
+	json_array_foreach(table, i, row) {
+		int l = (int)strlen(json_string_value(json_object_get(row, "metric")));
+		wm = l > wm ? l : wm;
+	}
+	for (size_t k = 0; k < n; k++) {
+		int l = (int)strlen(sets[k].label);
+		wc[k] = l > (k ? 30 : 18) ? l : (k ? 30 : 18);
+	}
+	fprintf(f, "mobisim compare %s  %d repetitions: mean ± 95 %% CI; change against %s, "
+		   "n.s. when its 95 %% CI includes zero\n\n", path, nrep, sets[0].label);
+	fprintf(f, "%-*s %-5s", wm, "metric", "unit");
+	for (size_t k = 0; k < n; k++)
+		fprintf(f, " %*s", wc[k], sets[k].label);
+	fprintf(f, "\n");
+	json_array_foreach(table, i, row) {
+		fprintf(f, "%-*s %-5s", wm, json_string_value(json_object_get(row, "metric")),
+			json_string_value(json_object_get(row, "unit")));
+		for (size_t k = 0; k < n; k++) {
+			json_t *s = json_object_get(json_object_get(row, "values"), sets[k].label);
+			json_t *m = json_object_get(s, "mean"), *ci = json_object_get(s, "ci95");
+			char vb[64], cb[64], cell[200];
+			print_value(vb, sizeof(vb), json_is_number(m) ? json_number_value(m) : NAN);
+			print_value(cb, sizeof(cb), json_is_number(ci) ? json_number_value(ci) : NAN);
+			int len = snprintf(cell, sizeof(cell), "%s±%s", vb, cb);
+			json_t *d = k ? json_object_get(json_object_get(row, "diff"), sets[k].label) : NULL;
+			json_t *rel = json_object_get(d, "rel");
+			if (d && json_is_number(rel))
+				snprintf(cell + len, sizeof(cell) - (size_t)len, " (%+.1f%%%s)",
+					 100.0 * json_number_value(rel),
+					 json_is_true(json_object_get(d, "includes_zero")) ? " n.s." : "");
+			else if (d && json_is_true(json_object_get(d, "includes_zero")))
+				snprintf(cell + len, sizeof(cell) - (size_t)len, " (n.s.)");
+			fprintf(f, " %*s", wc[k] + 1, cell); /* ± is two bytes */
+		}
+		fprintf(f, "\n");
+	}
+}
+
 /* -------------------------------------------------------------- main */
 
 int cmd_compare(int argc, char **argv)
@@ -451,6 +591,7 @@ int cmd_compare(int argc, char **argv)
 		{ "policies", required_argument, NULL, 'p' },
 		{ "set", required_argument, NULL, 's' },
 		{ "seed", required_argument, NULL, 'S' },
+		{ "repeat", required_argument, NULL, 'R' },
 		{ "out", required_argument, NULL, 'o' },
 		{ "plugin", required_argument, NULL, 'P' },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -467,6 +608,8 @@ int cmd_compare(int argc, char **argv)
 	size_t nsets = 0;
 	struct sim_error err = { 0 };
 	json_t *doc = NULL;
+	int nrep = 0;
+	json_t **tables = NULL;
 	if (!sets_kv || !plugins || !sets) {
 		fprintf(stderr, "mobisim: out of memory\n");
 		status = 1;
@@ -492,6 +635,17 @@ int cmd_compare(int argc, char **argv)
 				goto done;
 			}
 			so.seed_given = true;
+			break;
+		}
+		case 'R': {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+			if (*optarg == '\0' || *end != '\0' || v < 2 || v > 100000) {
+				fprintf(stderr, "mobisim: --repeat: '%s' is not an integer from 2 to 100000\n",
+					optarg);
+				goto done;
+			}
+			nrep = (int)v;
 			break;
 		}
 		case 'o':
@@ -536,42 +690,98 @@ int cmd_compare(int argc, char **argv)
 	}
 
 	bool progress = isatty(STDERR_FILENO) && !quiet;
-	uint64_t seed = 0;
+	uint64_t seed = 0, base_seed = so.seed;
 	char assign[1024];
 	sets_kv[nkv] = assign; /* the policies override goes last */
-	for (size_t k = 0; k < nsets; k++) {
-		if (progress)
-			fprintf(stderr, "mobisim: compare: run %zu/%zu: %s\n", k + 1, nsets, sets[k].label);
-		compare_assignment(&sets[k], assign, sizeof(assign));
+	int reps = nrep ? nrep : 1;
+	tables = calloc((size_t)reps, sizeof(*tables));
+	json_t *seeds = json_array();
+	if (!tables || !seeds) {
+		json_decref(seeds);
+		status = cli_report(&(struct sim_error){ SIM_E_NOMEM, "out of memory" });
+		goto done;
+	}
+	if (nrep && !so.seed_given) {
+		/* repetitions derive their seeds from the scenario's own */
 		struct cfg_doc *cd;
 		struct sim *s = NULL;
-		rc = cli_load_scenario(path, sets_kv, nkv + 1, &cd, &err);
+		rc = cli_load_scenario(path, sets_kv, nkv, &cd, &err);
 		if (!rc)
 			rc = sim_create(cd, path, &so, &s, &err);
-		if (!rc)
-			rc = sim_run(s, &err);
 		if (rc) {
-			sim_destroy(s);
-			fprintf(stderr, "mobisim: compare: set '%s':\n", sets[k].label);
+			json_decref(seeds);
 			status = cli_report(&err);
 			goto done;
 		}
-		seed = s->seed;
-		res[k] = sim_result_json(s);
+		base_seed = s->seed;
 		sim_destroy(s);
 	}
-
-	json_t *table = compare_table(res, sets, nsets);
-	if (!quiet)
-		compare_print(stdout, path, seed, table, sets, nsets);
-	doc = json_object();
-	json_t *runs = json_object();
-	for (size_t k = 0; k < nsets; k++) {
-		json_object_set_new(runs, sets[k].label, res[k]);
-		res[k] = NULL;
+	for (int r = 0; r < reps; r++) {
+		if (nrep) {
+			so.seed = sweep_rep_seed(base_seed, r);
+			so.seed_given = true;
+			json_array_append_new(seeds, json_integer((json_int_t)so.seed));
+		}
+		for (size_t k = 0; k < nsets; k++) {
+			if (progress && nrep)
+				fprintf(stderr, "\rmobisim: compare: repetition %d/%d, run %zu/%zu: %s\033[K",
+					r + 1, nrep, k + 1, nsets, sets[k].label);
+			else if (progress)
+				fprintf(stderr, "mobisim: compare: run %zu/%zu: %s\n", k + 1, nsets,
+					sets[k].label);
+			compare_assignment(&sets[k], assign, sizeof(assign));
+			struct cfg_doc *cd;
+			struct sim *s = NULL;
+			rc = cli_load_scenario(path, sets_kv, nkv + 1, &cd, &err);
+			if (!rc)
+				rc = sim_create(cd, path, &so, &s, &err);
+			if (!rc)
+				rc = sim_run(s, &err);
+			if (rc) {
+				sim_destroy(s);
+				json_decref(seeds);
+				if (progress && nrep)
+					fputc('\n', stderr);
+				fprintf(stderr, "mobisim: compare: set '%s':\n", sets[k].label);
+				status = cli_report(&err);
+				goto done;
+			}
+			seed = s->seed;
+			res[k] = sim_result_json(s);
+			sim_destroy(s);
+		}
+		if (!nrep)
+			break;
+		tables[r] = compare_table(res, sets, nsets);
+		for (size_t k = 0; k < nsets; k++) {
+			json_decref(res[k]);
+			res[k] = NULL;
+		}
 	}
-	json_object_set_new(doc, "runs", runs);
-	json_object_set_new(doc, "table", table);
+	if (progress && nrep)
+		fputc('\n', stderr);
+
+	doc = json_object();
+	if (nrep) {
+		json_t *table = repeat_table(tables, nrep, sets, nsets);
+		if (!quiet)
+			repeat_print(stdout, path, nrep, table, sets, nsets);
+		json_object_set_new(doc, "repeat", json_integer(nrep));
+		json_object_set_new(doc, "seeds", seeds);
+		json_object_set_new(doc, "table", table);
+	} else {
+		json_decref(seeds);
+		json_t *table = compare_table(res, sets, nsets);
+		if (!quiet)
+			compare_print(stdout, path, seed, table, sets, nsets);
+		json_t *runs = json_object();
+		for (size_t k = 0; k < nsets; k++) {
+			json_object_set_new(runs, sets[k].label, res[k]);
+			res[k] = NULL;
+		}
+		json_object_set_new(doc, "runs", runs);
+		json_object_set_new(doc, "table", table);
+	}
 	status = 0;
 	if (out && results_write_atomic(out, doc, &err))
 		status = cli_report(&err);
@@ -579,6 +789,9 @@ done:
 	for (size_t k = 0; k < COMPARE_MAX_SETS; k++)
 		json_decref(res[k]);
 	json_decref(doc);
+	for (int r = 0; tables && r < nrep; r++)
+		json_decref(tables[r]);
+	free(tables);
 	free(sets);
 	free(plugins);
 	free(sets_kv);

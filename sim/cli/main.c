@@ -17,7 +17,7 @@ static const struct subcommand subcommands[] = {
 	{ "run", cmd_run, "run SCENARIO.yaml [--set KEY=VALUE]... [--seed N] [--out RESULT.json]\n"
 			  "              [--trace-out SIM.blkparse] [--plugin X.so]... [--quiet]" },
 	{ "compare", cmd_compare, "compare SCENARIO.yaml --policies \"baseline;expc;expc,boost\" [--set KEY=VALUE]...\n"
-				  "              [--seed N] [--out RESULT.json] [--plugin X.so]..." },
+				  "              [--seed N] [--repeat N] [--out RESULT.json] [--plugin X.so]..." },
 	{ "list", cmd_list, "list policies|schedulers|devices|scenarios|workloads|completions [--plugin X.so]..." },
 	{ "device", cmd_device, "device curve DEVICE.yaml [--qd N] [--set KEY=VALUE]..." },
 	{ "sweep", cmd_sweep, "sweep SWEEP.yaml [-j N] [--out DIR] [--resume] [--count|--list|--point K|--collect DIR]" },

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# `mobisim compare --repeat N`: each policy set runs N times with derived
+# seeds. Checks: the JSON's mean, sd and CI of the launch equal those
+# computed here from N `mobisim run --seed S` runs with the listed seeds
+# (t_{.975,3} = 3.182446); a set identical to the baseline is flagged n.s.
+# (difference 0, CI includes zero); a policy with a large effect (fgcfq on
+# the launch's read waits) is not; the same command gives the same bytes;
+# bad --repeat values are exit-2 errors.
+set -u
+bin=$1 src=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+scn="$src/configs/scenarios/launch-demo.yaml"
+
+"$bin" compare "$scn" --policies "baseline;expc;fgcfq" --repeat 4 --out "$tmp/a.json" >"$tmp/table" ||
+	fail "compare --repeat"
+grep -q "4 repetitions" "$tmp/table" || fail "no repetition count in the table"
+grep -q "n.s." "$tmp/table" || fail "no n.s. flag in the table"
+"$bin" compare "$scn" --policies "baseline;expc;fgcfq" --repeat 4 --quiet --out "$tmp/b.json" || fail "second"
+cmp -s "$tmp/a.json" "$tmp/b.json" || fail "two identical compares differ"
+
+python3 - "$tmp/a.json" "$bin" "$scn" <<'EOF' || fail "statistics"
+import json, math, subprocess, sys, tempfile, os
+doc = json.load(open(sys.argv[1]))
+binp, scn = sys.argv[2], sys.argv[3]
+assert doc["repeat"] == 4 and len(doc["seeds"]) == 4 and len(set(doc["seeds"])) == 4, doc["seeds"]
+assert "runs" not in doc
+rows = {r["metric"]: r for r in doc["table"]}
+row = rows["region launch (app)"]
+xs = []
+with tempfile.TemporaryDirectory() as d:
+    for s in doc["seeds"]:
+        out = os.path.join(d, "r.json")
+        subprocess.run([binp, "run", scn, "--seed", str(s), "--quiet", "--out", out], check=True)
+        res = json.load(open(out))
+        xs.append(next(r["duration_ns"] for r in res["regions"] if r["name"] == "launch") / 1e9)
+n = len(xs); m = sum(xs) / n
+sd = math.sqrt(sum((x - m) ** 2 for x in xs) / (n - 1))
+v = row["values"]["baseline"]
+assert v["n"] == 4
+assert abs(v["mean"] - m) < 1e-9 * max(1, m), (v, m)
+assert abs(v["sd"] - sd) < 1e-9 * max(1, sd), (v, sd)
+assert abs(v["ci95"] - 3.182446305 * sd / 2) < 1e-6 * max(1, sd), v
+assert v["min"] == min(xs) and v["max"] == max(xs)
+assert sd > 0, "seeds do not change the launch: the test would not see a wrong CI"
+# expc cannot act here: identical runs, zero difference, flagged
+d = row["diff"]["expc"]
+assert d["mean"] == 0 and d["includes_zero"] is True, d
+# fgcfq cuts the FG read waits far outside the noise
+d = rows["fg wait read_io"]["diff"]["fgcfq"]
+assert d["includes_zero"] is False and d["hi"] < 0, d
+EOF
+
+expect2() {
+	"$bin" compare "$scn" --policies "baseline;expc" --repeat "$1" >/dev/null 2>"$tmp/err"
+	local rc=$?
+	[ $rc -eq 2 ] && grep -q -- "--repeat" "$tmp/err" || { cat "$tmp/err"; fail "--repeat $1: exit $rc"; }
+}
+expect2 1
+expect2 x
+expect2 -3
+echo ok
