@@ -175,7 +175,8 @@ static int scenario_build(struct sim *s, const char *path, const struct sim_opti
 	const char *sched_name = NULL;
 	if (sched) {
 		if (sched->kind != CFG_SCALAR)
-			return cfg_errorf(err, sched, "expected a scheduler name (noop, deadline, cfq)");
+			return cfg_errorf(err, sched, "expected a scheduler name (noop, deadline, cfq; "
+					  "with block.kind: mq none, mq-deadline, bfq, kyber)");
 		cfg_mark_used(sched, false);
 		sched_name = sched->value;
 		if (!elevator_find(sched_name))
@@ -192,8 +193,8 @@ static int scenario_build(struct sim *s, const char *path, const struct sim_opti
 		struct cfg_node *sched_sec = sched_name ? cfg_get(root, sched_name) : NULL;
 		if (sched_sec)
 			cfg_mark_used(sched_sec, false);
-		rc = blk_queue_create(s, s->device, block, sched_name ? sched_name : "noop", sched_sec,
-				      &s->blk, err);
+		/* no scheduler named: noop (sq) or the kernel's default (mq) */
+		rc = blk_queue_create(s, s->device, block, sched_name, sched_sec, &s->blk, err);
 		if (rc)
 			return rc;
 	}

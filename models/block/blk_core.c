@@ -111,7 +111,7 @@ void blk_set_trace_sink(struct blk_queue *q, const struct blk_trace_sink *sink)
 
 /* --------------------------------------------------------- request pool */
 
-static struct blk_rq *blk_rq_alloc_wrapper(struct blk_queue *q)
+struct blk_rq *blk_rq_get_wrapper(struct blk_queue *q)
 {
 	struct blk_rq *br = q->free_list;
 
@@ -131,6 +131,29 @@ static struct blk_rq *blk_rq_alloc_wrapper(struct blk_queue *q)
 	q->free_list = br->free_next;
 	memset(br, 0, sizeof(*br));
 	return br;
+}
+
+struct io_request *blk_rq_init(struct blk_queue *q, struct blk_rq *br, struct bio *bio)
+{
+	struct io_request *rq = &br->rq;
+
+	rq->id = q->next_id++;
+	rq->q = q;
+	list_init(&rq->queuelist);
+	list_init(&rq->hash);
+	list_init(&rq->dev_node);
+	rb_clear_node(&rq->rb_node);
+	sim_event_init(&rq->dev_event, NULL);
+	blk_rq_bio_prep(q, rq, bio);
+	rq->t_getrq = sim_now(q->sim);
+	return rq;
+}
+
+void blk_rq_put_wrapper(struct blk_queue *q, struct blk_rq *br)
+{
+	br->state = BLK_RQ_FREE;
+	br->free_next = q->free_list;
+	q->free_list = br;
 }
 
 /* ------------------------------------------------------------ batching */
@@ -213,7 +236,7 @@ static struct io_request *blk_alloc_request(struct blk_queue *q, struct bio *bio
 	if (q->rl_count[sync] >= 3 * nr / 2)
 		return NULL;
 
-	br = blk_rq_alloc_wrapper(q);
+	br = blk_rq_get_wrapper(q);
 	if (!br) {
 		sim_fail(q->sim, SIM_E_NOMEM, "block: out of memory allocating a request");
 		return NULL;
@@ -221,16 +244,7 @@ static struct io_request *blk_alloc_request(struct blk_queue *q, struct bio *bio
 	q->rl_count[sync]++;
 	br->state = BLK_RQ_NEW;
 	br->is_sync = sync;
-	rq = &br->rq;
-	rq->id = q->next_id++;
-	rq->q = q;
-	list_init(&rq->queuelist);
-	list_init(&rq->hash);
-	list_init(&rq->dev_node);
-	rb_clear_node(&rq->rb_node);
-	sim_event_init(&rq->dev_event, NULL);
-	blk_rq_bio_prep(q, rq, bio);
-	rq->t_getrq = sim_now(q->sim);
+	rq = blk_rq_init(q, br, bio);
 	/* blk_rq_should_init_elevator(): no scheduler data for flush/FUA. */
 	if (!(bio->flags & (REQ_FLUSH | REQ_FUA)) && e->ops->set_request)
 		br->elvpriv = e->ops->set_request(e, rq, bio) == 0;
@@ -266,6 +280,10 @@ void blk_free_request(struct blk_queue *q, struct io_request *rq)
 	struct elevator *e = &q->elv;
 	struct blk_rq *br = blk_rq_of(rq);
 
+	if (q->mq) {
+		blk_mq_free_request(q, rq);
+		return;
+	}
 	SIM_ASSERT(br->state != BLK_RQ_FREE);
 	if (br->elvpriv && e->ops->put_request)
 		e->ops->put_request(e, rq);
@@ -275,9 +293,7 @@ void blk_free_request(struct blk_queue *q, struct io_request *rq)
 	elv_rqhash_del(q, rq);
 	blk_release_slot(q, br->is_sync);
 	q->c.rq_freed++;
-	br->state = BLK_RQ_FREE;
-	br->free_next = q->free_list;
-	q->free_list = br;
+	blk_rq_put_wrapper(q, br);
 }
 
 /* ----------------------------------------------------- insert and run */
@@ -320,6 +336,10 @@ void blk_run_queue(struct blk_queue *q)
 {
 	struct elevator *e = &q->elv;
 
+	if (q->mq) {
+		blk_mq_run_queues(q);
+		return;
+	}
 	if (q->running) {
 		q->rerun = true;
 		return;
@@ -366,6 +386,26 @@ void blk_run_queue_async(struct blk_queue *q)
 
 /* ------------------------------------------------------------- submit */
 
+bool blk_elv_bio_merge(struct blk_queue *q, struct bio *bio)
+{
+	struct io_request *rq = NULL;
+	enum elv_merge how = elv_merge(q, &rq, bio);
+
+	if (how == ELV_BACK_MERGE && blk_bio_attempt_back_merge(q, rq, bio)) {
+		q->c.back_merges++;
+		if (!blk_attempt_back_merge(q, rq))
+			elv_merged_request(q, rq, ELV_BACK_MERGE);
+		return true;
+	}
+	if (how == ELV_FRONT_MERGE && blk_bio_attempt_front_merge(q, rq, bio)) {
+		q->c.front_merges++;
+		if (!blk_attempt_front_merge(q, rq))
+			elv_merged_request(q, rq, ELV_FRONT_MERGE);
+		return true;
+	}
+	return false;
+}
+
 /* A fresh request: onto the plug, or straight into the scheduler. */
 static void blk_queue_new_request(struct blk_queue *q, struct blk_plug *plug,
 				  struct io_request *rq, uint32_t request_count)
@@ -383,10 +423,31 @@ static enum sim_class blk_bio_class(const struct bio *bio)
 	return (bio->flags & REQ_FG) || (bio->ioc && bio->ioc->fg) ? SIM_CLASS_FG : SIM_CLASS_BG;
 }
 
-static void blk_internal_wake(struct sim *sim, struct blk_waiter *w)
+void blk_internal_wake(struct sim *sim, struct blk_waiter *w)
 {
 	(void)sim;
 	free(w);
+}
+
+struct blk_waiter *blk_waiter_park(struct blk_queue *q, struct bio *bio, struct blk_plug *plug,
+				   struct blk_waiter *w, struct list_head *wait)
+{
+	if (!w) {
+		w = calloc(1, sizeof(*w));
+		if (!w) {
+			sim_fail(q->sim, SIM_E_NOMEM, "block: out of memory parking a bio");
+			return NULL;
+		}
+		w->wake = blk_internal_wake;
+		w->accounts_wait = false;
+	}
+	w->bio = bio;
+	w->plug = plug;
+	w->since = sim_now(q->sim);
+	list_add_tail(&w->node, wait);
+	q->c.getrq_sleeps[req_is_sync(bio->flags)]++;
+	blk_trace(q, 'S', NULL, bio, 0);
+	return w;
 }
 
 enum blk_submit_result blk_submit_bio(struct blk_queue *q, struct blk_plug *plug,
@@ -396,6 +457,8 @@ enum blk_submit_result blk_submit_bio(struct blk_queue *q, struct blk_plug *plug
 	uint32_t request_count = 0;
 	bool sync = req_is_sync(bio->flags);
 
+	if (q->mq)
+		return blk_mq_submit_bio(q, plug, bio, w);
 	if (plug && !plug->active)
 		plug = NULL;
 	bio->t_queue = sim_now(q->sim);
@@ -404,23 +467,10 @@ enum blk_submit_result blk_submit_bio(struct blk_queue *q, struct blk_plug *plug
 	blk_trace(q, 'Q', NULL, bio, 0);
 
 	if (!(bio->flags & (REQ_FLUSH | REQ_FUA))) {
-		enum elv_merge how;
-
 		if (plug && blk_attempt_plug_merge(q, plug, bio, &request_count))
 			return BLK_SUBMIT_DONE;
-		how = elv_merge(q, &rq, bio);
-		if (how == ELV_BACK_MERGE && blk_bio_attempt_back_merge(q, rq, bio)) {
-			q->c.back_merges++;
-			if (!blk_attempt_back_merge(q, rq))
-				elv_merged_request(q, rq, ELV_BACK_MERGE);
+		if (blk_elv_bio_merge(q, bio))
 			return BLK_SUBMIT_DONE;
-		}
-		if (how == ELV_FRONT_MERGE && blk_bio_attempt_front_merge(q, rq, bio)) {
-			q->c.front_merges++;
-			if (!blk_attempt_front_merge(q, rq))
-				elv_merged_request(q, rq, ELV_FRONT_MERGE);
-			return BLK_SUBMIT_DONE;
-		}
 	}
 
 	rq = blk_alloc_request(q, bio);
@@ -433,22 +483,9 @@ enum blk_submit_result blk_submit_bio(struct blk_queue *q, struct blk_plug *plug
 
 	/* get_request() sleeps: park the bio, trace S, and let io_schedule()
 	 * flush the plug (blk_schedule_flush_plug). */
-	if (!w) {
-		w = calloc(1, sizeof(*w));
-		if (!w) {
-			sim_fail(q->sim, SIM_E_NOMEM, "block: out of memory parking a bio");
-			return BLK_SUBMIT_DONE;
-		}
-		w->wake = blk_internal_wake;
-		w->accounts_wait = false;
-	}
-	w->bio = bio;
-	w->plug = plug;
-	w->since = sim_now(q->sim);
-	list_add_tail(&w->node, &q->rl_wait[sync]);
+	if (!blk_waiter_park(q, bio, plug, w, &q->rl_wait[sync]))
+		return BLK_SUBMIT_DONE;
 	q->rl_nwait[sync]++;
-	q->c.getrq_sleeps[sync]++;
-	blk_trace(q, 'S', NULL, bio, 0);
 	if (plug)
 		blk_flush_plug_list(q, plug, BLK_UNPLUG_SLEEP);
 	return BLK_SUBMIT_SLEEP;
@@ -508,6 +545,32 @@ static void blk_wake_event(struct sim *sim, struct sim_event *ev)
 
 /* ----------------------------------------------------------- completion */
 
+void blk_end_bios(struct blk_queue *q, struct bio *bio)
+{
+	while (bio) {
+		struct bio *next = bio->bi_next;
+
+		bio->bi_next = NULL;
+		q->c.bios_ended++;
+		if (bio->end_io)
+			bio->end_io(q->sim, bio);
+		bio = next;
+	}
+}
+
+void blk_account_completion(struct blk_queue *q, const struct io_request *rq)
+{
+	struct sim *sim = q->sim;
+	enum sim_class cls = (rq->flags & REQ_FG) || (rq->ioc && rq->ioc->fg) ? SIM_CLASS_FG
+									       : SIM_CLASS_BG;
+
+	sim_metrics_btt(&sim->metrics, cls, SIM_BTT_Q2G, rq->t_getrq - rq->t_queue);
+	sim_metrics_btt(&sim->metrics, cls, SIM_BTT_G2I, rq->t_insert - rq->t_getrq);
+	sim_metrics_btt(&sim->metrics, cls, SIM_BTT_I2D, rq->t_dispatch - rq->t_insert);
+	sim_metrics_btt(&sim->metrics, cls, SIM_BTT_D2C, rq->t_complete - rq->t_dispatch);
+	sim_metrics_btt(&sim->metrics, cls, SIM_BTT_Q2C, rq->t_complete - rq->t_queue);
+}
+
 static void blk_device_complete(void *upper, struct io_request *rq)
 {
 	struct blk_queue *q = upper;
@@ -515,7 +578,6 @@ static void blk_device_complete(void *upper, struct io_request *rq)
 	struct elevator *e = &q->elv;
 	struct blk_rq *br = blk_rq_of(rq);
 	struct bio *bio;
-	enum sim_class cls;
 
 	SIM_ASSERT(br->state == BLK_RQ_DEVICE);
 	br->state = BLK_RQ_DONE;
@@ -526,27 +588,14 @@ static void blk_device_complete(void *upper, struct io_request *rq)
 	blk_trace(q, 'C', rq, NULL, 0);
 	q->c.completed++;
 
-	cls = (rq->flags & REQ_FG) || (rq->ioc && rq->ioc->fg) ? SIM_CLASS_FG : SIM_CLASS_BG;
-	sim_metrics_btt(&sim->metrics, cls, SIM_BTT_Q2G, rq->t_getrq - rq->t_queue);
-	sim_metrics_btt(&sim->metrics, cls, SIM_BTT_G2I, rq->t_insert - rq->t_getrq);
-	sim_metrics_btt(&sim->metrics, cls, SIM_BTT_I2D, rq->t_dispatch - rq->t_insert);
-	sim_metrics_btt(&sim->metrics, cls, SIM_BTT_D2C, rq->t_complete - rq->t_dispatch);
-	sim_metrics_btt(&sim->metrics, cls, SIM_BTT_Q2C, rq->t_complete - rq->t_queue);
+	blk_account_completion(q, rq);
 
 	bio = rq->bio;
 	rq->bio = rq->biotail = NULL;
 	if (!br->softbarrier && e->ops->completed_request)
 		e->ops->completed_request(e, rq);
 	blk_free_request(q, rq);
-	while (bio) {
-		struct bio *next = bio->bi_next;
-
-		bio->bi_next = NULL;
-		q->c.bios_ended++;
-		if (bio->end_io)
-			bio->end_io(sim, bio);
-		bio = next;
-	}
+	blk_end_bios(q, bio);
 	blk_run_queue(q);
 }
 
@@ -573,9 +622,18 @@ int blk_queue_create_ops(struct sim *sim, struct device *dev, struct cfg_node *b
 			 struct blk_queue **out, struct sim_error *err)
 {
 	struct blk_queue *q;
+	const char *kind = NULL;
 	int rc;
 
 	*out = NULL;
+	rc = blk_queue_kind(block_cfg, &kind, err);
+	if (rc)
+		return rc;
+	if (strcmp(kind, "mq") == 0)
+		return blk_mq_queue_create(sim, dev, block_cfg, ops, sched_cfg, out, err);
+	if (ops && ops->mq)
+		return sim_errorf(err, SIM_E_INPUT, "scheduler '%s' runs on blk-mq only; set block.kind: mq "
+				  "(the single-queue 3.10 path has noop, deadline, cfq)", ops->name);
 	if (!ops || !ops->add_request || !ops->dispatch)
 		return sim_errorf(err, SIM_E_INPUT, "scheduler '%s' lacks add_request/dispatch",
 				  ops && ops->name ? ops->name : "?");
@@ -614,12 +672,35 @@ fail:
 	return rc;
 }
 
+int blk_queue_kind(struct cfg_node *block_cfg, const char **kind, struct sim_error *err)
+{
+	struct cfg_node *n = cfg_get(block_cfg, "kind");
+
+	*kind = "sq";
+	if (!n)
+		return 0;
+	cfg_mark_used(n, false);
+	if (n->kind != CFG_SCALAR || (strcmp(n->value, "sq") != 0 && strcmp(n->value, "mq") != 0))
+		return cfg_errorf(err, n, "expected sq (Linux 3.10 single queue) or mq (blk-mq)");
+	*kind = n->value;
+	return 0;
+}
+
 int blk_queue_create(struct sim *sim, struct device *dev, struct cfg_node *block_cfg,
 		     const char *sched, struct cfg_node *sched_cfg, struct blk_queue **out,
 		     struct sim_error *err)
 {
-	const struct elevator_ops *ops = elevator_find(sched ? sched : "noop");
+	const struct elevator_ops *ops;
+	const char *kind;
+	int rc = blk_queue_kind(block_cfg, &kind, err);
 
+	if (rc)
+		return rc;
+	/* No scheduler named: noop on the 3.10 path; on blk-mq the kernel's
+	 * elevator_get_default() (blk_mq.c decides). */
+	if (!sched && strcmp(kind, "mq") == 0)
+		return blk_mq_queue_create(sim, dev, block_cfg, NULL, sched_cfg, out, err);
+	ops = elevator_find(sched ? sched : "noop");
 	*out = NULL;
 	if (!ops) {
 		char names[128];
@@ -640,6 +721,8 @@ void blk_queue_destroy(struct blk_queue *q)
 {
 	if (!q)
 		return;
+	if (q->mq)
+		blk_mq_queue_destroy(q);
 	sim_cancel(q->sim, &q->run_event);
 	sim_cancel(q->sim, &q->wake_event);
 	for (int s = 0; s < 2; s++) {
@@ -702,6 +785,8 @@ enum blk_where blk_locate_sector(const struct blk_queue *q, uint64_t sector)
 				return BLK_WHERE_DISPATCHED;
 			}
 		}
+	if (q->mq)
+		return blk_mq_locate_waiting(q, sector);
 	for (int s = 0; s < 2; s++) {
 		const struct list_head *pos;
 		list_for_each(pos, &q->rl_wait[s]) {
@@ -725,7 +810,9 @@ uint64_t blk_queue_outstanding(const struct blk_queue *q)
 
 bool blk_queue_congested(const struct blk_queue *q, bool sync)
 {
-	return q->congested[sync];
+	/* blk-mq never sets the bdi congestion bits (removed altogether in
+	 * 5.18), so writeback never sees a congested mq queue. */
+	return q->mq ? false : q->congested[sync];
 }
 
 uint32_t blk_queue_in_flight(const struct blk_queue *q, bool sync)
@@ -738,6 +825,8 @@ int blk_queue_check(const struct blk_queue *q, bool drained, struct sim_error *e
 	const struct blk_counters *c = &q->c;
 	uint64_t counted = (uint64_t)q->rl_count[0] + q->rl_count[1];
 
+	if (q->mq)
+		return blk_mq_queue_check(q, drained, err);
 	if (c->rq_freed > c->rq_allocated || counted != c->rq_allocated - c->rq_freed)
 		return sim_errorf(err, SIM_E_RUNTIME,
 				  "block: request conservation broken: %llu allocated, %llu freed, "
@@ -777,7 +866,11 @@ struct json_t *blk_queue_to_json(const struct blk_queue *q)
 	if (!o)
 		return NULL;
 	json_object_set_new(o, "scheduler", json_string(e->ops->name));
-	json_object_set_new(o, "limits", cfg_params_to_json(blk_params, &q->lim));
+	json_object_set_new(o, "kind", json_string(q->mq ? "mq" : "sq"));
+	if (q->mq)
+		json_object_set_new(o, "mq", blk_mq_to_json(q));
+	else
+		json_object_set_new(o, "limits", cfg_params_to_json(blk_params, &q->lim));
 	if (e->ops->params)
 		json_object_set_new(o, "scheduler_params", cfg_params_to_json(e->ops->params, e->priv));
 

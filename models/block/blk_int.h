@@ -45,6 +45,13 @@ struct blk_rq {
 	bool hashed;         /* on the back-merge hash */
 	bool nomerge;        /* REQ_NOMERGE: a merge hit a limit; never merge again */
 	bool softbarrier;    /* REQ_SOFTBARRIER: flush/FUA, dispatch_sort stops here */
+	/* blk-mq only (models/block/blk_mq.c): which software and hardware
+	 * queue, which tags and whether the device budget is held. */
+	uint16_t mq_ctx, mq_hctx;
+	bool mq_sched_tag;   /* holds a scheduler tag (internal_tag) */
+	bool mq_driver_tag;  /* holds a driver tag (tag) */
+	bool mq_budget;      /* holds a SCSI device budget slot */
+	bool mq_elv;         /* RQF_ELV: allocated with a scheduler, goes through it */
 	struct blk_rq *free_next;
 };
 
@@ -138,9 +145,21 @@ struct blk_queue {
 	struct blk_trace_sink sink;
 	bool has_sink;
 	struct blk_counters c;
+
+	struct blk_mq *mq;            /* block.kind: mq (models/block/blk_mq.c); NULL = 3.10 path */
 };
 
 /* blk_core.c */
+/* A zeroed request wrapper from the pool (NULL on out of memory), and
+ * back to the pool. The caller does the accounting. */
+struct blk_rq *blk_rq_get_wrapper(struct blk_queue *q);
+void blk_rq_put_wrapper(struct blk_queue *q, struct blk_rq *br);
+/* A fresh request from bio in br (id, lists, first bio, G time). */
+struct io_request *blk_rq_init(struct blk_queue *q, struct blk_rq *br, struct bio *bio);
+/* btt intervals of a completed request into the run's metrics. */
+void blk_account_completion(struct blk_queue *q, const struct io_request *rq);
+/* Run end_io of every bio of a completed request's chain, in order. */
+void blk_end_bios(struct blk_queue *q, struct bio *bio);
 void blk_trace(struct blk_queue *q, char action, const struct io_request *rq,
 	       const struct bio *bio, uint32_t depth);
 void blk_free_request(struct blk_queue *q, struct io_request *rq);
@@ -148,6 +167,19 @@ void blk_free_request(struct blk_queue *q, struct io_request *rq);
  * (ELEVATOR_INSERT_FLUSH), others into the scheduler, first trying back
  * merges when merge is set (ELEVATOR_INSERT_SORT_MERGE, the plug flush). */
 void blk_insert_request(struct blk_queue *q, struct io_request *rq, bool merge);
+
+/* elv_merge() and the bio merge it finds, then the request merge with
+ * the neighbour (blk_queue_bio's merge step; blk-mq's
+ * blk_mq_sched_try_merge is the same). True when bio was merged. */
+bool blk_elv_bio_merge(struct blk_queue *q, struct bio *bio);
+
+/* Park bio of a submitter that must sleep (get_request, blk_mq_get_tag)
+ * on wait: w, or a block-owned waiter when w is NULL (freed by
+ * blk_internal_wake). Counts the sleep and traces S. NULL on out of
+ * memory (the run has failed). */
+struct blk_waiter *blk_waiter_park(struct blk_queue *q, struct bio *bio, struct blk_plug *plug,
+				   struct blk_waiter *w, struct list_head *wait);
+void blk_internal_wake(struct sim *sim, struct blk_waiter *w);
 
 /* Run the queue at the current instant from an event (kblockd). */
 void blk_run_queue_async(struct blk_queue *q);
@@ -172,6 +204,8 @@ bool blk_attempt_req_merge(struct blk_queue *q, struct io_request *rq, struct io
 void blk_rq_bio_prep(struct blk_queue *q, struct io_request *rq, struct bio *bio);
 
 /* blk_plug.c */
+/* Back or front merge of bio into plugged rq of q (counted). */
+bool blk_plug_merge_one(struct blk_queue *q, struct io_request *rq, struct bio *bio);
 /* blk_attempt_plug_merge(): try to merge bio into a plugged request of q;
  * *request_count = requests of q already plugged. */
 bool blk_attempt_plug_merge(struct blk_queue *q, struct blk_plug *plug, struct bio *bio,
@@ -180,6 +214,25 @@ bool blk_attempt_plug_merge(struct blk_queue *q, struct blk_plug *plug, struct b
 void blk_plug_add(struct blk_queue *q, struct blk_plug *plug, struct io_request *rq,
 		  uint32_t request_count);
 void blk_flush_plug_list(struct blk_queue *q, struct blk_plug *plug, enum blk_unplug_reason why);
+
+/* block.kind from the `block:` map ("sq" unless given); marks it used. */
+int blk_queue_kind(struct cfg_node *block_cfg, const char **kind, struct sim_error *err);
+
+/* blk_mq.c: the blk-mq queue behind the same struct blk_queue; the
+ * public entry points above branch here when q->mq is set. ops NULL =
+ * the kernel's default scheduler (elevator_get_default). */
+int blk_mq_queue_create(struct sim *sim, struct device *dev, struct cfg_node *block_cfg,
+			const struct elevator_ops *ops, struct cfg_node *sched_cfg,
+			struct blk_queue **out, struct sim_error *err);
+void blk_mq_queue_destroy(struct blk_queue *q);
+enum blk_submit_result blk_mq_submit_bio(struct blk_queue *q, struct blk_plug *plug,
+					 struct bio *bio, struct blk_waiter *w);
+void blk_mq_flush_plug_list(struct blk_queue *q, struct blk_plug *plug, enum blk_unplug_reason why);
+void blk_mq_run_queues(struct blk_queue *q);
+void blk_mq_free_request(struct blk_queue *q, struct io_request *rq);
+enum blk_where blk_mq_locate_waiting(const struct blk_queue *q, uint64_t sector);
+int blk_mq_queue_check(const struct blk_queue *q, bool drained, struct sim_error *err);
+struct json_t *blk_mq_to_json(const struct blk_queue *q);
 
 /* elevator.c */
 void elv_rqhash_add(struct blk_queue *q, struct io_request *rq);
@@ -194,6 +247,9 @@ bool elv_attempt_insert_merge(struct blk_queue *q, struct io_request *rq);
 void elv_merge_requests(struct blk_queue *q, struct io_request *rq, struct io_request *next);
 /* elv_merged_request(): rq grew by a bio. */
 void elv_merged_request(struct blk_queue *q, struct io_request *rq, enum elv_merge type);
+/* The request leaves the scheduler for dispatch: off the hash and the
+ * merge cache, no longer counted as sorted. */
+void elv_leave_scheduler(struct blk_queue *q, struct io_request *rq);
 int elv_init(struct blk_queue *q, const struct elevator_ops *ops, struct cfg_node *sched_cfg,
 	     struct sim_error *err);
 void elv_exit(struct blk_queue *q);

@@ -25,6 +25,24 @@ void blk_start_plug(struct blk_plug *plug, struct io_context *ioc)
 	plug->active = true;
 }
 
+bool blk_plug_merge_one(struct blk_queue *q, struct io_request *rq, struct bio *bio)
+{
+	enum elv_merge how;
+
+	if (!blk_rq_merge_ok(rq, bio))
+		return false;
+	how = blk_try_merge(rq, bio);
+	if (how == ELV_BACK_MERGE && blk_bio_attempt_back_merge(q, rq, bio)) {
+		q->c.plug_back_merges++;
+		return true;
+	}
+	if (how == ELV_FRONT_MERGE && blk_bio_attempt_front_merge(q, rq, bio)) {
+		q->c.plug_front_merges++;
+		return true;
+	}
+	return false;
+}
+
 bool blk_attempt_plug_merge(struct blk_queue *q, struct blk_plug *plug, struct bio *bio,
 			    uint32_t *request_count)
 {
@@ -34,22 +52,12 @@ bool blk_attempt_plug_merge(struct blk_queue *q, struct blk_plug *plug, struct b
 	/* Newest first: a sequential stream hits its last request at once. */
 	for (pos = plug->list.prev; pos != &plug->list; pos = pos->prev) {
 		struct io_request *rq = list_entry(pos, struct io_request, queuelist);
-		enum elv_merge how;
 
 		if (rq->q != q)
 			continue;
 		(*request_count)++;
-		if (!blk_rq_merge_ok(rq, bio))
-			continue;
-		how = blk_try_merge(rq, bio);
-		if (how == ELV_BACK_MERGE && blk_bio_attempt_back_merge(q, rq, bio)) {
-			q->c.plug_back_merges++;
+		if (blk_plug_merge_one(q, rq, bio))
 			return true;
-		}
-		if (how == ELV_FRONT_MERGE && blk_bio_attempt_front_merge(q, rq, bio)) {
-			q->c.plug_front_merges++;
-			return true;
-		}
 	}
 	return false;
 }
@@ -134,6 +142,11 @@ void blk_finish_plug(struct blk_queue *q, struct blk_plug *plug)
 {
 	if (!plug || !plug->active)
 		return;
+	if (q->mq) {
+		blk_mq_flush_plug_list(q, plug, BLK_UNPLUG_FINISH);
+		plug->active = false;
+		return;
+	}
 	blk_flush_plug_list(q, plug, BLK_UNPLUG_FINISH);
 	plug->active = false;
 }
@@ -142,5 +155,9 @@ void blk_flush_plug_on_sleep(struct blk_queue *q, struct blk_plug *plug)
 {
 	if (!plug || !plug->active)
 		return;
+	if (q->mq) {
+		blk_mq_flush_plug_list(q, plug, BLK_UNPLUG_SLEEP);
+		return;
+	}
 	blk_flush_plug_list(q, plug, BLK_UNPLUG_SLEEP);
 }

@@ -17,12 +17,14 @@
 extern const struct elevator_ops noop_elevator_ops;
 extern const struct elevator_ops deadline_elevator_ops;
 extern const struct elevator_ops cfq_elevator_ops;
+extern const struct elevator_ops none_elevator_ops;
 
 /* One explicit table (STYLE.md 6); `mobisim list schedulers` prints it. */
 static const struct elevator_ops *const elevator_table[] = {
 	&noop_elevator_ops,
 	&deadline_elevator_ops,
 	&cfq_elevator_ops,
+	&none_elevator_ops,
 	NULL,
 };
 
@@ -226,7 +228,7 @@ void elv_merged_request(struct blk_queue *q, struct io_request *rq, enum elv_mer
 /* ------------------------------------------------------- dispatch list */
 
 /* The request leaves the scheduler: no more merges through the core. */
-static void elv_leave_scheduler(struct blk_queue *q, struct io_request *rq)
+void elv_leave_scheduler(struct blk_queue *q, struct io_request *rq)
 {
 	struct blk_rq *br = blk_rq_of(rq);
 

@@ -78,6 +78,37 @@ struct elevator_ops {
 	bool (*boost_lba)(struct elevator *e, uint64_t sector);
 
 	void (*stats_json)(const struct elevator *e, struct json_t *obj);
+
+	/* ---- blk-mq schedulers (struct elevator_mq_ops, Linux 5.10-6.1) ----
+	 * A scheduler with mq set is chosen only with block.kind: mq and uses
+	 * these hooks instead of add_request/dispatch; merge, merged,
+	 * merged_requests, former/latter_request, boost_lba, stats_json,
+	 * set_request (prepare_request), put_request (finish_request) and
+	 * completed_request keep their meaning. `none` is registered with mq
+	 * set and no insert_requests: the queue then runs without a scheduler.
+	 * Requests reach insert_requests with their hash and merge state
+	 * handled by the core (blk_mq_sched_try_insert_merge and the rqhash
+	 * add when use_hash is set, as dd_insert_request and bfq do). */
+	bool mq;
+	bool use_hash;        /* the core keeps the back-merge hash (dd, bfq); kyber, none: no */
+	/* limit_depth: the shallow depth (sbitmap per-word limit) of the
+	 * scheduler tags for a request of these flags; 0 = no limit. */
+	uint32_t (*limit_depth)(struct elevator *e, uint32_t flags, const struct io_context *ioc);
+	/* nr_requests (scheduler tags) set or changed; word_shift is the
+	 * sbitmap's bits-per-word shift (sb.shift). */
+	void (*depth_updated)(struct elevator *e, uint32_t nr_requests, uint32_t word_shift);
+	/* bio_merge: a scheduler-specific merge before allocation (kyber's
+	 * per-ctx lists); NULL = the core's elv_merge path (hash + merge). */
+	bool (*bio_merge)(struct elevator *e, struct bio *bio, uint32_t ctx);
+	/* Take the requests of list (unlinking each); at_head for requeues. */
+	void (*insert_requests)(struct elevator *e, struct list_head *list, bool at_head);
+	/* Pick the next request for the hardware queue or NULL (nothing, or
+	 * throttled: the scheduler then reruns the queue itself later). */
+	struct io_request *(*dispatch_request)(struct elevator *e);
+	bool (*has_work)(struct elevator *e);
+	/* A request handed out by dispatch_request came back (BLK_STS_RESOURCE
+	 * path puts it on hctx->dispatch; only bookkeeping here). */
+	void (*requeue_request)(struct elevator *e, struct io_request *rq);
 };
 
 struct elevator {
@@ -89,6 +120,21 @@ struct elevator {
 
 const struct elevator_ops *elevator_find(const char *name);
 const struct elevator_ops *const *elevator_registry(void);
+
+/* blk-mq helpers the mq schedulers call (models/block/blk_mq.c). */
+/* blk_bio_list_merge(): try bio against the last 8 requests of list
+ * (a software queue or kyber's per-ctx list). True when merged. */
+bool elv_mq_bio_list_merge(struct elevator *e, struct list_head *list, struct bio *bio);
+/* Software queue (per-CPU ctx) a request was allocated on, and how many. */
+uint32_t elv_mq_rq_ctx(const struct io_request *rq);
+uint32_t elv_mq_nr_ctx(const struct elevator *e);
+/* Run the hardware queue from an event at the current instant
+ * (blk_mq_run_hw_queue(hctx, true)): a scheduler's timer or token wake. */
+void elv_mq_run_queue_async(struct elevator *e);
+/* Requests of this scheduler now at the device. */
+uint32_t elv_mq_in_driver(const struct elevator *e);
+/* Queue depth the device advertises (tag set depth). */
+uint32_t elv_mq_hw_depth(const struct elevator *e);
 
 /* Dispatch-list helpers the schedulers call (block/elevator.c). */
 void elv_dispatch_add_tail(struct blk_queue *q, struct io_request *rq);

@@ -110,7 +110,8 @@ int cmd_list(int argc, char **argv)
 	const char *what = argv[1];
 	if (strcmp(what, "schedulers") == 0) {
 		for (const struct elevator_ops *const *e = elevator_registry(); *e; e++)
-			printf("%-10s %s\n", (*e)->name, (*e)->summary ? (*e)->summary : "");
+			printf("%-12s %-3s %s\n", (*e)->name, (*e)->mq ? "mq" : "sq",
+			       (*e)->summary ? (*e)->summary : "");
 	} else if (strcmp(what, "devices") == 0) {
 		printf("models:\n");
 		for (const struct device_ops *const *d = device_registry(); *d; d++)

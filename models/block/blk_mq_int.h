@@ -1,0 +1,104 @@
+/* blk-mq internals: software queues (struct blk_mq_ctx), hardware queues
+ * (struct blk_mq_hw_ctx) with their driver and scheduler tag maps, and the
+ * SCSI device budget. Private to models/block/blk_mq*.c and the mq tests
+ * that inspect counters; the interface is models/block/block.h.
+ * Follows block/blk-mq.h, blk-mq-tag.h and include/linux/sbitmap.h of
+ * Linux 5.10 and 6.1.
+ */
+#ifndef MODELS_BLK_MQ_INT_H
+#define MODELS_BLK_MQ_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "models/block/blk_int.h"
+#include "sim/engine.h"
+#include "sim/list.h"
+
+/* The kernel versions whose blk-mq this model follows (block.kernel). */
+enum blk_mq_version { BLK_MQ_V5_10 = 0, BLK_MQ_V6_1 = 1 };
+
+/* include/linux/sbitmap.h: SBQ_WAIT_QUEUES 8, SBQ_WAKE_BATCH 8. */
+#define BLK_MQ_SBQ_WAIT_QUEUES 8
+#define BLK_MQ_SBQ_WAKE_BATCH 8
+/* block/blk-mq.c: blk_mq_update_dispatch_busy's EWMA. */
+#define BLK_MQ_DISPATCH_BUSY_EWMA_WEIGHT 8
+#define BLK_MQ_DISPATCH_BUSY_EWMA_FACTOR 4
+/* include/linux/blkdev.h (5.10) and block/blk.h (6.1):
+ * BLK_PLUG_FLUSH_SIZE (128 * 1024). */
+#define BLK_MQ_PLUG_FLUSH_SIZE (128u * 1024u)
+/* block/blk-merge.c blk_bio_list_merge: checks the last 8 requests. */
+#define BLK_MQ_BIO_LIST_CHECK 8
+
+/* One sbitmap_queue of tags. Counted, not bit-exact: an allocation with a
+ * shallow depth succeeds while fewer tags are in use than that depth
+ * allows over all words (sum over words of min(shallow, bits per word)),
+ * which is what sbitmap_get_shallow gives when the bits fill evenly. */
+struct blk_mq_tags {
+	uint32_t depth;          /* tags in the map */
+	uint32_t shift;          /* sbitmap_calculate_shift(depth): bits per word = 1 << shift */
+	uint32_t used;
+	uint32_t min_shallow;    /* sbitmap_queue_min_shallow_depth (UINT32_MAX = none) */
+	uint32_t wake_batch;     /* sbq_calc_wake_batch */
+	uint32_t wake_cnt;       /* frees since the last batch woke */
+	struct list_head wait;   /* struct blk_waiter, FIFO (prepare_to_wait_exclusive) */
+	uint32_t nwait;
+	uint32_t nwoken;         /* the first nwoken sleepers have been woken */
+	uint64_t sleeps;         /* allocations that slept (blk_mq_get_tag io_schedule) */
+	uint32_t peak_used;
+};
+
+struct blk_mq_ctx {
+	struct list_head rq_list; /* ctx->rq_lists[HCTX_TYPE_DEFAULT] */
+	uint32_t nr;
+};
+
+struct blk_mq_hw_ctx {
+	struct blk_queue *q;
+	uint32_t index;
+	struct list_head dispatch; /* hctx->dispatch: bypass inserts and requeues */
+	struct blk_mq_tags tags;   /* driver tags (tag set queue_depth) */
+	struct blk_mq_tags sched_tags; /* scheduler tags (nr_requests), with a scheduler */
+	uint32_t dispatch_busy;    /* EWMA of BLK_STS_RESOURCE (no scheduler only) */
+	uint32_t dispatch_from;    /* round-robin ctx cursor of blk_mq_do_dispatch_ctx */
+	bool running, rerun;
+	struct sim_event run_event; /* blk_mq_run_hw_queue(hctx, true): kblockd */
+};
+
+struct blk_mq_params {
+	int kernel;                  /* enum blk_mq_version */
+	int64_t nr_hw_queues;
+	int64_t nr_cpus;             /* software queues (one per possible CPU) */
+	int64_t queue_depth;         /* tag set depth; 0 = the device's queue_depth */
+	int64_t sdev_queue_depth;    /* SCSI budget; 0 = the tag set depth */
+	int64_t nr_requests;         /* scheduler tags; 0 = kernel default */
+	int64_t plug_max_requests;   /* 0 = the version's BLK_MAX_REQUEST_COUNT */
+	uint64_t max_sectors_bytes;
+	int64_t max_segments;
+	uint64_t max_segment_size_bytes;
+};
+
+struct blk_mq_counters {
+	uint64_t direct_issues;      /* blk_mq_try_issue_directly reached the device */
+	uint64_t bypass_inserts;     /* went to hctx->dispatch (bypass or requeue) */
+	uint64_t resource_requeues;  /* BLK_STS_RESOURCE from the device */
+	uint64_t budget_stalls;      /* dispatch stopped for want of SCSI budget */
+	uint64_t driver_tag_stalls;  /* dispatch stopped for want of a driver tag */
+	uint64_t plug_size_flushes;  /* last plugged request >= BLK_PLUG_FLUSH_SIZE */
+	uint64_t sw_queue_inserts;   /* requests queued on a software queue (no scheduler) */
+};
+
+struct blk_mq {
+	struct blk_mq_params p;
+	bool has_elv;                /* a scheduler with insert_requests (not none) */
+	uint32_t nr_hw, nr_ctx;
+	struct blk_mq_hw_ctx *hctx;
+	struct blk_mq_ctx *ctx;
+	uint32_t budget_depth, budget_used;
+	uint32_t plug_max;
+	uint32_t in_driver;          /* requests at the device */
+	struct sim_event wake_event; /* woken tag sleepers retry at this instant */
+	struct blk_mq_counters c;
+};
+
+#endif
