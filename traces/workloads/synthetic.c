@@ -15,18 +15,22 @@
  *          of runs touches another place of the file, drawn per
  *          `launch_no` (launch-to-launch differences for the launch
  *          planners); `cpu_total` of computation is spread
- *          evenly between the I/Os; optional small database writes with
- *          periodic fsync;
+ *          evenly between the I/Os it actually issues (counted by a dry
+ *          run on a copy of its stream); optional small database writes
+ *          with periodic fsync;
  *  burst   a camera burst: `shots` new files of `shot_bytes`, each written
  *          and fsynced, with `cpu_between` between shots.
  *
  * YAML:   workload: { type: synthetic, tasks: { NAME: { gen: ..., ... } } }
- * Every task has uid, start, ioprio_class/ioprio_level, enabled, region
+ * Every task has uid, start (a time, or {uniform: [LO, HI]} drawn per seed
+ * from the stream "workload.KEY.start", so that launches can be run at
+ * random phases of the background work), ioprio_class/ioprio_level, enabled, region
  * (a BEGIN/END pair around the whole stream, recorded in regions[]) and
  * become_fg (the task's uid becomes the foreground uid when it starts),
  * and copies/stagger: N independent instances KEY01..KEYNN (uid + i, their
  * own files and random streams, start + i * stagger), so that "N apps
  * launched together" is one `--set workload.tasks.KEY.copies=N`.
+ * The workload's `offset` moves every start (its place in a composite).
  * Random choices come from the stream "workload.NAME".
  */
 #include <stddef.h>
@@ -60,6 +64,16 @@ struct task_common {
 	const char *name;
 	int64_t copies;
 	int64_t stagger_ns;
+	/* start: fixed (start_ns) or drawn uniformly from [start_ns, start_hi_ns] */
+	bool start_random;
+	int64_t start_hi_ns;
+};
+
+static const struct cfg_param start_param[] = {
+	{ "start", CFG_T_TIME, offsetof(struct task_common, start_ns), "s", "0", 0, 1e6, "scenario",
+	  "when the task starts: a time, or {uniform: [LO, HI]} drawn per seed from the stream "
+	  "workload.KEY.start", NULL },
+	CFG_PARAM_END,
 };
 
 static const struct cfg_param common_params[] = {
@@ -72,8 +86,6 @@ static const struct cfg_param common_params[] = {
 	  NULL },
 	{ "pid", CFG_T_INT, offsetof(struct task_common, pid), "", "0", 0, 4194304, "scenario",
 	  "process id (0 = assigned)", NULL },
-	{ "start", CFG_T_TIME, offsetof(struct task_common, start_ns), "s", "0", 0, 1e6, "scenario",
-	  "when the task starts", NULL },
 	{ "ioprio_class", CFG_T_ENUM, offsetof(struct task_common, ioprio_class), "", "none",
 	  CFG_NO_RANGE, "Android apps run with no ioprio set (CFQ: BE from nice)",
 	  "I/O class: none, rt, be, idle", ioprio_names },
@@ -253,6 +265,7 @@ struct wl_task {
 struct wl_state {
 	struct sim *sim;
 	struct stack *stack;
+	int64_t offset_ns; /* `offset`: every task's start moves by this much */
 	struct wl_task *tasks;
 	uint32_t ntasks, exited;
 };
@@ -451,6 +464,29 @@ static int launch_next(struct wl_task *wt, struct stack_op *op)
 	}
 }
 
+/* Dry run of launch_next over a copy of the task with a cloned stream:
+ * how many I/O ops (reads and faults) the real run will issue. */
+static uint64_t launch_count_io(const struct wl_task *wt)
+{
+	struct wl_task d = *wt;
+	d.rng = gsl_rng_clone(wt->rng);
+	if (!d.rng)
+		return 1;
+	d.var_rng = NULL; /* variation moves runs, it does not change their number */
+	d.p.l.db_writes = 0;
+	d.cpu_gap_ns = 0;
+	d.cpu_next = false;
+	d.last_io_db = false;
+	d.fi = 0;
+	d.pos = UINT64_MAX;
+	d.io_ops = 0;
+	struct stack_op op;
+	while (launch_next(&d, &op) > 0)
+		;
+	gsl_rng_free(d.rng);
+	return d.io_ops;
+}
+
 static int burst_next(struct wl_task *wt, struct stack_op *op)
 {
 	struct burst_p *p = &wt->p.b;
@@ -623,14 +659,15 @@ static int task_setup(struct wl_state *ws, struct wl_task *wt, struct cfg_node *
 			if (!wt->db)
 				return err->code;
 		}
-		/* expected I/O ops, for the CPU gap and the db write spacing */
-		double runs = (double)p->bytes / (double)p->run_bytes;
-		double pages = (double)p->run_bytes / 4096.0;
-		double ops = runs * (p->fault_fraction * (pages > 1 ? pages : 1) + (1 - p->fault_fraction));
-		wt->target = (uint64_t)(ops > 1 ? ops : 1);
-		wt->cpu_gap_ns = (int64_t)((double)p->cpu_total_ns / (ops > 1 ? ops : 1));
-		wt->next_db_at = wt->target / (uint64_t)(p->db_writes + 1);
+		/* The I/O ops this launch will issue, counted by a dry run of
+		 * the generator on a copy of its stream, so that cpu_total is
+		 * spread over the actual ops (an estimate from the means left
+		 * part of it unspent or overspent) and db writes evenly. */
 		wt->pos = UINT64_MAX;
+		uint64_t ops = launch_count_io(wt);
+		wt->target = ops > 1 ? ops : 1;
+		wt->cpu_gap_ns = (int64_t)((double)p->cpu_total_ns / (double)wt->target);
+		wt->next_db_at = wt->target / (uint64_t)(p->db_writes + 1);
 		if (p->variation > 0) {
 			snprintf(name, sizeof(name), "workload.%s.launch%lld", wt->key,
 				 (long long)p->launch_no);
@@ -655,6 +692,44 @@ static int task_setup(struct wl_state *ws, struct wl_task *wt, struct cfg_node *
 		break;
 	}
 	}
+	return 0;
+}
+
+/* A task's common keys; `start` may be a time or a distribution. A random
+ * start is drawn later, per instance, from its own stream (task_create_one)
+ * so that moving the launch's phase does not change what the launch does. */
+static int task_common_apply(struct cfg_node *c, struct task_common *tc, struct sim_error *err)
+{
+	int rc = cfg_apply(common_params, c, tc, err);
+	if (rc)
+		return rc;
+	tc->start_random = false;
+	tc->start_hi_ns = 0;
+	struct cfg_node *sn = cfg_get(c, "start");
+	if (!sn || sn->kind == CFG_SCALAR)
+		return cfg_apply(start_param, c, tc, err);
+	struct cfg_node *u = sn->kind == CFG_MAP ? cfg_get(sn, "uniform") : NULL;
+	if (!u || sn->child->next || u->kind != CFG_SEQ || !u->child || !u->child->next ||
+	    u->child->next->next || u->child->kind != CFG_SCALAR ||
+	    u->child->next->kind != CFG_SCALAR)
+		return cfg_errorf(err, sn, "expected a time or {uniform: [LO, HI]}");
+	int64_t v[2];
+	struct cfg_node *x = u->child;
+	for (int i = 0; i < 2; i++, x = x->next) {
+		if (cfg_parse_time_ns(x->value, "s", &v[i], err)) {
+			char msg[sizeof(err->msg)];
+			snprintf(msg, sizeof(msg), "%s", err->msg);
+			return cfg_errorf(err, x, "%s", msg);
+		}
+		if (v[i] < 0 || v[i] > (int64_t)1e15)
+			return cfg_errorf(err, x, "expected a time in [0, 1e6 s]");
+	}
+	if (v[1] < v[0])
+		return cfg_errorf(err, u, "uniform: HI is below LO");
+	cfg_mark_used(sn, true);
+	tc->start_ns = v[0];
+	tc->start_hi_ns = v[1];
+	tc->start_random = v[1] > v[0];
 	return 0;
 }
 
@@ -685,6 +760,13 @@ static int task_create_one(struct wl_state *ws, struct cfg_node *c, const struct
 		wt->c.name = "";
 	}
 	char rname[300];
+	if (wt->c.start_random) {
+		snprintf(rname, sizeof(rname), "workload.%s.start", wt->key);
+		gsl_rng *sr = sim_rng(sim, rname);
+		double span = (double)(wt->c.start_hi_ns - wt->c.start_ns);
+		wt->c.start_ns += (int64_t)(gsl_rng_uniform(sr) * span);
+	}
+	wt->c.start_ns += ws->offset_ns;
 	snprintf(rname, sizeof(rname), "workload.%s", wt->key);
 	wt->rng = sim_rng(sim, rname);
 	if (!wt->c.enabled) {
@@ -709,6 +791,13 @@ static int task_create_one(struct wl_state *ws, struct cfg_node *c, const struct
 	return 0;
 }
 
+static const struct cfg_param wl_params[] = {
+	{ "offset", CFG_T_TIME, offsetof(struct wl_state, offset_ns), "s", "0", 0, 1e6, "scenario",
+	  "move every task's start by this much (a source's place in a composite workload)",
+	  NULL },
+	CFG_PARAM_END,
+};
+
 static void wl_destroy(void *state);
 
 static int wl_create(struct sim *sim, struct cfg_node *node, void **state, struct sim_error *err)
@@ -726,6 +815,9 @@ static int wl_create(struct sim *sim, struct cfg_node *node, void **state, struc
 	*state = ws;
 	cfg_mark_used(node, false);
 	(void)cfg_get_str(node, "type");
+	int rc0 = cfg_apply(wl_params, node, ws, err);
+	if (rc0)
+		return rc0;
 	struct cfg_node *tasks = cfg_get(node, "tasks");
 	if (!tasks || tasks->kind != CFG_MAP || !tasks->child)
 		return cfg_errorf(err, tasks ? tasks : node,
@@ -736,7 +828,7 @@ static int wl_create(struct sim *sim, struct cfg_node *node, void **state, struc
 		if (c->kind != CFG_MAP)
 			return cfg_errorf(err, c, "expected a map {gen: ..., ...}");
 		struct task_common tc;
-		int rc = cfg_apply(common_params, c, &tc, err);
+		int rc = task_common_apply(c, &tc, err);
 		if (rc)
 			return rc;
 		n += tc.enabled ? (uint32_t)tc.copies : 1;
@@ -746,7 +838,7 @@ static int wl_create(struct sim *sim, struct cfg_node *node, void **state, struc
 		return sim_errorf(err, SIM_E_NOMEM, "out of memory");
 	for (struct cfg_node *c = tasks->child; c; c = c->next) {
 		struct task_common tc;
-		int rc = cfg_apply(common_params, c, &tc, err);
+		int rc = task_common_apply(c, &tc, err);
 		if (rc)
 			return rc;
 		int64_t copies = tc.enabled ? tc.copies : 1;
