@@ -1140,3 +1140,8 @@ uint32_t elv_mq_hw_depth(const struct elevator *e)
 {
 	return e->q->mq->hctx[0].tags.depth;
 }
+
+int elv_mq_kernel(const struct elevator *e)
+{
+	return e->q->mq->p.kernel == BLK_MQ_V5_10 ? 510 : 601;
+}

@@ -18,6 +18,8 @@ extern const struct elevator_ops noop_elevator_ops;
 extern const struct elevator_ops deadline_elevator_ops;
 extern const struct elevator_ops cfq_elevator_ops;
 extern const struct elevator_ops none_elevator_ops;
+extern const struct elevator_ops mq_deadline_elevator_ops;
+extern const struct elevator_ops kyber_elevator_ops;
 
 /* One explicit table (STYLE.md 6); `mobisim list schedulers` prints it. */
 static const struct elevator_ops *const elevator_table[] = {
@@ -25,6 +27,8 @@ static const struct elevator_ops *const elevator_table[] = {
 	&deadline_elevator_ops,
 	&cfq_elevator_ops,
 	&none_elevator_ops,
+	&mq_deadline_elevator_ops,
+	&kyber_elevator_ops,
 	NULL,
 };
 

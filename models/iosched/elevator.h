@@ -133,6 +133,8 @@ uint32_t elv_mq_nr_ctx(const struct elevator *e);
 void elv_mq_run_queue_async(struct elevator *e);
 /* Requests of this scheduler now at the device. */
 uint32_t elv_mq_in_driver(const struct elevator *e);
+/* The blk-mq version followed (block.kernel): 510 for 5.10, 601 for 6.1. */
+int elv_mq_kernel(const struct elevator *e);
 /* Queue depth the device advertises (tag set depth). */
 uint32_t elv_mq_hw_depth(const struct elevator *e);
 

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "models/block/block.h"
 #include "models/device/device.h"
 #include "models/iosched/elevator.h"
@@ -59,10 +61,11 @@ static inline void mq_rig_sink(void *ctx, const struct blk_trace_event *e)
 	}
 }
 
-/* svc_us: device service time; qd: device queue depth; block_yaml extra
- * `block:` keys (kind: mq is added); sched_yaml the scheduler's section. */
-static inline struct mq_rig *mq_rig_new(const char *sched, int svc_us, int qd, const char *block_yaml,
-				 const char *sched_yaml)
+/* svc_us: device service time; qd: device queue depth, served by
+ * `servers` commands at once; block_yaml extra `block:` keys (kind: mq
+ * is added); sched_yaml the scheduler's section. */
+static inline struct mq_rig *mq_rig_new_servers(const char *sched, int svc_us, int qd, int servers,
+						const char *block_yaml, const char *sched_yaml)
 {
 	char dev[256], blk[512];
 	struct mq_rig *r = calloc(1, sizeof(*r));
@@ -72,8 +75,9 @@ static inline struct mq_rig *mq_rig_new(const char *sched, int svc_us, int qd, c
 
 	assert_non_null(r);
 	r->sim = sim_new_bare(7);
-	snprintf(dev, sizeof(dev), "model: ideal\nservice: fixed\nmean_us: %d\nqueue_depth: %d\n",
-		 svc_us, qd);
+	snprintf(dev, sizeof(dev),
+		 "model: ideal\nservice: fixed\nmean_us: %d\nqueue_depth: %d\nservers: %d\n", svc_us,
+		 qd, servers);
 	snprintf(blk, sizeof(blk), "kind: mq\n%s", block_yaml ? block_yaml : "");
 	assert_int_equal(cfg_load_string(dev, strlen(dev), "dev", &r->dev_doc, &err), 0);
 	assert_int_equal(device_create(r->sim, cfg_root(r->dev_doc), &r->dev, &err), 0);
@@ -90,6 +94,19 @@ static inline struct mq_rig *mq_rig_new(const char *sched, int svc_us, int qd, c
 	struct blk_trace_sink sink = { mq_rig_sink, r };
 	blk_set_trace_sink(r->q, &sink);
 	return r;
+}
+
+static inline struct mq_rig *mq_rig_new(const char *sched, int svc_us, int qd,
+					const char *block_yaml, const char *sched_yaml)
+{
+	return mq_rig_new_servers(sched, svc_us, qd, 1, block_yaml, sched_yaml);
+}
+
+/* The scheduler's stats object of the queue's JSON (caller decrefs root). */
+static inline json_t *mq_rig_sched_stats(struct mq_rig *r, json_t **root)
+{
+	*root = blk_queue_to_json(r->q);
+	return json_object_get(*root, "scheduler_stats");
 }
 
 static inline void mq_rig_free(struct mq_rig *r)
