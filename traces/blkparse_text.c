@@ -525,6 +525,20 @@ static int bp_open_mem(const void *buf, size_t len, const char *name, const stru
 	return 0;
 }
 
+static int bp_open_src(void *src, const struct trace_opts *opts, void **state, struct sim_error *err)
+{
+	struct trace_src *s = src;
+	struct bp_reader *b = bp_alloc(opts);
+
+	if (!b)
+		return sim_errorf(err, SIM_E_NOMEM, "%s: out of memory", s->name);
+	trace_src_move(&b->src, s);
+	if (opts && opts->diag)
+		opts->diag->files = 1;
+	*state = b;
+	return 0;
+}
+
 /* Read lines until one event is parsed into a free slot and pushed.
  * Returns 1, 0 at end of input, or an error. */
 static int bp_fill_one(struct bp_reader *b, struct sim_error *err)
@@ -609,6 +623,7 @@ const struct trace_reader_ops trace_blkparse_ops = {
 	.probe = bp_probe,
 	.open = bp_open,
 	.open_mem = bp_open_mem,
+	.open_src = bp_open_src,
 	.next = bp_next,
 	.close = bp_close,
 };

@@ -18,8 +18,14 @@
  * per file and a fixed pid -> name table (BT_COMM_SLOTS; when full, new
  * names are dropped).
  *
- * Errors: "FILE: byte offset N: ..." (SIM_E_INPUT) for a truncated record,
- * bad magic, unsupported version or a payload longer than BT_PDU_MAX.
+ * Lenient where blkparse is: a last record cut short (blktrace killed) ends
+ * that file with a warning, and a per-CPU set with a CPU file missing in
+ * the middle is read from the files that exist, with a warning; both are
+ * counted in the reader's diagnostics. opts->strict refuses both.
+ *
+ * Errors: "FILE: byte offset N: ..." (SIM_E_INPUT) for bad magic, an
+ * unsupported version, a payload longer than BT_PDU_MAX, a pid above the
+ * kernel's PID_MAX_LIMIT or a request whose end passes 2^64 sectors.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -42,6 +48,11 @@
 #define BT_MAX_CPU 4095u
 #define BT_COMM_SLOTS 4096u
 #define BT_COMM_LEN 16u
+/* include/linux/threads.h PID_MAX_LIMIT on 64-bit kernels (4 * 1024 * 1024):
+ * no task id is larger. */
+#define BT_PID_MAX 4194304u
+/* blkparse.c RB_BATCH_DEFAULT: events read per CPU file at a time. */
+#define BT_BATCH 512u
 
 /* Categories, BLK_TC_ACT(x) = x << 16. */
 enum {
@@ -63,6 +74,12 @@ struct bt_raw {
 
 struct bt_file {
 	struct trace_src src;
+	/* Per-CPU sets: a second reader of the same file runs one batch ahead
+	 * and applies its process names, as blkparse's ms_prime does. */
+	struct trace_src scout;
+	bool scouting;
+	uint32_t cpu;            /* the N of NAME.blktrace.N */
+	uint32_t batch_left;     /* events of the current batch not yet returned */
 	bool order_known, swap;
 	bool have;              /* raw/pdu hold the file's next event */
 	bool done;
@@ -90,6 +107,8 @@ struct bt_reader {
 	char comm_out[BT_COMM_LEN + 1];
 	uint8_t pdu_out[BT_PDU_MAX];
 	bool failed;
+	bool strict;
+	struct trace_diag *diag;
 };
 
 /* ---- decoding --------------------------------------------------------- */
@@ -176,6 +195,29 @@ static bool is_notify_consumed(const struct bt_raw *r)
 	return (r->action & 0xff) != BT_TN_MESSAGE;
 }
 
+/* A record cut short by the end of the file: blktrace was stopped while
+ * writing. blkparse reads the complete records before it; so do we, with a
+ * warning, unless strict. Returns 0 (end of this file) or the error. */
+static int bt_cut(struct bt_reader *br, struct bt_file *f, uint64_t off, uint64_t got,
+		  uint32_t want, struct sim_error *err)
+{
+	if (br->strict)
+		return sim_errorf(err, SIM_E_INPUT,
+				  "%s: byte offset %llu: truncated record (%llu of %u bytes)",
+				  f->src.name, (unsigned long long)off, (unsigned long long)got, want);
+	if (br->diag) {
+		br->diag->truncated_files++;
+		br->diag->truncated_bytes += got;
+	}
+	trace_diag_note(br->diag, "%s: byte offset %llu: last record cut (%llu of %u bytes); skipped",
+			f->src.name, (unsigned long long)off, (unsigned long long)got, want);
+	f->src.pos = f->src.len;
+	f->src.eof = true;
+	return 0;
+}
+
+static void bt_prime(struct bt_reader *br, struct bt_file *f);
+
 /* Read the next record of f into f->raw/f->pdu; notify records that are
  * not events are consumed here (as blkparse does at read time). Returns
  * 1, 0 at end of file, or an error. */
@@ -190,9 +232,7 @@ static int bt_file_read(struct bt_reader *br, struct bt_file *f, struct sim_erro
 		if (got == 0)
 			return 0;
 		if (got < (long)BT_REC_BYTES)
-			return sim_errorf(err, SIM_E_INPUT,
-					  "%s: byte offset %llu: truncated record (%ld of %u bytes)",
-					  f->src.name, (unsigned long long)off, got, BT_REC_BYTES);
+			return bt_cut(br, f, off, (uint64_t)got, BT_REC_BYTES, err);
 		const uint8_t *p = f->src.buf + f->src.pos;
 		if (!f->order_known) {
 			uint32_t le = ld32(p, false), be = ld32(p, true);
@@ -227,20 +267,36 @@ static int bt_file_read(struct bt_reader *br, struct bt_file *f, struct sim_erro
 		if (got < 0)
 			return (int)got;
 		if (got < (long)(BT_REC_BYTES + r.pdu_len))
-			return sim_errorf(err, SIM_E_INPUT,
-					  "%s: byte offset %llu: truncated record (payload of %u bytes, %ld left)",
-					  f->src.name, (unsigned long long)off, r.pdu_len,
-					  got - (long)BT_REC_BYTES);
+			return bt_cut(br, f, off, (uint64_t)got, BT_REC_BYTES + r.pdu_len, err);
+		if (!is_notify_consumed(&r) && !((r.action >> 16) & BT_TC_NOTIFY)) {
+			if (r.pid > BT_PID_MAX)
+				return sim_errorf(err, SIM_E_INPUT,
+						  "%s: byte offset %llu: pid %u out of range (0..%u)",
+						  f->src.name, (unsigned long long)off, r.pid, BT_PID_MAX);
+			if (r.sector > UINT64_MAX - (r.bytes >> 9))
+				return sim_errorf(err, SIM_E_INPUT,
+						  "%s: byte offset %llu: sector %llu + %u sectors passes 2^64",
+						  f->src.name, (unsigned long long)off,
+						  (unsigned long long)r.sector, r.bytes >> 9);
+		}
 		p = f->src.buf + f->src.pos;
 		const uint8_t *pdu = p + BT_REC_BYTES;
 		f->src.pos += BT_REC_BYTES + r.pdu_len;
 
 		if (is_notify_consumed(&r)) {
-			if ((r.action & 0xff) == BT_TN_PROCESS)
+			if ((r.action & 0xff) == BT_TN_PROCESS && !f->scouting)
 				comm_add(br, (int32_t)r.pid, pdu, r.pdu_len);
 			/* BT_TN_TIMESTAMP gives the wall clock of the start; only
 			 * blkparse's -z format prints it. Unknown notifies are
 			 * ignored, as blkparse does. */
+			continue;
+		}
+		if (f->scouting && r.cpu != f->cpu) {
+			/* blkparse: "cpu N trace info has error cpu M", dropped */
+			if (br->diag)
+				br->diag->wrong_cpu++;
+			if (f->batch_left && --f->batch_left == 0)
+				bt_prime(br, f);
 			continue;
 		}
 		f->raw = r;
@@ -248,6 +304,43 @@ static int bt_file_read(struct bt_reader *br, struct bt_file *f, struct sim_erro
 		memcpy(f->pdu, pdu, r.pdu_len);
 		return 1;
 	}
+}
+
+/* Read the next batch of f's events ahead (ms_prime): process names in it
+ * take effect now, before its first event is returned. Errors are left
+ * for the main reader to report. */
+static void bt_prime(struct bt_reader *br, struct bt_file *f)
+{
+	struct sim_error e;
+	uint32_t n = 0, queued = 0;
+
+	while (n < BT_BATCH) {
+		long got = trace_src_fill(&f->scout, BT_REC_BYTES, &e);
+		if (got < (long)BT_REC_BYTES)
+			break;
+		const uint8_t *p = f->scout.buf + f->scout.pos;
+		bool be = (ld32(p, false) & 0xffffff00u) != BT_MAGIC;
+		struct bt_raw r;
+		decode_raw(p, be, &r);
+		if ((r.magic & 0xffffff00u) != BT_MAGIC || (r.magic & 0xff) != BT_VERSION ||
+		    r.pdu_len > BT_PDU_MAX)
+			break;
+		got = trace_src_fill(&f->scout, BT_REC_BYTES + r.pdu_len, &e);
+		if (got < (long)(BT_REC_BYTES + r.pdu_len))
+			break;
+		p = f->scout.buf + f->scout.pos;
+		f->scout.pos += BT_REC_BYTES + r.pdu_len;
+		if (is_notify_consumed(&r)) {
+			if ((r.action & 0xff) == BT_TN_PROCESS)
+				comm_add(br, (int32_t)r.pid, p + BT_REC_BYTES, r.pdu_len);
+			continue;
+		}
+		n++;
+		if (r.cpu == f->cpu)
+			queued++;
+	}
+	f->batch_left = n;
+	(void)queued;
 }
 
 /* ---- merge heap ------------------------------------------------------- */
@@ -423,7 +516,7 @@ static struct bt_reader *bt_alloc(uint32_t nfiles)
 		return NULL;
 	}
 	for (uint32_t i = 0; i < nfiles; i++)
-		br->files[i].src.fd = -1;
+		br->files[i].src.fd = br->files[i].scout.fd = -1;
 	br->refill = -1;
 	return br;
 }
@@ -434,92 +527,155 @@ static void bt_close(void *state)
 
 	if (!br)
 		return;
-	for (uint32_t i = 0; i < br->nfiles; i++)
+	for (uint32_t i = 0; i < br->nfiles; i++) {
 		trace_src_close(&br->files[i].src);
+		trace_src_close(&br->files[i].scout);
+	}
 	free(br->files);
 	free(br->heap);
 	free(br->comms);
 	free(br);
 }
 
-/* If path is BASE.blktrace.N, the number of consecutive files
- * BASE.blktrace.0, 1, ... that exist (as blkparse's setup_file loop);
- * 0 if path is not named that way or is not among them. */
-static uint32_t percpu_count(const char *path, char *base, size_t basesz)
+/* If path is BASE.blktrace.N (N all digits), copy BASE into base and
+ * return true. */
+static bool percpu_base(const char *path, char *base, size_t basesz)
 {
-	const char *tag = strstr(path, ".blktrace.");
-	const char *last = NULL;
-	struct stat st;
-	char name[4200];
-	uint32_t n = 0;
-	bool found = false;
+	const char *tag = strstr(path, ".blktrace."), *last = NULL;
 
 	while (tag) {
 		last = tag;
 		tag = strstr(tag + 1, ".blktrace.");
 	}
 	if (!last)
-		return 0;
+		return false;
 	const char *num = last + strlen(".blktrace.");
 	if (!*num)
-		return 0;
+		return false;
 	for (const char *q = num; *q; q++)
 		if (!isdigit((unsigned char)*q))
-			return 0;
+			return false;
 	size_t bl = (size_t)(last - path);
 	if (bl + 1 > basesz)
-		return 0;
+		return false;
 	memcpy(base, path, bl);
 	base[bl] = '\0';
-	for (n = 0; n < BT_MAX_FILES; n++) {
+	return true;
+}
+
+/* Which of BASE.blktrace.0 .. BT_MAX_FILES-1 exist: returns one past the
+ * highest that does (0 if none) and the count of gaps below it. blkparse
+ * 1.2.0 stops at the first missing CPU file; we read every file there is
+ * and report the gaps. */
+static uint32_t percpu_scan(const char *base, uint32_t *gaps, uint32_t *first_gap)
+{
+	char name[4200];
+	struct stat st;
+	uint32_t top = 0, have = 0;
+
+	*first_gap = UINT32_MAX;
+	for (uint32_t n = 0; n < BT_MAX_FILES; n++) {
 		snprintf(name, sizeof(name), "%s.blktrace.%u", base, n);
-		if (stat(name, &st) < 0)
-			break;
-		if (!strcmp(name, path))
-			found = true;
+		if (stat(name, &st) == 0) {
+			top = n + 1;
+			have++;
+		}
 	}
-	return found ? n : 0;
+	*gaps = top - have;
+	for (uint32_t n = 0; *gaps && n < top; n++) {
+		snprintf(name, sizeof(name), "%s.blktrace.%u", base, n);
+		if (stat(name, &st) < 0) {
+			*first_gap = n;
+			break;
+		}
+	}
+	return top;
+}
+
+static void bt_setup(struct bt_reader *br, const struct trace_opts *opts)
+{
+	br->strict = opts && opts->strict;
+	br->diag = opts ? opts->diag : NULL;
 }
 
 static int bt_open(const char *path, const struct trace_opts *opts, void **state, struct sim_error *err)
 {
 	char base[4096];
 	struct stat st;
-	uint32_t n = percpu_count(path, base, sizeof(base));
-	bool set = n > 1;
+	bool named = percpu_base(path, base, sizeof(base));
+	bool exists = !strcmp(path, "-") || stat(path, &st) == 0;
+	uint32_t top = 0, gaps = 0, first_gap = UINT32_MAX;
 
-	(void)opts;
 	*state = NULL;
-	if (!n && stat(path, &st) < 0) {
+	if (!exists && !named) {
 		/* A base name: NAME.blktrace.0 ... */
-		char first[4200];
-		snprintf(first, sizeof(first), "%s.blktrace.0", path);
-		if (stat(first, &st) == 0) {
-			n = percpu_count(first, base, sizeof(base));
-			set = n > 0;
-		}
-		if (!n)
-			return sim_errorf(err, SIM_E_IO, "%s: %s", path, strerror(ENOENT));
+		snprintf(base, sizeof(base), "%s", path);
+		named = true;
 	}
-	if (!set)
-		n = 1;
-	struct bt_reader *br = bt_alloc(n);
-	if (!br)
-		return sim_errorf(err, SIM_E_NOMEM, "%s: out of memory", path);
-	br->nfiles = n;
-	for (uint32_t i = 0; i < n; i++) {
-		char name[4200];
-		if (set)
-			snprintf(name, sizeof(name), "%s.blktrace.%u", base, i);
-		else
-			snprintf(name, sizeof(name), "%s", path);
-		int rc = trace_src_open(&br->files[i].src, name,
-					n > 1 ? TRACE_SRC_BUF / 4 : TRACE_SRC_BUF, err);
+	if (named)
+		top = percpu_scan(base, &gaps, &first_gap);
+	if (!exists && !top)
+		return sim_errorf(err, SIM_E_INPUT, "%s: %s", path, strerror(ENOENT));
+	/* A single file: one not named like a set, or the only file of its set. */
+	if (!named || top - gaps <= 1) {
+		if (!exists)
+			snprintf(base + strlen(base), sizeof(base) - strlen(base), ".blktrace.%u", top - 1);
+		struct bt_reader *br = bt_alloc(1);
+		if (!br)
+			return sim_errorf(err, SIM_E_NOMEM, "%s: out of memory", path);
+		bt_setup(br, opts);
+		br->nfiles = 1;
+		int rc = trace_src_open(&br->files[0].src, exists ? path : base, TRACE_SRC_BUF, err);
 		if (rc) {
 			bt_close(br);
 			return rc;
 		}
+		if (br->diag)
+			br->diag->files = 1;
+		if (named && gaps)
+			trace_diag_note(br->diag, "%s.blktrace.%u: missing; read %s only", base, first_gap,
+					br->files[0].src.name);
+		*state = br;
+		return 0;
 	}
+	if (gaps && opts && opts->strict)
+		return sim_errorf(err, SIM_E_INPUT,
+				  "%s.blktrace.%u: missing from the per-CPU set (%u of %u CPU files)",
+				  base, first_gap, top - gaps, top);
+	struct bt_reader *br = bt_alloc(top - gaps);
+	if (!br)
+		return sim_errorf(err, SIM_E_NOMEM, "%s: out of memory", path);
+	bt_setup(br, opts);
+	for (uint32_t cpu = 0; cpu < top; cpu++) {
+		char name[4200];
+		snprintf(name, sizeof(name), "%s.blktrace.%u", base, cpu);
+		if (stat(name, &st) < 0)
+			continue;
+		struct bt_file *f = &br->files[br->nfiles];
+		int rc = trace_src_open(&f->src, name, TRACE_SRC_BUF / 4, err);
+		if (!rc)
+			rc = trace_src_open(&f->scout, name, TRACE_SRC_BUF / 4, err);
+		if (rc) {
+			trace_src_close(&f->src);
+			bt_close(br);
+			return rc;
+		}
+		f->cpu = cpu;
+		f->scouting = true;
+		br->nfiles++;
+	}
+	/* blkparse primes every CPU stream at the start, in CPU order. */
+	for (uint32_t i = 0; i < br->nfiles; i++)
+		bt_prime(br, &br->files[i]);
+	if (br->diag) {
+		br->diag->files = br->nfiles;
+		br->diag->missing_files = gaps;
+		snprintf(br->diag->set_base, sizeof(br->diag->set_base), "%s", base);
+	}
+	if (gaps)
+		trace_diag_note(br->diag, "%s.blktrace.%u: missing from the per-CPU set; read the other "
+				"%u of %u CPU files (blkparse 1.2.0 stops at the gap)",
+				base, first_gap, top - gaps, top);
 	*state = br;
 	return 0;
 }
@@ -527,12 +683,40 @@ static int bt_open(const char *path, const struct trace_opts *opts, void **state
 static int bt_open_mem(const void *buf, size_t len, const char *name, const struct trace_opts *opts,
 		       void **state, struct sim_error *err)
 {
-	(void)opts;
 	struct bt_reader *br = bt_alloc(1);
 	if (!br)
 		return sim_errorf(err, SIM_E_NOMEM, "%s: out of memory", name);
+	bt_setup(br, opts);
 	br->nfiles = 1;
 	trace_src_open_mem(&br->files[0].src, buf, len, name);
+	*state = br;
+	return 0;
+}
+
+static int bt_open_src(void *src, const struct trace_opts *opts, void **state, struct sim_error *err)
+{
+	struct trace_src *s = src;
+	struct bt_reader *br = bt_alloc(1);
+	if (!br)
+		return sim_errorf(err, SIM_E_NOMEM, "%s: out of memory", s->name);
+	bt_setup(br, opts);
+	br->nfiles = 1;
+	if (br->diag)
+		br->diag->files = 1;
+	/* A per-CPU file given by name: the whole set it belongs to. */
+	char base[4096];
+	uint32_t gaps, first_gap;
+	if (s->is_regular && percpu_base(s->name, base, sizeof(base)) &&
+	    percpu_scan(base, &gaps, &first_gap) - gaps > 1) {
+		bt_close(br);
+		char name[sizeof(s->name)];
+		snprintf(name, sizeof(name), "%s", s->name);
+		int rc = bt_open(name, opts, state, err);
+		if (!rc)
+			trace_src_close(s);
+		return rc;
+	}
+	trace_src_move(&br->files[0].src, s);
 	*state = br;
 	return 0;
 }
@@ -585,8 +769,13 @@ static int bt_next(void *state, struct trace_rec *rec, struct sim_error *err)
 	if (!br->nheap)
 		return 0;
 	uint32_t top = br->heap[0];
-	bt_convert(br, &br->files[top], rec);
+	struct bt_file *f = &br->files[top];
+	bt_convert(br, f, rec);
 	br->refill = (int32_t)top;
+	/* The batch is used up: blkparse reads the next one (and its names)
+	 * now, after this event is out. */
+	if (f->scouting && f->batch_left && --f->batch_left == 0)
+		bt_prime(br, f);
 	return 1;
 fail:
 	br->failed = true;
@@ -599,6 +788,7 @@ const struct trace_reader_ops trace_blktrace_ops = {
 	.probe = bt_probe,
 	.open = bt_open,
 	.open_mem = bt_open_mem,
+	.open_src = bt_open_src,
 	.next = bt_next,
 	.close = bt_close,
 };

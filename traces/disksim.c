@@ -190,6 +190,21 @@ static int ds_open_mem(const void *buf, size_t len, const char *name, const stru
 	return 0;
 }
 
+static int ds_open_src(void *src, const struct trace_opts *opts, void **state, struct sim_error *err)
+{
+	struct trace_src *s = src;
+	struct ds_reader *d = calloc(1, sizeof(*d));
+
+	if (!d)
+		return sim_errorf(err, SIM_E_NOMEM, "%s: out of memory", s->name);
+	trace_src_move(&d->src, s);
+	ds_open_common(d, opts);
+	if (opts && opts->diag)
+		opts->diag->files = 1;
+	*state = d;
+	return 0;
+}
+
 static void ds_close(void *state)
 {
 	struct ds_reader *d = state;
@@ -323,6 +338,7 @@ const struct trace_reader_ops trace_disksim_ops = {
 	.probe = ds_probe,
 	.open = ds_open,
 	.open_mem = ds_open_mem,
+	.open_src = ds_open_src,
 	.next = ds_next,
 	.close = ds_close,
 };

@@ -30,6 +30,7 @@
 
 #include "models/block/request.h"
 #include "traces/trace.h"
+#include "traces/trace_int.h"
 
 #define FTRACE_CHUNK (256 * 1024)
 /* The CPU field is searched for only in the first bytes of a line: a comm
@@ -1168,12 +1169,44 @@ int ftrace_open_stream(FILE *f, const char *name, struct ftrace_reader **out,
 	return 0;
 }
 
+/* Over an open source (stdin, pipe, decompressed file): takes it over. */
+static int ftrace_open_src(struct trace_src *heap_src, struct ftrace_reader **out,
+			   struct sim_error *err)
+{
+	char name[sizeof(heap_src->name)];
+	snprintf(name, sizeof(name), "%s", heap_src->name);
+	FILE *f = trace_src_fopen(heap_src);
+	if (!f) {
+		trace_src_close(heap_src);
+		free(heap_src);
+		return sim_errorf(err, SIM_E_NOMEM, "%s: out of memory", name);
+	}
+	int rc = ftrace_open_stream(f, name, out, err);
+	if (rc) {
+		fclose(f);
+		return rc;
+	}
+	(*out)->own_file = true;
+	return 0;
+}
+
 int ftrace_open(const char *path, struct ftrace_reader **out, struct sim_error *err)
 {
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return sim_errorf(err, SIM_E_IO, "%s: cannot open: %s", path, strerror(errno));
-	int rc = ftrace_open_stream(f, path, out, err);
+	struct trace_src *src = malloc(sizeof(*src));
+	if (!src)
+		return sim_errorf(err, SIM_E_NOMEM, "%s: out of memory", path);
+	int rc = trace_src_open(src, path, TRACE_SRC_BUF, err);
+	if (rc) {
+		free(src);
+		return rc;
+	}
+	FILE *f = trace_src_fopen(src);
+	if (!f) {
+		trace_src_close(src);
+		free(src);
+		return sim_errorf(err, SIM_E_NOMEM, "%s: out of memory", path);
+	}
+	rc = ftrace_open_stream(f, path, out, err);
 	if (rc) {
 		fclose(f);
 		return rc;
@@ -1354,6 +1387,7 @@ bool ftrace_probe(const void *buf, size_t len)
  * (and block_bio_complete, which would double-count C) are skipped. Times
  * are relative to the first event of the file, like blkparse's. */
 struct ftrace_block_state {
+	struct trace_diag *diag;
 	struct ftrace_reader *r;
 	struct ftrace_rec rec;
 	bool have_t0;
@@ -1373,12 +1407,21 @@ static int ftb_wrap(struct ftrace_reader *r, void **state, struct sim_error *err
 	return 0;
 }
 
+static int ftb_done(int rc, const struct trace_opts *opts, void **state)
+{
+	if (rc == 0 && opts && opts->diag) {
+		((struct ftrace_block_state *)*state)->diag = opts->diag;
+		opts->diag->files = 1;
+	}
+	return rc;
+}
+
 static int ftb_open(const char *path, const struct trace_opts *opts, void **state,
 		    struct sim_error *err)
 {
 	struct ftrace_reader *r = NULL;
 	int rc = ftrace_open(path, &r, err);
-	return rc ? rc : ftb_wrap(r, state, err);
+	return ftb_done(rc ? rc : ftb_wrap(r, state, err), opts, state);
 }
 
 static int ftb_open_mem(const void *buf, size_t len, const char *name, const struct trace_opts *opts,
@@ -1386,7 +1429,20 @@ static int ftb_open_mem(const void *buf, size_t len, const char *name, const str
 {
 	struct ftrace_reader *r = NULL;
 	int rc = ftrace_open_mem(buf, len, name, &r, err);
-	return rc ? rc : ftb_wrap(r, state, err);
+	return ftb_done(rc ? rc : ftb_wrap(r, state, err), opts, state);
+}
+
+static int ftb_open_src(void *src, const struct trace_opts *opts, void **state,
+			struct sim_error *err)
+{
+	/* The stdio stream frees the source: give it a heap copy. */
+	struct trace_src *heap = malloc(sizeof(*heap));
+	struct ftrace_reader *r = NULL;
+	if (!heap)
+		return sim_errorf(err, SIM_E_NOMEM, "out of memory");
+	trace_src_move(heap, src);
+	int rc = ftrace_open_src(heap, &r, err);
+	return ftb_done(rc ? rc : ftb_wrap(r, state, err), opts, state);
 }
 
 static int ftb_next(void *state, struct trace_rec *out, struct sim_error *err)
@@ -1394,6 +1450,11 @@ static int ftb_next(void *state, struct trace_rec *out, struct sim_error *err)
 	struct ftrace_block_state *s = state;
 	for (;;) {
 		int rc = ftrace_next(s->r, &s->rec, err);
+		if (rc == 0 && s->diag) {
+			/* every event of the file, decoded or of a name we skip */
+			const struct ftrace_stats *st = ftrace_get_stats(s->r);
+			s->diag->other_events = st->events + st->skipped - s->seq;
+		}
 		if (rc <= 0)
 			return rc;
 		const struct ftrace_rec *fr = &s->rec;
@@ -1409,7 +1470,8 @@ static int ftb_next(void *state, struct trace_rec *out, struct sim_error *err)
 		case FTRACE_BLOCK_RQ_COMPLETE: action = TRACE_A_COMPLETE; break;
 		case FTRACE_BLOCK_PLUG: action = TRACE_A_PLUG; break;
 		case FTRACE_BLOCK_UNPLUG: action = TRACE_A_UNPLUG_IO; break;
-		default: continue;
+		default:
+			continue;
 		}
 		memset(out, 0, sizeof(*out));
 		out->kind = TRACE_REC_BLOCK;
@@ -1460,6 +1522,7 @@ const struct trace_reader_ops trace_ftrace_ops = {
 	.probe = ftb_probe,
 	.open = ftb_open,
 	.open_mem = ftb_open_mem,
+	.open_src = ftb_open_src,
 	.next = ftb_next,
 	.close = ftb_close,
 };

@@ -5,9 +5,14 @@
  * Letters and rwbs order follow blktrace 1.2.0 blkparse.c / blkparse_fmt.c
  * (fill_rwbs: [F]lush, D|W|R|N, [F]ua, [A]head, [S]ync, [M]eta).
  */
+#define _GNU_SOURCE /* fopencookie */
 #include "traces/trace.h"
 
 #include <errno.h>
+#include <lzma.h>
+#include <stdarg.h>
+#include <zlib.h>
+#include <zstd.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,20 +24,290 @@
 
 /* ---- input buffer ----------------------------------------------------- */
 
+/* Raw input for a compressed stream: the decoder reads it in chunks. */
+#define TRACE_ZIN_BUF (64u * 1024u)
+/* liblzma's memory limit: xz -9 needs 65 MiB to decode (xz(1), "Memory
+ * usage"); anything above this is refused rather than swapped. */
+#define TRACE_XZ_MEMLIMIT (256ull << 20)
+
+static const uint8_t gz_magic[] = { 0x1f, 0x8b };
+static const uint8_t xz_magic[] = { 0xfd, '7', 'z', 'X', 'Z', 0x00 };
+static const uint8_t zstd_magic[] = { 0x28, 0xb5, 0x2f, 0xfd };
+
+int trace_zkind_of(const uint8_t *buf, size_t len)
+{
+	if (len >= sizeof(gz_magic) && !memcmp(buf, gz_magic, sizeof(gz_magic)))
+		return TRACE_Z_GZIP;
+	if (len >= sizeof(xz_magic) && !memcmp(buf, xz_magic, sizeof(xz_magic)))
+		return TRACE_Z_XZ;
+	if (len >= sizeof(zstd_magic) && !memcmp(buf, zstd_magic, sizeof(zstd_magic)))
+		return TRACE_Z_ZSTD;
+	return TRACE_Z_NONE;
+}
+
+const char *trace_zkind_name(int zkind)
+{
+	switch (zkind) {
+	case TRACE_Z_GZIP: return "gzip";
+	case TRACE_Z_XZ: return "xz";
+	case TRACE_Z_ZSTD: return "zstd";
+	default: return "none";
+	}
+}
+
+static void z_free(struct trace_src *s)
+{
+	if (!s->z)
+		return;
+	switch (s->zkind) {
+	case TRACE_Z_GZIP:
+		inflateEnd(s->z);
+		free(s->z);
+		break;
+	case TRACE_Z_XZ:
+		lzma_end(s->z);
+		free(s->z);
+		break;
+	case TRACE_Z_ZSTD:
+		ZSTD_freeDStream(s->z);
+		break;
+	default:
+		break;
+	}
+	s->z = NULL;
+}
+
+static int z_init(struct trace_src *s, int kind, struct sim_error *err)
+{
+	s->zkind = kind;
+	switch (kind) {
+	case TRACE_Z_GZIP: {
+		z_stream *zs = calloc(1, sizeof(*zs));
+		/* 15 + 32: any window, gzip or zlib header detected */
+		if (!zs || inflateInit2(zs, 15 + 32) != Z_OK) {
+			free(zs);
+			return sim_errorf(err, SIM_E_NOMEM, "%s: out of memory (gzip)", s->name);
+		}
+		s->z = zs;
+		return 0;
+	}
+	case TRACE_Z_XZ: {
+		lzma_stream *ls = malloc(sizeof(*ls));
+		if (ls)
+			*ls = (lzma_stream)LZMA_STREAM_INIT;
+		if (!ls || lzma_stream_decoder(ls, TRACE_XZ_MEMLIMIT, LZMA_CONCATENATED) != LZMA_OK) {
+			free(ls);
+			return sim_errorf(err, SIM_E_NOMEM, "%s: out of memory (xz)", s->name);
+		}
+		s->z = ls;
+		return 0;
+	}
+	case TRACE_Z_ZSTD: {
+		ZSTD_DStream *zd = ZSTD_createDStream();
+		if (!zd || ZSTD_isError(ZSTD_initDStream(zd))) {
+			ZSTD_freeDStream(zd);
+			return sim_errorf(err, SIM_E_NOMEM, "%s: out of memory (zstd)", s->name);
+		}
+		s->z = zd;
+		return 0;
+	}
+	default:
+		return 0;
+	}
+}
+
+/* Refill the raw input of a compressed fd source. */
+static int zin_fill(struct trace_src *s, struct sim_error *err)
+{
+	if (s->zin_eof || s->fd < 0)
+		return 0;
+	if (s->zin_pos) {
+		memmove(s->zin, s->zin + s->zin_pos, s->zin_len - s->zin_pos);
+		s->zin_len -= s->zin_pos;
+		s->zin_pos = 0;
+	}
+	while (s->zin_len < s->zin_cap) {
+		ssize_t r = read(s->fd, s->zin + s->zin_len, s->zin_cap - s->zin_len);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return sim_errorf(err, SIM_E_IO, "%s: %s", s->name, strerror(errno));
+		}
+		if (r == 0) {
+			s->zin_eof = true;
+			break;
+		}
+		s->zin_len += (size_t)r;
+		break;
+	}
+	return 0;
+}
+
+/* Decompress into dst[0..room); returns bytes produced (0 = end of data)
+ * or a negative code. */
+static long z_read(struct trace_src *s, uint8_t *dst, size_t room, struct sim_error *err)
+{
+	const char *kname = trace_zkind_name(s->zkind);
+	size_t produced = 0;
+
+	while (produced == 0) {
+		if (s->z_end)
+			return 0;
+		if (s->zin_pos == s->zin_len) {
+			int rc = zin_fill(s, err);
+			if (rc)
+				return rc;
+		}
+		bool in_end = s->zin_pos == s->zin_len && (s->zin_eof || s->fd < 0);
+		const uint8_t *in = s->zin + s->zin_pos;
+		size_t avail = s->zin_len - s->zin_pos, used = 0;
+
+		if (s->zkind == TRACE_Z_GZIP) {
+			z_stream *zs = s->z;
+			zs->next_in = (Bytef *)in;
+			zs->avail_in = (uInt)(avail > UINT32_MAX ? UINT32_MAX : avail);
+			zs->next_out = dst;
+			zs->avail_out = (uInt)(room > UINT32_MAX ? UINT32_MAX : room);
+			int zr = inflate(zs, Z_NO_FLUSH);
+			used = (size_t)(zs->next_in - in);
+			produced = (size_t)(zs->next_out - dst);
+			if (zr == Z_STREAM_END) {
+				/* Concatenated members (gzip -c a b, pigz): start again
+				 * when more input follows. */
+				s->zin_pos += used;
+				if (s->zin_pos == s->zin_len)
+					(void)zin_fill(s, err);
+				if (s->zin_pos == s->zin_len) {
+					s->z_end = true;
+				} else if (inflateReset(zs) != Z_OK) {
+					return sim_errorf(err, SIM_E_INPUT, "%s: corrupt %s data", s->name, kname);
+				}
+				continue;
+			}
+			if (zr == Z_NEED_DICT || zr == Z_DATA_ERROR || zr == Z_MEM_ERROR ||
+			    (zr == Z_BUF_ERROR && in_end && !produced))
+				goto corrupt;
+		} else if (s->zkind == TRACE_Z_XZ) {
+			lzma_stream *ls = s->z;
+			ls->next_in = in;
+			ls->avail_in = avail;
+			ls->next_out = dst;
+			ls->avail_out = room;
+			lzma_ret lr = lzma_code(ls, in_end ? LZMA_FINISH : LZMA_RUN);
+			used = (size_t)(ls->next_in - in);
+			produced = (size_t)(ls->next_out - dst);
+			if (lr == LZMA_OK && in_end && !used && !produced) {
+				goto cut; /* FINISH and no progress: the stream is cut */
+			} else if (lr == LZMA_STREAM_END) {
+				s->z_end = true;
+			} else if (lr == LZMA_MEMLIMIT_ERROR) {
+				return sim_errorf(err, SIM_E_INPUT, "%s: xz data needs more than %llu MiB to decode",
+						  s->name, TRACE_XZ_MEMLIMIT >> 20);
+			} else if (lr != LZMA_OK) {
+				if (lr == LZMA_BUF_ERROR && in_end)
+					goto cut;
+				goto corrupt;
+			}
+		} else {
+			ZSTD_inBuffer ib = { in, avail, 0 };
+			ZSTD_outBuffer ob = { dst, room, 0 };
+			size_t zr = ZSTD_decompressStream(s->z, &ob, &ib);
+			if (ZSTD_isError(zr))
+				goto corrupt;
+			used = ib.pos;
+			produced = ob.pos;
+			if (used || produced)
+				s->z_frame_open = zr != 0;
+			if (in_end && !produced && !used) {
+				if (s->z_frame_open)
+					goto cut;
+				s->z_end = true;
+			}
+		}
+		s->zin_pos += used;
+		if (!produced && !used && in_end) {
+			if (s->zkind == TRACE_Z_GZIP)
+				goto cut;
+			s->z_end = true;
+		}
+	}
+	return (long)produced;
+cut:
+	return sim_errorf(err, SIM_E_INPUT, "%s: byte offset %llu: %s data ends early (truncated file)",
+			  s->name, (unsigned long long)(s->base + s->len), kname);
+corrupt:
+	return sim_errorf(err, SIM_E_INPUT, "%s: byte offset %llu: corrupt %s data", s->name,
+			  (unsigned long long)(s->base + s->len), kname);
+}
+
+/* Raw read of the fd into dst; 0 at end. */
+static long fd_read(struct trace_src *s, uint8_t *dst, size_t room, struct sim_error *err)
+{
+	for (;;) {
+		ssize_t r = read(s->fd, dst, room);
+		if (r >= 0)
+			return (long)r;
+		if (errno != EINTR)
+			return sim_errorf(err, SIM_E_IO, "%s: %s", s->name, strerror(errno));
+	}
+}
+
 int trace_src_open(struct trace_src *s, const char *path, size_t bufsize, struct sim_error *err)
 {
+	struct stat st;
+	bool is_stdin = !strcmp(path, "-");
+
 	memset(s, 0, sizeof(*s));
-	snprintf(s->name, sizeof(s->name), "%s", path);
-	s->fd = open(path, O_RDONLY | O_CLOEXEC);
+	snprintf(s->name, sizeof(s->name), "%s", is_stdin ? "stdin" : path);
+	s->fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
 	if (s->fd < 0)
-		return sim_errorf(err, SIM_E_IO, "%s: %s", path, strerror(errno));
+		return sim_errorf(err, errno == ENOENT ? SIM_E_INPUT : SIM_E_IO, "%s: %s", path,
+				  strerror(errno));
+	s->own_fd = !is_stdin;
+	if (fstat(s->fd, &st) == 0) {
+		if (S_ISDIR(st.st_mode)) {
+			trace_src_close(s);
+			return sim_errorf(err, SIM_E_INPUT, "%s: is a directory, not a trace", path);
+		}
+		s->is_regular = S_ISREG(st.st_mode) && !is_stdin;
+	}
 	s->buf = malloc(bufsize);
+	s->own_buf = true;
 	if (!s->buf) {
-		close(s->fd);
-		s->fd = -1;
+		trace_src_close(s);
 		return sim_errorf(err, SIM_E_NOMEM, "%s: out of memory", path);
 	}
 	s->cap = bufsize;
+	/* Sniff compression from the first bytes; they stay in the buffer. */
+	while (s->len < sizeof(xz_magic) && !s->eof) {
+		long r = fd_read(s, s->buf + s->len, s->cap - s->len, err);
+		if (r < 0) {
+			trace_src_close(s);
+			return (int)r;
+		}
+		if (r == 0)
+			s->eof = true;
+		s->len += (size_t)r;
+	}
+	int kind = trace_zkind_of(s->buf, s->len);
+	if (kind != TRACE_Z_NONE) {
+		s->zin_cap = TRACE_ZIN_BUF > s->len ? TRACE_ZIN_BUF : s->len;
+		s->zin = malloc(s->zin_cap);
+		if (!s->zin) {
+			trace_src_close(s);
+			return sim_errorf(err, SIM_E_NOMEM, "%s: out of memory", path);
+		}
+		memcpy(s->zin, s->buf, s->len);
+		s->zin_len = s->len;
+		s->zin_eof = s->eof;
+		s->len = 0;
+		s->eof = false;
+		int rc = z_init(s, kind, err);
+		if (rc) {
+			trace_src_close(s);
+			return rc;
+		}
+	}
 	return 0;
 }
 
@@ -46,21 +321,57 @@ void trace_src_open_mem(struct trace_src *s, const void *buf, size_t len, const 
 	s->eof = true;
 }
 
+int trace_src_open_mem_z(struct trace_src *s, const void *buf, size_t len, const char *name,
+			 struct sim_error *err)
+{
+	int kind = trace_zkind_of(buf, len);
+
+	trace_src_open_mem(s, buf, len, name);
+	if (kind == TRACE_Z_NONE)
+		return 0;
+	s->zin = (uint8_t *)buf;
+	s->zin_len = len;
+	s->zin_eof = true;
+	s->buf = malloc(TRACE_SRC_BUF);
+	if (!s->buf) {
+		s->zin = NULL;
+		return sim_errorf(err, SIM_E_NOMEM, "%s: out of memory", s->name);
+	}
+	s->own_buf = true;
+	s->cap = TRACE_SRC_BUF;
+	s->len = 0;
+	s->eof = false;
+	return z_init(s, kind, err);
+}
+
 void trace_src_close(struct trace_src *s)
 {
-	if (s->fd >= 0) {
+	z_free(s);
+	if (s->fd >= 0 && s->own_fd)
 		close(s->fd);
+	if (s->own_buf)
 		free(s->buf);
-	}
+	if (s->fd >= 0)
+		free(s->zin);
+	s->zin = NULL;
 	s->fd = -1;
 	s->buf = NULL;
+	s->own_buf = false;
+	s->own_fd = false;
+}
+
+void trace_src_move(struct trace_src *dst, struct trace_src *src)
+{
+	*dst = *src;
+	memset(src, 0, sizeof(*src));
+	src->fd = -1;
 }
 
 long trace_src_fill(struct trace_src *s, size_t n, struct sim_error *err)
 {
 	if (s->len - s->pos >= n || s->eof)
 		return (long)(s->len - s->pos < n ? s->len - s->pos : n);
-	/* Compact, then read until n bytes or end of file. */
+	/* Compact, then read until n bytes or end of input. */
 	if (s->pos) {
 		memmove(s->buf, s->buf + s->pos, s->len - s->pos);
 		s->base += s->pos;
@@ -68,12 +379,10 @@ long trace_src_fill(struct trace_src *s, size_t n, struct sim_error *err)
 		s->pos = 0;
 	}
 	while (s->len < n && !s->eof) {
-		ssize_t r = read(s->fd, s->buf + s->len, s->cap - s->len);
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			return sim_errorf(err, SIM_E_IO, "%s: %s", s->name, strerror(errno));
-		}
+		long r = s->z ? z_read(s, s->buf + s->len, s->cap - s->len, err)
+			      : fd_read(s, s->buf + s->len, s->cap - s->len, err);
+		if (r < 0)
+			return r;
 		if (r == 0)
 			s->eof = true;
 		s->len += (size_t)r;
@@ -120,21 +429,60 @@ int trace_src_getline(struct trace_src *s, const char **line, size_t *len, struc
 
 long trace_src_peek_file(const char *path, uint8_t *buf, size_t n)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	size_t got = 0;
+	struct trace_src s;
+	struct sim_error err;
+	long got;
 
-	if (fd < 0)
+	if (trace_src_open(&s, path, n + 64 > TRACE_SRC_BUF ? n + 64 : TRACE_SRC_BUF, &err))
 		return -1;
-	while (got < n) {
-		ssize_t r = read(fd, buf + got, n - got);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		got += (size_t)r;
+	got = trace_src_fill(&s, n, &err);
+	if (got > 0)
+		memcpy(buf, s.buf + s.pos, (size_t)got);
+	trace_src_close(&s);
+	return got < 0 ? -1 : got;
+}
+
+/* stdio over a source, for readers written against FILE (ftrace). */
+static ssize_t src_cookie_read(void *c, char *buf, size_t size)
+{
+	struct trace_src *s = c;
+	struct sim_error err;
+	long got = trace_src_fill(s, size < s->cap ? size : s->cap, &err);
+
+	if (got < 0) {
+		errno = EIO;
+		return -1;
 	}
-	close(fd);
-	return (long)got;
+	memcpy(buf, s->buf + s->pos, (size_t)got);
+	s->pos += (size_t)got;
+	return got;
+}
+
+static int src_cookie_close(void *c)
+{
+	trace_src_close(c);
+	free(c);
+	return 0;
+}
+
+FILE *trace_src_fopen(struct trace_src *heap_src)
+{
+	cookie_io_functions_t io = { .read = src_cookie_read, .close = src_cookie_close };
+	return fopencookie(heap_src, "r", io);
+}
+
+void trace_diag_note(struct trace_diag *d, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!d)
+		return;
+	d->notes_total++;
+	if (d->nnotes >= TRACE_DIAG_NOTES)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(d->notes[d->nnotes++], TRACE_DIAG_NOTE_LEN, fmt, ap);
+	va_end(ap);
 }
 
 /* ---- blkparse vocabulary ---------------------------------------------- */
@@ -258,34 +606,125 @@ static const struct trace_reader_ops *detect(const uint8_t *buf, size_t len)
 	return best;
 }
 
+static int unknown_format(const char *name, int zkind, struct sim_error *err)
+{
+	return sim_errorf(err, SIM_E_INPUT, "%s: byte offset 0: not a known trace format%s%s%s "
+			  "(blktrace, blkparse text, DiskSim/MQSim ASCII, ftrace text)", name,
+			  zkind ? " (after " : "", zkind ? trace_zkind_name(zkind) : "",
+			  zkind ? " decompression)" : "");
+}
+
+/* opts with diag pointed at r's own record unless the caller gave one. */
+static void opts_for(const struct trace_opts *opts, struct trace_reader *r, struct trace_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	if (opts)
+		*o = *opts;
+	if (!o->diag)
+		o->diag = &r->diag;
+}
+
+static void reader_reset(struct trace_reader *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->diag.min_ns = INT64_MAX;
+	r->diag.max_ns = INT64_MIN;
+}
+
 int trace_open_auto(const char *path, const struct trace_opts *opts, struct trace_reader *r,
 		    struct sim_error *err)
 {
-	uint8_t buf[TRACE_PROBE_BYTES];
+	struct trace_opts o;
 	struct stat st;
-	const char *probe_path = path;
-	char first[4096];
-	long n;
+	int rc;
 
-	r->ops = NULL;
-	r->state = NULL;
-	/* A per-CPU set given by its base name: probe its first file. */
-	if (stat(path, &st) < 0) {
+	reader_reset(r);
+	opts_for(opts, r, &o);
+	/* A per-CPU set given by its base name: the blktrace reader opens it. */
+	if (strcmp(path, "-") && stat(path, &st) < 0) {
+		char first[4200];
+		int e = errno;
 		snprintf(first, sizeof(first), "%s.blktrace.0", path);
 		if (stat(first, &st) < 0)
-			return sim_errorf(err, SIM_E_IO, "%s: %s", path, strerror(errno));
-		probe_path = first;
+			return sim_errorf(err, e == ENOENT ? SIM_E_INPUT : SIM_E_IO, "%s: %s", path,
+					  strerror(e));
+		rc = trace_blktrace_ops.open(path, &o, &r->state, err);
+		if (rc)
+			return rc;
+		r->ops = &trace_blktrace_ops;
+		return 0;
 	}
-	if (S_ISDIR(st.st_mode))
-		return sim_errorf(err, SIM_E_INPUT, "%s: is a directory, not a trace", probe_path);
-	n = trace_src_peek_file(probe_path, buf, sizeof(buf));
-	if (n < 0)
-		return sim_errorf(err, SIM_E_IO, "%s: %s", probe_path, strerror(errno));
-	const struct trace_reader_ops *ops = detect(buf, (size_t)n);
+	/* Open once and probe the first bytes in the reader's own buffer, so a
+	 * pipe is never read twice. */
+	struct trace_src *src = malloc(sizeof(*src));
+	if (!src)
+		return sim_errorf(err, SIM_E_NOMEM, "out of memory");
+	rc = trace_src_open(src, path, TRACE_SRC_BUF, err);
+	if (rc) {
+		free(src);
+		return rc;
+	}
+	long n = trace_src_fill(src, TRACE_PROBE_BYTES, err);
+	if (n < 0) {
+		trace_src_close(src);
+		free(src);
+		return (int)n;
+	}
+	const struct trace_reader_ops *ops = detect(src->buf + src->pos, (size_t)n);
+	if (!ops) {
+		rc = unknown_format(src->name, src->zkind, err);
+		trace_src_close(src);
+		free(src);
+		return rc;
+	}
+	if (ops->open_src) {
+		rc = ops->open_src(src, &o, &r->state, err);
+		if (rc)
+			trace_src_close(src);
+		free(src);
+	} else {
+		/* A reader without a stream entry: regular files only. */
+		bool plain = src->is_regular && src->zkind == TRACE_Z_NONE;
+		trace_src_close(src);
+		free(src);
+		if (!plain)
+			return sim_errorf(err, SIM_E_INPUT, "%s: the %s reader reads regular, "
+					  "uncompressed files only", path, ops->name);
+		rc = ops->open(path, &o, &r->state, err);
+	}
+	if (rc)
+		return rc;
+	r->ops = ops;
+	return 0;
+}
+
+int trace_open_named(const char *path, const char *format, const struct trace_opts *opts,
+		     struct trace_reader *r, struct sim_error *err)
+{
+	if (!format)
+		return trace_open_auto(path, opts, r, err);
+	const struct trace_reader_ops *ops = trace_reader_find(format);
+	struct trace_opts o;
+	int rc;
+
+	reader_reset(r);
 	if (!ops)
-		return sim_errorf(err, SIM_E_INPUT, "%s: byte offset 0: not a known trace format "
-				  "(blktrace, blkparse text, DiskSim/MQSim ASCII, ftrace text)", path);
-	int rc = ops->open(path, opts, &r->state, err);
+		return sim_errorf(err, SIM_E_INPUT, "unknown trace format '%s'", format);
+	opts_for(opts, r, &o);
+	if (ops->open_src && !strcmp(path, "-")) {
+		struct trace_src *src = malloc(sizeof(*src));
+		if (!src)
+			return sim_errorf(err, SIM_E_NOMEM, "out of memory");
+		rc = trace_src_open(src, path, TRACE_SRC_BUF, err);
+		if (!rc) {
+			rc = ops->open_src(src, &o, &r->state, err);
+			if (rc)
+				trace_src_close(src);
+		}
+		free(src);
+	} else {
+		rc = ops->open(path, &o, &r->state, err);
+	}
 	if (rc)
 		return rc;
 	r->ops = ops;
@@ -295,19 +734,104 @@ int trace_open_auto(const char *path, const struct trace_opts *opts, struct trac
 int trace_open_mem_auto(const void *buf, size_t len, const char *name, const struct trace_opts *opts,
 			struct trace_reader *r, struct sim_error *err)
 {
+	struct trace_opts o;
+	int rc;
+
+	reader_reset(r);
+	opts_for(opts, r, &o);
+	int zkind = trace_zkind_of(buf, len);
+	if (zkind != TRACE_Z_NONE) {
+		/* Compressed memory (fuzzing the decompression path): stream it. */
+		struct trace_src *src = malloc(sizeof(*src));
+		if (!src)
+			return sim_errorf(err, SIM_E_NOMEM, "out of memory");
+		rc = trace_src_open_mem_z(src, buf, len, name, err);
+		long n = rc ? rc : trace_src_fill(src, TRACE_PROBE_BYTES, err);
+		if (n < 0) {
+			trace_src_close(src);
+			free(src);
+			return (int)n;
+		}
+		const struct trace_reader_ops *ops = detect(src->buf + src->pos, (size_t)n);
+		if (!ops || !ops->open_src) {
+			rc = ops ? sim_errorf(err, SIM_E_INPUT, "%s: the %s reader reads uncompressed input only",
+					      name, ops->name)
+				 : unknown_format(name, zkind, err);
+			trace_src_close(src);
+			free(src);
+			return rc;
+		}
+		rc = ops->open_src(src, &o, &r->state, err);
+		if (rc)
+			trace_src_close(src);
+		free(src);
+		if (!rc)
+			r->ops = ops;
+		return rc;
+	}
 	const struct trace_reader_ops *ops =
 		detect(buf, len < TRACE_PROBE_BYTES ? len : TRACE_PROBE_BYTES);
-
-	r->ops = NULL;
-	r->state = NULL;
 	if (!ops)
-		return sim_errorf(err, SIM_E_INPUT, "%s: byte offset 0: not a known trace format "
-				  "(blktrace, blkparse text, DiskSim/MQSim ASCII, ftrace text)", name);
-	int rc = ops->open_mem(buf, len, name, opts, &r->state, err);
+		return unknown_format(name, TRACE_Z_NONE, err);
+	rc = ops->open_mem(buf, len, name, &o, &r->state, err);
 	if (rc)
 		return rc;
 	r->ops = ops;
 	return 0;
+}
+
+int trace_next(struct trace_reader *r, struct trace_rec *rec, struct sim_error *err)
+{
+	struct trace_diag *d = &r->diag;
+	int rc = r->ops->next(r->state, rec, err);
+
+	if (rc != 1)
+		return rc;
+	if (d->events) {
+		int64_t step = rec->time_ns - d->last_ns;
+		if (step < 0) {
+			d->backwards++;
+			if (-step > d->max_backwards_ns)
+				d->max_backwards_ns = -step;
+		} else if (step > TRACE_CLOCK_JUMP_NS) {
+			d->jumps++;
+			if (step > d->max_jump_ns)
+				d->max_jump_ns = step;
+		}
+	}
+	d->events++;
+	d->last_ns = rec->time_ns;
+	if (rec->time_ns < d->min_ns)
+		d->min_ns = rec->time_ns;
+	if (rec->time_ns > d->max_ns)
+		d->max_ns = rec->time_ns;
+	return 1;
+}
+
+int trace_diag_print(const struct trace_diag *d, const char *prefix, FILE *f)
+{
+	int n = 0;
+
+	for (unsigned i = 0; i < d->nnotes; i++, n++)
+		fprintf(f, "mobisim: warning: %s\n", d->notes[i]);
+	if (d->notes_total > d->nnotes) {
+		fprintf(f, "mobisim: warning: %s: %llu more warnings like these\n", prefix,
+			(unsigned long long)(d->notes_total - d->nnotes));
+		n++;
+	}
+	if (d->backwards) {
+		fprintf(f, "mobisim: warning: %s: time goes backwards %llu times (by up to %.9f s)\n",
+			prefix, (unsigned long long)d->backwards, (double)d->max_backwards_ns / 1e9);
+		n++;
+	}
+	if (d->jumps) {
+		fprintf(f, "mobisim: warning: %s: %llu gaps longer than %lld s between consecutive events "
+			   "(largest %.0f s): a clock offset between CPUs?\n", prefix,
+			(unsigned long long)d->jumps, (long long)(TRACE_CLOCK_JUMP_NS / 1000000000LL),
+			(double)d->max_jump_ns / 1e9);
+		n++;
+	}
+	return n;
 }
 
 void trace_close(struct trace_reader *r)

@@ -128,8 +128,44 @@ enum trace_disksim_time {
 	TRACE_DISKSIM_DISKSIM_MS, /* arrival in ms (float), flags bit 0 = read */
 };
 
+/* What a reader met and got past, for warnings and the run's result.
+ * Readers fill the first block (lenient recovery, where blkparse is
+ * lenient); trace_next() fills the second from the records it hands out. */
+#define TRACE_DIAG_NOTES 4
+#define TRACE_DIAG_NOTE_LEN 200
+/* A forward gap between consecutive events longer than this is reported as
+ * a likely clock offset between CPUs (assumption: no recording pauses an
+ * hour between two events; a per-CPU clock offset of the kind seen in the
+ * field is 10^9 s). */
+#define TRACE_CLOCK_JUMP_NS (3600LL * 1000000000LL)
+struct trace_diag {
+	uint32_t files;             /* files read (1, or the CPU files of a set) */
+	char set_base[256];         /* a per-CPU set NAME.blktrace.N: NAME ("" otherwise) */
+	uint32_t missing_files;     /* gaps in a per-CPU set NAME.blktrace.N */
+	uint32_t truncated_files;   /* files whose last record was cut */
+	uint64_t truncated_bytes;   /* bytes of cut records skipped */
+	uint64_t wrong_cpu;         /* records in NAME.blktrace.N naming another CPU (dropped) */
+	uint64_t events;            /* records returned */
+	uint64_t other_events;      /* records of other kinds read and not returned
+				     * (ftrace syscalls, scheduling, markers...) */
+	uint64_t backwards;         /* records earlier than the one before */
+	int64_t max_backwards_ns;
+	uint64_t jumps;             /* forward gaps longer than TRACE_CLOCK_JUMP_NS */
+	int64_t max_jump_ns;
+	int64_t min_ns, max_ns, last_ns;
+	unsigned nnotes;            /* notes kept (first TRACE_DIAG_NOTES) */
+	uint64_t notes_total;
+	char notes[TRACE_DIAG_NOTES][TRACE_DIAG_NOTE_LEN];
+};
+
 struct trace_opts {
 	enum trace_disksim_time disksim_time;
+	/* Refuse (SIM_E_INPUT with file and offset) what the default reads
+	 * past with a warning: a cut last record, a missing CPU file. */
+	bool strict;
+	/* Where readers report (trace_open_auto points it at the reader's own
+	 * struct trace_reader.diag when NULL). */
+	struct trace_diag *diag;
 	/* blkparse text: how many events the reader may hold to put CPUs that
 	 * were printed out of time order back in order (0 = the default, 512,
 	 * blkparse's own batch; 1 = input order; at most 65536). */
@@ -153,6 +189,12 @@ struct trace_reader_ops {
 	 * tests); name is used in messages. */
 	int (*open_mem)(const void *buf, size_t len, const char *name, const struct trace_opts *opts,
 			void **state, struct sim_error *err);
+	/* Optional: read from an already opened source (standard input, a
+	 * pipe, decompressed data) whose first bytes were probed; takes over
+	 * src (a struct trace_src of traces/trace_int.h) on success. Readers
+	 * without it read regular files only. */
+	int (*open_src)(void *src, const struct trace_opts *opts, void **state,
+			struct sim_error *err);
 	/* Next record: 1 = *rec filled, 0 = end of trace, < 0 = error (err filled;
 	 * the reader must not be read again). */
 	int (*next)(void *state, struct trace_rec *rec, struct sim_error *err);
@@ -162,6 +204,7 @@ struct trace_reader_ops {
 struct trace_reader {
 	const struct trace_reader_ops *ops;
 	void *state;
+	struct trace_diag diag;
 };
 
 extern const struct trace_reader_ops trace_blktrace_ops;
@@ -175,17 +218,24 @@ const struct trace_reader_ops *trace_reader_find(const char *name);
 
 /* Open path with the reader whose probe is most confident about its first
  * bytes (ties: registry order). path may also be the base NAME of a
- * per-CPU set NAME.blktrace.N. Returns 0 or a negative code with err
- * ("file: not a known trace format" is SIM_E_INPUT). */
+ * per-CPU set NAME.blktrace.N, "-" for standard input, a pipe, or a gzip,
+ * xz or zstd file (detected from content); the start of a stream is probed
+ * in the reader's own buffer, never read twice. Returns 0 or a negative
+ * code with err ("file: not a known trace format" is SIM_E_INPUT; a
+ * missing file is SIM_E_INPUT too: it is bad usage). */
 int trace_open_auto(const char *path, const struct trace_opts *opts, struct trace_reader *r,
 		    struct sim_error *err);
-/* The same over memory (no per-CPU sets). */
+/* The same with a named reader (format NULL: detect). */
+int trace_open_named(const char *path, const char *format, const struct trace_opts *opts,
+		     struct trace_reader *r, struct sim_error *err);
+/* The same over memory (no per-CPU sets; compressed memory is decompressed). */
 int trace_open_mem_auto(const void *buf, size_t len, const char *name, const struct trace_opts *opts,
 			struct trace_reader *r, struct sim_error *err);
-static inline int trace_next(struct trace_reader *r, struct trace_rec *rec, struct sim_error *err)
-{
-	return r->ops->next(r->state, rec, err);
-}
+/* Next record (1), end (0) or an error; also keeps r->diag's time checks. */
+int trace_next(struct trace_reader *r, struct trace_rec *rec, struct sim_error *err);
+/* Print r->diag's warnings as "mobisim: warning: ..." lines on f (the
+ * command-line layer's job; prefix names the input). Returns how many. */
+int trace_diag_print(const struct trace_diag *d, const char *prefix, FILE *f);
 void trace_close(struct trace_reader *r);
 
 /* ---- blkparse text writer --------------------------------------------- */
@@ -211,6 +261,10 @@ int trace_blkparse_writer_create(FILE *out, uint32_t wflags, struct trace_blkpar
 /* Print one event. Returns 0 or SIM_E_IO (write failed). */
 int trace_blkparse_writer_event(struct trace_blkparse_writer *w, const struct trace_rec *rec,
 				struct sim_error *err);
+/* The events come from the per-CPU set NAME.blktrace.0 .. nfiles-1, read
+ * as `blkparse -i NAME` reads it (labels, skips and the file list follow). */
+void trace_blkparse_writer_set_input(struct trace_blkparse_writer *w, const char *name,
+				     uint32_t nfiles);
 /* Print the summary (unless TRACE_BPW_NO_SUMMARY) and flush. Returns 0 or SIM_E_IO. */
 int trace_blkparse_writer_finish(struct trace_blkparse_writer *w, struct sim_error *err);
 void trace_blkparse_writer_destroy(struct trace_blkparse_writer *w);

@@ -1,7 +1,10 @@
 /* Private helpers shared by the trace readers: a fixed-size input buffer
- * over a file descriptor or a caller's memory, with exact-size reads for
- * binary formats and line reads for text formats. Not for use outside
- * traces/.
+ * over a file, standard input ("-"), a pipe or a caller's memory, with
+ * exact-size reads for binary formats and line reads for text formats.
+ * gzip, xz and zstd input is recognised by its magic bytes and
+ * decompressed as it streams (zlib, liblzma, libzstd), so memory stays a
+ * fixed buffer plus the decoder's window. Offsets in messages count bytes
+ * of the decompressed stream. Not for use outside traces/.
  */
 #ifndef TRACES_TRACE_INT_H
 #define TRACES_TRACE_INT_H
@@ -17,22 +20,48 @@
 /* Longest text line a reader accepts (bytes, without the newline). */
 #define TRACE_LINE_MAX 4096u
 
+enum trace_zkind { TRACE_Z_NONE = 0, TRACE_Z_GZIP, TRACE_Z_XZ, TRACE_Z_ZSTD };
+
 struct trace_src {
 	int fd;                  /* -1 for memory */
-	uint8_t *buf;            /* owned for fd sources; the caller's bytes for memory */
+	bool own_fd;             /* false for standard input */
+	bool own_buf;            /* buf is ours (fd sources, decompressed memory) */
+	bool is_regular;         /* a regular file (can be opened again by name) */
+	uint8_t *buf;            /* decoded bytes */
 	size_t cap, pos, len;
-	uint64_t base;           /* file offset of buf[0] */
+	uint64_t base;           /* stream offset of buf[0] */
 	bool eof;
 	uint64_t line;           /* number of the last line returned (text readers) */
 	char name[512];          /* the file name used in messages */
+	/* compressed input: raw bytes from fd or from the caller's memory */
+	int zkind;               /* enum trace_zkind */
+	void *z;                 /* decoder state */
+	uint8_t *zin;            /* raw input (owned for fd, the caller's memory otherwise) */
+	size_t zin_pos, zin_len, zin_cap;
+	bool zin_eof, z_end;
+	bool z_frame_open;       /* zstd: inside a frame (its end not yet decoded) */
 };
 
-/* Open path for reading with a buffer of bufsize bytes. Returns 0 or
- * SIM_E_IO / SIM_E_NOMEM with err filled. */
+/* Open path ("-" = standard input) for reading with a buffer of bufsize
+ * bytes; compressed input is detected from its first bytes. Returns 0 or
+ * SIM_E_IO / SIM_E_NOMEM / SIM_E_INPUT with err filled. */
 int trace_src_open(struct trace_src *s, const char *path, size_t bufsize, struct sim_error *err);
 /* Wrap memory (not copied; must outlive s). Never fails. */
 void trace_src_open_mem(struct trace_src *s, const void *buf, size_t len, const char *name);
+/* The same, but compressed memory is decompressed as it is read. Returns 0
+ * or SIM_E_NOMEM / SIM_E_INPUT. */
+int trace_src_open_mem_z(struct trace_src *s, const void *buf, size_t len, const char *name,
+			 struct sim_error *err);
+/* Compression format of the first bytes of buf (TRACE_Z_NONE if none). */
+int trace_zkind_of(const uint8_t *buf, size_t len);
+const char *trace_zkind_name(int zkind);
 void trace_src_close(struct trace_src *s);
+/* Move an open source (the destination takes ownership; src is left closed). */
+void trace_src_move(struct trace_src *dst, struct trace_src *src);
+/* A read-only stdio stream over the source (fopencookie); closing the
+ * stream closes and frees the source, which must be heap-allocated. */
+#include <stdio.h>
+FILE *trace_src_fopen(struct trace_src *heap_src);
 
 /* Byte offset of the next unread byte. */
 static inline uint64_t trace_src_offset(const struct trace_src *s) { return s->base + s->pos; }
@@ -46,7 +75,11 @@ long trace_src_fill(struct trace_src *s, size_t n, struct sim_error *err);
  * input, or SIM_E_INPUT (line too long, NUL byte) / SIM_E_IO with err. */
 int trace_src_getline(struct trace_src *s, const char **line, size_t *len, struct sim_error *err);
 
-/* Read up to n bytes of the start of path (probe). Returns the count or -1. */
+/* Read up to n bytes of the (decompressed) start of path (probe).
+ * Returns the count or -1. */
 long trace_src_peek_file(const char *path, uint8_t *buf, size_t n);
+
+/* Diagnostics a reader reports while reading (opts->diag; may be NULL). */
+void trace_diag_note(struct trace_diag *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #endif

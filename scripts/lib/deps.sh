@@ -2,7 +2,9 @@
 # mobisim needs when any is missing (a fresh Debian 12 machine needs
 # nothing else). Needs root or sudo only when something is missing.
 # parallel: tests/integration/sweep.sh runs a sweep through GNU parallel (issue 8).
-MOBISIM_DEBS="cmake gcc make pkg-config libyaml-dev libjansson-dev libgsl-dev libcmocka-dev gnuplot-nox blktrace python3 parallel"
+# zlib1g-dev liblzma-dev libzstd-dev: compressed traces (traces/trace.c); zstd xz-utils
+# gzip: tests/integration/trace_field.sh compresses its inputs.
+MOBISIM_DEBS="cmake gcc make pkg-config libyaml-dev libjansson-dev libgsl-dev libcmocka-dev zlib1g-dev liblzma-dev libzstd-dev zstd xz-utils gzip gnuplot-nox blktrace python3 parallel"
 
 mobisim_ensure_packages() {
 	local missing=() p

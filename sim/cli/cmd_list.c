@@ -101,6 +101,10 @@ static int list_policies(int argc, char **argv)
 
 int cmd_list(int argc, char **argv)
 {
+	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		printf("usage: mobisim list policies|schedulers|devices|scenarios|workloads|completions\n");
+		return 0;
+	}
 	if (argc >= 2 && strcmp(argv[1], "policies") == 0)
 		return list_policies(argc, argv);
 	if (argc != 2) {

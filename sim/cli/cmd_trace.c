@@ -9,15 +9,20 @@
  *   fixed (STAT_TRACK_MAX outstanding I/Os); I/Os beyond it are counted
  *   as untracked, so memory does not grow with the trace.
  * convert --to blkparse: the events as Debian's blkparse 1.2.0 prints them
- *   (traces/blkparse_writer.c); --to ops: one line per queued I/O,
- *   "time_ns pid R|W sector nr_sectors sync" (sync 1/0, REQ_SYNC or read);
- *   discards and data-less records are left out; --to blktrace: a combined
- *   binary stream (traces/blktrace_writer.c) that btt and blkparse read.
+ *   (traces/blkparse_writer.c); --to blktrace: binary (traces/
+ *   blktrace_writer.c), one file per CPU when -o names NAME.blktrace.N (so
+ *   `blkparse -i NAME` reads it), else one combined stream as `blkparse -d`
+ *   writes (btt, `blkparse -i -`); --to mqsim: MQSim/SSDSim ASCII, one line
+ *   per queued read or write, which the DiskSim/MQSim reader reads back.
+ *
+ * Warnings of the reader (a cut last record, a missing CPU file, time going
+ * backwards, clock jumps) go to stderr as "mobisim: warning: ..." and, for
+ * stat, into a "# warnings" block.
  *
  * Output files are written to a temporary name in the same directory and
- * renamed at the end; when writing to stdout the input is read twice, the
- * first time only to find errors, so a bad trace prints nothing but the
- * message. Errors: "mobisim: FILE:LINE: ..." or "mobisim: FILE: byte
+ * renamed at the end; stdout output goes through an unnamed temporary file
+ * first, so a bad trace prints nothing but the message and a pipe is read
+ * once. Errors: "mobisim: FILE:LINE: ..." or "mobisim: FILE: byte
  * offset N: ...", exit 2.
  */
 #include <errno.h>
@@ -32,25 +37,30 @@
 #include "models/block/request.h"
 #include "sim/cli/cli.h"
 #include "sim/error.h"
+#include "sim/list.h"
+#include "sim/rbtree.h"
 #include "traces/trace.h"
 
-#define STAT_TRACK_BITS 16
-#define STAT_TRACK_MAX (1u << STAT_TRACK_BITS)
+#define STAT_TRACK_MAX (1u << 16)
 #define STAT_PIDS_MAX 1024u
+#define STAT_DEVS_MAX 256u
 #define STAT_SIZE_BUCKETS 13 /* <=0.5, 1, 2, ... 1024, >1024 KiB */
 
+/* btt's avgs_info: seconds summed as doubles in event order, so AVG
+ * prints the digits btt prints. */
 struct lat {
 	uint64_t n;
-	int64_t min, max;
-	__int128 sum;
+	double min, max, total;
 };
 
+/* A queued bio (btt's IOP_Q) waiting for the D and C that cover it. */
 struct track {
-	uint64_t key_sector;
+	struct rb_node node;
+	struct list_head age;
 	uint32_t dev;
-	int64_t q_time, d_time;     /* -1 when not seen */
-	uint32_t next;              /* chain; UINT32_MAX = end */
-	bool used;
+	uint64_t start, end;        /* sectors [start, end) */
+	int64_t q_time, d_time;     /* d_time -1 until issued */
+	bool write;
 };
 
 struct pidstat {
@@ -65,106 +75,150 @@ struct stat_state {
 	struct pidstat *pids;
 	uint32_t npids;
 	uint64_t other_pid_queued, other_pid_bytes;
-	struct lat q2c[2], d2c[2];
-	uint64_t untracked;
-	int64_t first_ns, last_ns;
-	/* match table */
-	uint32_t *heads;
-	struct track *nodes;
-	uint32_t free_head, nfree;
+	struct lat q2c[2], d2c[2], q2c_all, d2c_all;
+	uint64_t evicted;           /* Qs dropped from the full table, oldest first */
+	/* btt's tracking: Qs by start sector in one tree per device, at most
+	 * STAT_TRACK_MAX in all */
+	struct rb_root roots[STAT_DEVS_MAX];
+	struct list_head lru;
+	struct track *pool;
+	struct track *free;         /* singly linked through node.parent-free list */
+	uint32_t nfree_idx, ntracked;
+	uint32_t devs[STAT_DEVS_MAX]; /* devices past btt's pre-culling (first Q or A seen) */
+	uint64_t devs_over;         /* events of devices beyond STAT_DEVS_MAX */
+	struct track **found;       /* matches of one D or C, in btt's traversal order */
+	uint32_t nfound;
+	uint32_t ndevs;
 };
 
-static void lat_add(struct lat *l, int64_t v)
+/* btt's tdelta: a non-positive step counts as 1 ns. */
+static double tdelta_s(int64_t from, int64_t to)
 {
-	if (v < 0)
+	return (double)(from < to ? (uint64_t)(to - from) : 1u) / 1.0e9;
+}
+
+static void lat_add(struct lat *l, double t)
+{
+	if (l->n++ == 0) {
+		l->min = l->max = l->total = t;
 		return;
-	if (!l->n || v < l->min)
-		l->min = v;
-	if (!l->n || v > l->max)
-		l->max = v;
-	l->sum += v;
-	l->n++;
-}
-
-static uint32_t track_hash(uint32_t dev, uint64_t sector)
-{
-	uint64_t h = (sector ^ ((uint64_t)dev << 40)) * 0x9e3779b97f4a7c15ull;
-	return (uint32_t)(h >> (64 - STAT_TRACK_BITS));
-}
-
-static struct track *track_find(struct stat_state *s, uint32_t dev, uint64_t sector, uint32_t **link)
-{
-	uint32_t *l = &s->heads[track_hash(dev, sector)];
-	while (*l != UINT32_MAX) {
-		struct track *t = &s->nodes[*l];
-		if (t->dev == dev && t->key_sector == sector) {
-			if (link)
-				*link = l;
-			return t;
-		}
-		l = &t->next;
 	}
-	return NULL;
+	if (t < l->min)
+		l->min = t;
+	if (t > l->max)
+		l->max = t;
+	l->total += t;
 }
 
-static struct track *track_get(struct stat_state *s, uint32_t dev, uint64_t sector)
+static int dev_index(struct stat_state *s, uint32_t dev, bool clears)
 {
-	struct track *t = track_find(s, dev, sector, NULL);
-	if (t)
-		return t;
-	if (!s->nfree) {
-		s->untracked++;
-		return NULL;
+	for (uint32_t i = 0; i < s->ndevs; i++)
+		if (s->devs[i] == dev)
+			return (int)i;
+	if (!clears)
+		return -1;
+	if (s->ndevs == STAT_DEVS_MAX) {
+		s->devs_over++;
+		return -1;
 	}
-	uint32_t i = s->free_head;
-	t = &s->nodes[i];
-	s->free_head = t->next;
-	s->nfree--;
-	uint32_t *h = &s->heads[track_hash(dev, sector)];
-	t->dev = dev;
-	t->key_sector = sector;
-	t->q_time = t->d_time = -1;
-	t->used = true;
-	t->next = *h;
-	*h = i;
+	s->devs[s->ndevs] = dev;
+	s->roots[s->ndevs] = RB_ROOT;
+	return (int)s->ndevs++;
+}
+
+static void track_del(struct stat_state *s, struct track *t)
+{
+	int d = dev_index(s, t->dev, false);
+	rb_erase(&t->node, &s->roots[d]);
+	list_del_init(&t->age);
+	t->node.parent = (struct rb_node *)s->free;
+	s->free = t;
+	s->ntracked--;
+}
+
+static struct track *track_alloc(struct stat_state *s)
+{
+	if (!s->free && s->nfree_idx == STAT_TRACK_MAX) {
+		/* Full: the oldest Q has almost surely lost its C. */
+		track_del(s, list_first_entry(&s->lru, struct track, age));
+		s->evicted++;
+	}
+	struct track *t;
+	if (s->free) {
+		t = s->free;
+		s->free = (struct track *)t->node.parent;
+	} else {
+		t = &s->pool[s->nfree_idx++];
+	}
 	return t;
 }
 
-static void track_del(struct stat_state *s, uint32_t dev, uint64_t sector)
+/* btt's rb_insert (dip_rb.c): a Q whose start sector is already tracked
+ * on its device is not tracked; the first one stays. */
+static void track_queue(struct stat_state *s, int d, uint32_t dev, const struct trace_rec *r)
 {
-	uint32_t *link;
-	struct track *t = track_find(s, dev, sector, &link);
-	if (!t)
-		return;
-	uint32_t i = *link;
-	*link = t->next;
-	t->used = false;
-	t->next = s->free_head;
-	s->free_head = i;
-	s->nfree++;
+	struct rb_node **link = &s->roots[d].node, *parent = NULL;
+	while (*link) {
+		struct track *x = rb_entry(*link, struct track, node);
+		if (r->sector == x->start)
+			return;
+		link = r->sector < x->start ? &(*link)->left : &(*link)->right;
+	}
+	struct track *t = track_alloc(s);
+	/* an eviction may have reshaped the tree: find the place again */
+	link = &s->roots[d].node;
+	while (*link) {
+		struct track *x = rb_entry(*link, struct track, node);
+		parent = *link;
+		link = r->sector < x->start ? &parent->left : &parent->right;
+	}
+	memset(t, 0, sizeof(*t));
+	t->dev = dev;
+	t->start = r->sector;
+	t->end = r->sector + r->nr_sectors;
+	t->q_time = r->time_ns;
+	t->d_time = -1;
+	t->write = (r->flags & REQ_WRITE) != 0;
+	rb_link_node(&t->node, parent, link);
+	rb_insert_color(&t->node, &s->roots[d]);
+	list_add_tail(&t->age, &s->lru);
+	s->ntracked++;
+}
+
+/* btt's rb_foreach: the Qs inside [start, end), visiting a node, then its
+ * left subtree when start < node start, then its right subtree when the
+ * node ends before end. The pruning can miss a Q inside the range below an
+ * overlapping one (a split bio's remainder under the split bio): btt
+ * misses it too, and we count what btt counts. */
+static void track_range(struct stat_state *s, struct rb_node *n, uint64_t start, uint64_t end)
+{
+	while (n) {
+		struct track *t = rb_entry(n, struct track, node);
+		if (start <= t->start && t->end <= end && s->nfound < STAT_TRACK_MAX)
+			s->found[s->nfound++] = t;
+		bool left = start < t->start, right = t->end < end;
+		if (left && right)
+			track_range(s, n->left, start, end);
+		n = right ? n->right : left ? n->left : NULL;
+	}
 }
 
 static int stat_init(struct stat_state *s)
 {
 	memset(s, 0, sizeof(*s));
-	s->heads = malloc(STAT_TRACK_MAX * sizeof(*s->heads));
-	s->nodes = calloc(STAT_TRACK_MAX, sizeof(*s->nodes));
+	list_init(&s->lru);
+	s->pool = calloc(STAT_TRACK_MAX, sizeof(*s->pool));
+	s->found = calloc(STAT_TRACK_MAX, sizeof(*s->found));
 	s->pids = calloc(STAT_PIDS_MAX, sizeof(*s->pids));
-	if (!s->heads || !s->nodes || !s->pids)
+	if (!s->pool || !s->pids || !s->found)
 		return SIM_E_NOMEM;
-	for (uint32_t i = 0; i < STAT_TRACK_MAX; i++) {
-		s->heads[i] = UINT32_MAX;
-		s->nodes[i].next = i + 1 < STAT_TRACK_MAX ? i + 1 : UINT32_MAX;
-	}
-	s->free_head = 0;
-	s->nfree = STAT_TRACK_MAX;
 	return 0;
 }
 
 static void stat_free(struct stat_state *s)
 {
-	free(s->heads);
-	free(s->nodes);
+	free(s->pool);
+	free(s->found);
 	free(s->pids);
 }
 
@@ -212,62 +266,70 @@ static void stat_pid(struct stat_state *s, const struct trace_rec *r)
 	s->npids++;
 }
 
+/* btt 1.2.0's pairing (trace_queue.c, trace_issue.c, trace_complete.c,
+ * dip_rb.c): every Q with data is kept by (device, start sector); a D
+ * stamps its issue time on every kept Q inside its sector range (again
+ * after a requeue, so D2C runs from the last D); a C takes Q2C and D2C of
+ * every kept Q inside its range and drops them. Merges, splits and
+ * requeues need no rule of their own: a split bio's Q lies in no single D
+ * and is never paired, as in btt. Events of a device before its first Q
+ * or A are ignored (btt's pre-culling); passthrough records too. */
+static void stat_pair(struct stat_state *s, int d, const struct trace_rec *r)
+{
+	bool issue = r->action == TRACE_A_ISSUE;
+
+	s->nfound = 0;
+	track_range(s, s->roots[d].node, r->sector, r->sector + r->nr_sectors);
+	for (uint32_t i = 0; i < s->nfound; i++) {
+		struct track *t = s->found[i];
+		if (issue) {
+			t->d_time = r->time_ns;
+			continue;
+		}
+		double q2c = tdelta_s(t->q_time, r->time_ns);
+		lat_add(&s->q2c[t->write], q2c);
+		lat_add(&s->q2c_all, q2c);
+		if (t->d_time >= 0) {
+			double d2c = tdelta_s(t->d_time, r->time_ns);
+			lat_add(&s->d2c[t->write], d2c);
+			lat_add(&s->d2c_all, d2c);
+		}
+		track_del(s, t);
+	}
+}
+
 static void stat_add(struct stat_state *s, const struct trace_rec *r)
 {
 	uint32_t dev = r->dev_major << 20 | (r->dev_minor & 0xfffff);
 	int w = (r->flags & REQ_WRITE) != 0;
 
-	if (!s->events)
-		s->first_ns = r->time_ns;
 	s->events++;
-	s->last_ns = r->time_ns;
 	if (r->action == TRACE_A_MESSAGE) {
 		s->messages++;
 		return;
 	}
 	if (r->action < TRACE_A_NR_BLOCK)
 		s->by_action[r->action]++;
-	if (r->tflags & TRACE_T_PC)
-		return;
-	struct track *t;
-	switch (r->action) {
-	case TRACE_A_QUEUE:
+	if (r->action == TRACE_A_QUEUE) {
 		if (r->dir == TRACE_DIR_READ || r->dir == TRACE_DIR_WRITE || r->dir == TRACE_DIR_DISCARD)
 			s->sizes[w][size_bucket(r->bytes)]++;
 		stat_pid(s, r);
-		t = track_get(s, dev, r->sector);
-		if (t)
-			t->q_time = r->time_ns;
-		break;
-	case TRACE_A_BACKMERGE:
-		/* The bio joined a request that started earlier: its own Q entry goes. */
-		track_del(s, dev, r->sector);
-		break;
-	case TRACE_A_FRONTMERGE: {
-		/* The request now starts at this bio; keep the older queue time. */
-		struct track *old = track_find(s, dev, r->sector + r->nr_sectors, NULL);
-		int64_t q = old ? old->q_time : -1;
-		if (old)
-			track_del(s, dev, r->sector + r->nr_sectors);
-		t = track_find(s, dev, r->sector, NULL);
-		if (t && q >= 0 && (t->q_time < 0 || q < t->q_time))
-			t->q_time = q;
-		break;
 	}
-	case TRACE_A_ISSUE:
-		t = track_get(s, dev, r->sector);
-		if (t)
-			t->d_time = r->time_ns;
+	if (r->tflags & TRACE_T_PC)
+		return;
+	int d;
+	switch (r->action) {
+	case TRACE_A_QUEUE:
+		if (r->bytes && (d = dev_index(s, dev, true)) >= 0)
+			track_queue(s, d, dev, r);
 		break;
+	case TRACE_A_REMAP:
+		(void)dev_index(s, dev, true);
+		break;
+	case TRACE_A_ISSUE:
 	case TRACE_A_COMPLETE:
-		t = track_find(s, dev, r->sector, NULL);
-		if (t) {
-			if (t->q_time >= 0)
-				lat_add(&s->q2c[w], r->time_ns - t->q_time);
-			if (t->d_time >= 0)
-				lat_add(&s->d2c[w], r->time_ns - t->d_time);
-			track_del(s, dev, r->sector);
-		}
+		if (r->bytes && (d = dev_index(s, dev, false)) >= 0)
+			stat_pair(s, d, r);
 		break;
 	default:
 		break;
@@ -280,26 +342,12 @@ static void print_lat(FILE *o, const char *name, const struct lat *l)
 		fprintf(o, "%-15s %13s %13s %13s %11d\n", name, "-", "-", "-", 0);
 		return;
 	}
-	double avg = (double)l->sum / (double)l->n;
-	fprintf(o, "%-15s %13.9f %13.9f %13.9f %11" PRIu64 "\n", name, (double)l->min / 1e9, avg / 1e9,
-		(double)l->max / 1e9, l->n);
+	fprintf(o, "%-15s %13.9f %13.9f %13.9f %11" PRIu64 "\n", name, l->min, l->total / (double)l->n,
+		l->max, l->n);
 }
 
-static struct lat lat_sum(const struct lat *a, const struct lat *b)
-{
-	struct lat r = *a;
-	if (b->n) {
-		if (!r.n || b->min < r.min)
-			r.min = b->min;
-		if (!r.n || b->max > r.max)
-			r.max = b->max;
-		r.n += b->n;
-		r.sum += b->sum;
-	}
-	return r;
-}
-
-static void stat_print(FILE *o, const char *path, const char *format, const struct stat_state *s)
+static void stat_print(FILE *o, const char *path, const char *format, const struct stat_state *s,
+		       const struct trace_diag *dg)
 {
 	static const char *const names[TRACE_A_NR_BLOCK] = {
 		[TRACE_A_NONE] = "unknown", [TRACE_A_QUEUE] = "queue", [TRACE_A_BACKMERGE] = "backmerge",
@@ -311,8 +359,18 @@ static void stat_print(FILE *o, const char *path, const char *format, const stru
 		[TRACE_A_ABORT] = "abort", [TRACE_A_DRV_DATA] = "drv_data",
 	};
 
-	fprintf(o, "file:     %s\nformat:   %s\nevents:   %" PRIu64 "\nduration: %.9f s\n\n", path, format,
-		s->events, s->events ? (double)(s->last_ns - s->first_ns) / 1e9 : 0.0);
+	fprintf(o, "file:     %s\nformat:   %s\n", path, format);
+	if (dg->set_base[0])
+		fprintf(o, "files:    %u (%s.blktrace.N, the whole per-CPU set)\n", dg->files, dg->set_base);
+	if (dg->other_events)
+		fprintf(o, "events:   %" PRIu64 " (%" PRIu64 " block, %" PRIu64 " other)\n",
+			s->events + dg->other_events, s->events, dg->other_events);
+	else
+		fprintf(o, "events:   %" PRIu64 "\n", s->events);
+	/* Earliest to latest: never negative, whatever the order. */
+	fprintf(o, "duration: %.9f s%s\n\n",
+		s->events ? (double)(dg->max_ns - dg->min_ns) / 1e9 : 0.0,
+		dg->jumps ? " (spans a clock jump: see warnings)" : "");
 	fprintf(o, "# events by action\n");
 	for (unsigned a = 0; a < TRACE_A_NR_BLOCK; a++)
 		if (s->by_action[a])
@@ -345,19 +403,43 @@ static void stat_print(FILE *o, const char *path, const char *format, const stru
 		fprintf(o, "%-8s %-16s %12" PRIu64 " %14" PRIu64 "\n", "other", "-", s->other_pid_queued,
 			s->other_pid_bytes >> 10);
 
-	struct lat q2c = lat_sum(&s->q2c[0], &s->q2c[1]), d2c = lat_sum(&s->d2c[0], &s->d2c[1]);
 	fprintf(o, "\n# btt-style latencies (seconds)\n");
 	fprintf(o, "%-15s %13s %13s %13s %11s\n", "ALL", "MIN", "AVG", "MAX", "N");
 	fprintf(o, "--------------- ------------- ------------- ------------- -----------\n");
-	print_lat(o, "Q2C", &q2c);
+	print_lat(o, "Q2C", &s->q2c_all);
 	print_lat(o, "Q2C read", &s->q2c[0]);
 	print_lat(o, "Q2C write", &s->q2c[1]);
-	print_lat(o, "D2C", &d2c);
+	print_lat(o, "D2C", &s->d2c_all);
 	print_lat(o, "D2C read", &s->d2c[0]);
 	print_lat(o, "D2C write", &s->d2c[1]);
-	if (s->untracked)
-		fprintf(o, "untracked I/Os (more than %u outstanding): %" PRIu64 "\n", STAT_TRACK_MAX,
-			s->untracked);
+	if (!s->q2c_all.n && s->by_action[TRACE_A_COMPLETE])
+		fprintf(o, "latencies cannot be computed: the trace has C (complete) events but no Q "
+			   "(queue) events to pair them with\n");
+	else if (!s->q2c_all.n && s->events)
+		fprintf(o, "latencies cannot be computed: no Q (queue) event was followed by its C "
+			   "(complete)\n");
+	if (s->evicted)
+		fprintf(o, "untracked I/Os (more than %u outstanding; oldest dropped): %" PRIu64 "\n",
+			STAT_TRACK_MAX, s->evicted);
+
+	/* What the reader read past: counted here as well as warned about. */
+	if (dg->truncated_files || dg->missing_files || dg->wrong_cpu || dg->backwards || dg->jumps) {
+		fprintf(o, "\n# warnings\n");
+		if (dg->truncated_files)
+			fprintf(o, "cut last records skipped: %u (%" PRIu64 " bytes)\n", dg->truncated_files,
+				dg->truncated_bytes);
+		if (dg->missing_files)
+			fprintf(o, "missing CPU files:        %u\n", dg->missing_files);
+		if (dg->wrong_cpu)
+			fprintf(o, "records of another CPU:   %" PRIu64 " (dropped, as blkparse)\n", dg->wrong_cpu);
+		if (dg->backwards)
+			fprintf(o, "time going backwards:     %" PRIu64 " (by up to %.9f s)\n", dg->backwards,
+				(double)dg->max_backwards_ns / 1e9);
+		if (dg->jumps)
+			fprintf(o, "clock jumps > %lld s:      %" PRIu64 " (largest %.0f s)\n",
+				(long long)(TRACE_CLOCK_JUMP_NS / 1000000000LL), dg->jumps,
+				(double)dg->max_jump_ns / 1e9);
+	}
 }
 
 /* ---- command ---------------------------------------------------------- */
@@ -366,37 +448,116 @@ static void trace_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: mobisim trace stat FILE [options]\n"
-		"       mobisim trace convert FILE --to blkparse|ops|blktrace [-o OUT] [options]\n"
-		"  FILE may be a blktrace file, the base NAME of a per-CPU set NAME.blktrace.N,\n"
-		"  blkparse text or DiskSim/MQSim ASCII; the format is detected from the content.\n"
-		"  --format NAME          force a reader (blktrace, blkparse, disksim)\n"
+		"       mobisim trace convert FILE --to blkparse|blktrace|mqsim [-o OUT] [options]\n"
+		"  FILE: blktrace (one file, a per-CPU set by its base NAME or any NAME.blktrace.N,\n"
+		"  a blkparse -d dump), blkparse text, DiskSim/MQSim ASCII or ftrace text; '-' or a\n"
+		"  pipe for standard input; gzip, xz and zstd are decompressed. The format is\n"
+		"  detected from the content.\n"
+		"  --to blkparse          text as Debian's blkparse 1.2.0 prints it\n"
+		"  --to blktrace          binary: -o NAME.blktrace.0 writes a per-CPU set\n"
+		"                         NAME.blktrace.N (`blkparse -i NAME`); any other name or\n"
+		"                         stdout one combined stream (`blkparse -i -`, `btt -i`)\n"
+		"  --to mqsim             MQSim/SSDSim ASCII: time_ns devno lba sectors 1=read|0=write\n"
+		"                         (mobisim reads it back)\n"
+		"  --format NAME          force a reader (blktrace, blkparse, disksim, ftrace)\n"
 		"  --disksim-time ns|ms   DiskSim/MQSim time unit (default: ns for integers,\n"
 		"                         ms for decimals)\n"
 		"  --window N             blkparse text: reorder window in events (1 = input order)\n"
+		"  --strict               refuse a cut last record or a missing CPU file (default:\n"
+		"                         read past them with a warning, as blkparse does)\n"
 		"  -o, --out FILE         write here (atomically) instead of stdout\n");
 }
 
 static int open_reader(const char *path, const char *format, const struct trace_opts *opts,
 		       struct trace_reader *r, struct sim_error *err)
 {
-	if (!format)
-		return trace_open_auto(path, opts, r, err);
-	const struct trace_reader_ops *ops = trace_reader_find(format);
-	if (!ops)
-		return sim_errorf(err, SIM_E_INPUT, "unknown trace format '%s'", format);
-	r->ops = ops;
-	r->state = NULL;
-	int rc = ops->open(path, opts, &r->state, err);
-	if (rc)
-		r->ops = NULL;
+	return trace_open_named(path, format, opts, r, err);
+}
+
+static void report_warnings(const struct trace_reader *r, const char *path)
+{
+	(void)trace_diag_print(&r->diag, path, stderr);
+}
+
+enum conv_to { CONV_NONE, CONV_BLKPARSE, CONV_MQSIM, CONV_BLKTRACE };
+
+/* Per-CPU blktrace output: one writer and one temporary file per CPU. */
+#define CONV_MAX_CPUS 4096u
+struct percpu_out {
+	char base[4096];
+	uint32_t ncpu;                         /* one past the highest CPU seen */
+	FILE **f;
+	char **tmp;
+	struct trace_blktrace_writer **w;
+};
+
+static int percpu_open_cpu(struct percpu_out *p, uint32_t cpu, struct sim_error *err)
+{
+	if (cpu >= CONV_MAX_CPUS)
+		return sim_errorf(err, SIM_E_INPUT, "cpu %u out of range for a per-CPU set (max %u)", cpu,
+				  CONV_MAX_CPUS - 1);
+	for (; p->ncpu <= cpu; p->ncpu++) {
+		uint32_t c = p->ncpu;
+		size_t l = strlen(p->base) + 48;
+		p->tmp[c] = malloc(l);
+		if (!p->tmp[c])
+			return sim_errorf(err, SIM_E_NOMEM, "out of memory");
+		snprintf(p->tmp[c], l, "%s.blktrace.%u.tmp.XXXXXX", p->base, c);
+		int fd = mkstemp(p->tmp[c]);
+		if (fd < 0) {
+			free(p->tmp[c]);
+			p->tmp[c] = NULL;
+			return sim_errorf(err, SIM_E_IO, "%s.blktrace.%u: %s", p->base, c, strerror(errno));
+		}
+		(void)fchmod(fd, 0644);
+		p->f[c] = fdopen(fd, "w");
+		if (!p->f[c]) {
+			close(fd);
+			return sim_errorf(err, SIM_E_IO, "%s.blktrace.%u: %s", p->base, c, strerror(errno));
+		}
+		int rc = trace_blktrace_writer_create(p->f[c], &p->w[c], err);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* Close every file; on success rename them into place (and remove higher
+ * CPU files of an older set, which blkparse would merge in). */
+static int percpu_finish(struct percpu_out *p, int rc, struct sim_error *err)
+{
+	for (uint32_t c = 0; c < p->ncpu; c++) {
+		if (!rc && p->w[c])
+			rc = trace_blktrace_writer_finish(p->w[c], err);
+		trace_blktrace_writer_destroy(p->w[c]);
+		if (p->f[c] && fclose(p->f[c]) && !rc)
+			rc = sim_errorf(err, SIM_E_IO, "%s.blktrace.%u: %s", p->base, c, strerror(errno));
+	}
+	for (uint32_t c = 0; c < p->ncpu; c++) {
+		char name[4200];
+		snprintf(name, sizeof(name), "%s.blktrace.%u", p->base, c);
+		if (!rc && p->tmp[c] && rename(p->tmp[c], name))
+			rc = sim_errorf(err, SIM_E_IO, "%s: %s", name, strerror(errno));
+		if (rc && p->tmp[c])
+			unlink(p->tmp[c]);
+		free(p->tmp[c]);
+	}
+	if (!rc)
+		for (uint32_t c = p->ncpu; c < CONV_MAX_CPUS; c++) {
+			char name[4200];
+			snprintf(name, sizeof(name), "%s.blktrace.%u", p->base, c);
+			if (unlink(name) && errno == ENOENT)
+				break;
+		}
+	free(p->f);
+	free(p->tmp);
+	free(p->w);
 	return rc;
 }
 
-enum conv_to { CONV_NONE, CONV_BLKPARSE, CONV_OPS, CONV_BLKTRACE };
-
-/* One pass over the trace; out NULL = validate only. */
+/* One pass over the trace into out (or the per-CPU set pc). */
 static int convert_pass(const char *path, const char *format, const struct trace_opts *opts,
-			enum conv_to to, FILE *out, struct sim_error *err)
+			enum conv_to to, FILE *out, struct percpu_out *pc, struct sim_error *err)
 {
 	struct trace_reader r;
 	struct trace_blkparse_writer *w = NULL;
@@ -406,32 +567,40 @@ static int convert_pass(const char *path, const char *format, const struct trace
 
 	if (rc)
 		return rc;
-	if (to == CONV_BLKPARSE && out) {
+	if (to == CONV_BLKPARSE) {
 		rc = trace_blkparse_writer_create(out, TRACE_BPW_NUMBER_SEQ, &w, err);
 		if (rc)
 			goto done;
+		/* A per-CPU set read whole: label it as `blkparse -i NAME` does. */
+		if (r.diag.set_base[0] && !r.diag.missing_files) {
+			const char *b = strrchr(r.diag.set_base, '/');
+			trace_blkparse_writer_set_input(w, b ? b + 1 : r.diag.set_base, r.diag.files);
+		}
 	}
-	if (to == CONV_BLKTRACE && out) {
+	if (to == CONV_BLKTRACE && !pc) {
 		rc = trace_blktrace_writer_create(out, &bw, err);
 		if (rc)
 			goto done;
 	}
-	if (to == CONV_OPS && out)
-		fprintf(out, "# time_ns pid dir sector nr_sectors sync\n");
+	if (to == CONV_MQSIM)
+		fprintf(out, "# MQSim ASCII: arrival_ns devno lba size_sectors type(1=read,0=write)\n");
 	while ((rc = trace_next(&r, &rec, err)) == 1) {
-		if (!out)
-			continue;
-		if (w || bw) {
-			rc = w ? trace_blkparse_writer_event(w, &rec, err)
-			       : trace_blktrace_writer_event(bw, &rec, err);
-			if (rc)
-				goto done;
+		rc = 0;
+		if (w) {
+			rc = trace_blkparse_writer_event(w, &rec, err);
+		} else if (bw) {
+			rc = trace_blktrace_writer_event(bw, &rec, err);
+		} else if (pc) {
+			rc = percpu_open_cpu(pc, rec.cpu, err);
+			if (!rc)
+				rc = trace_blktrace_writer_event(pc->w[rec.cpu], &rec, err);
 		} else if (rec.action == TRACE_A_QUEUE && rec.nr_sectors &&
 			   (rec.dir == TRACE_DIR_READ || rec.dir == TRACE_DIR_WRITE)) {
-			bool wr = rec.dir == TRACE_DIR_WRITE;
-			fprintf(out, "%" PRId64 " %d %c %" PRIu64 " %u %d\n", rec.time_ns, rec.pid,
-				wr ? 'W' : 'R', rec.sector, rec.nr_sectors, req_is_sync(rec.flags));
+			fprintf(out, "%" PRId64 " %u %" PRIu64 " %u %d\n", rec.time_ns, rec.dev_major,
+				rec.sector, rec.nr_sectors, rec.dir == TRACE_DIR_READ);
 		}
+		if (rc)
+			goto done;
 	}
 	if (rc == 0 && w)
 		rc = trace_blkparse_writer_finish(w, err);
@@ -439,6 +608,8 @@ static int convert_pass(const char *path, const char *format, const struct trace
 		rc = trace_blktrace_writer_finish(bw, err);
 	if (rc == 0 && out && (fflush(out) || ferror(out)))
 		rc = sim_errorf(err, SIM_E_IO, "write error: %s", strerror(errno));
+	if (rc == 0)
+		report_warnings(&r, path);
 done:
 	trace_blkparse_writer_destroy(w);
 	trace_blktrace_writer_destroy(bw);
@@ -446,23 +617,92 @@ done:
 	return rc;
 }
 
+/* Is outpath writable? Checked before reading a byte of the trace, so a
+ * long conversion does not fail at its end. */
+static int check_out(const char *outpath, struct sim_error *err)
+{
+	struct stat st;
+	char dir[4096];
+
+	if (stat(outpath, &st) == 0 && S_ISDIR(st.st_mode))
+		return sim_errorf(err, SIM_E_INPUT, "%s: is a directory", outpath);
+	snprintf(dir, sizeof(dir), "%s", outpath);
+	char *slash = strrchr(dir, '/');
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == dir)
+		dir[1] = '\0';
+	else
+		*slash = '\0';
+	if (access(dir, W_OK | X_OK))
+		return sim_errorf(err, SIM_E_IO, "%s: cannot write in %s: %s", outpath, dir,
+				  strerror(errno));
+	return 0;
+}
+
+/* Copy a finished temporary stream to stdout. */
+static int copy_out(FILE *tmp, struct sim_error *err)
+{
+	char buf[65536];
+	size_t n;
+
+	rewind(tmp);
+	while ((n = fread(buf, 1, sizeof(buf), tmp)) > 0)
+		if (fwrite(buf, 1, n, stdout) != n)
+			return sim_errorf(err, SIM_E_IO, "stdout: %s", strerror(errno));
+	if (ferror(tmp))
+		return sim_errorf(err, SIM_E_IO, "temporary file: %s", strerror(errno));
+	if (fflush(stdout) || ferror(stdout))
+		return sim_errorf(err, SIM_E_IO, "stdout: %s", strerror(errno));
+	return 0;
+}
+
 static int do_convert(const char *path, const char *format, const struct trace_opts *opts,
 		      enum conv_to to, const char *outpath, struct sim_error *err)
 {
 	if (!outpath || !strcmp(outpath, "-")) {
-		int rc = convert_pass(path, format, opts, to, NULL, err);
-		if (rc)
-			return rc;
-		return convert_pass(path, format, opts, to, stdout, err);
+		/* Into an unnamed temporary file first: a bad trace prints
+		 * nothing, and the input (maybe a pipe) is read once. */
+		FILE *tmp = tmpfile();
+		if (!tmp)
+			return sim_errorf(err, SIM_E_IO, "temporary file: %s", strerror(errno));
+		int rc = convert_pass(path, format, opts, to, tmp, NULL, err);
+		if (!rc)
+			rc = copy_out(tmp, err);
+		fclose(tmp);
+		return rc;
 	}
+	int rc = check_out(outpath, err);
+	if (rc)
+		return rc;
+	char base[4096];
 	size_t l = strlen(outpath);
+	const char *tag = strstr(outpath, ".blktrace.");
+	if (to == CONV_BLKTRACE && tag && strspn(tag + 10, "0123456789") == strlen(tag + 10) &&
+	    tag[10] && l < sizeof(base)) {
+		struct percpu_out pc;
+		memset(&pc, 0, sizeof(pc));
+		snprintf(base, sizeof(base), "%.*s", (int)(tag - outpath), outpath);
+		snprintf(pc.base, sizeof(pc.base), "%s", base);
+		pc.f = calloc(CONV_MAX_CPUS, sizeof(*pc.f));
+		pc.tmp = calloc(CONV_MAX_CPUS, sizeof(*pc.tmp));
+		pc.w = calloc(CONV_MAX_CPUS, sizeof(*pc.w));
+		if (!pc.f || !pc.tmp || !pc.w)
+			rc = sim_errorf(err, SIM_E_NOMEM, "out of memory");
+		else
+			rc = convert_pass(path, format, opts, to, NULL, &pc, err);
+		/* A set always starts at CPU 0 (blkparse stops at a gap). */
+		if (!rc && !pc.ncpu)
+			rc = percpu_open_cpu(&pc, 0, err);
+		return percpu_finish(&pc, rc, err);
+	}
 	char *tmp = malloc(l + 16);
 	if (!tmp)
 		return sim_errorf(err, SIM_E_NOMEM, "out of memory");
 	snprintf(tmp, l + 16, "%s.tmp.XXXXXX", outpath);
 	int fd = mkstemp(tmp);
 	if (fd < 0) {
-		int rc = sim_errorf(err, SIM_E_IO, "%s: %s", outpath, strerror(errno));
+		rc = sim_errorf(err, SIM_E_IO, "%s: %s", outpath, strerror(errno));
 		free(tmp);
 		return rc;
 	}
@@ -475,7 +715,7 @@ static int do_convert(const char *path, const char *format, const struct trace_o
 		free(tmp);
 		return sim_errorf(err, SIM_E_IO, "%s: %s", outpath, strerror(errno));
 	}
-	int rc = convert_pass(path, format, opts, to, f, err);
+	rc = convert_pass(path, format, opts, to, f, NULL, err);
 	if (fclose(f) && !rc)
 		rc = sim_errorf(err, SIM_E_IO, "%s: %s", outpath, strerror(errno));
 	if (!rc && rename(tmp, outpath))
@@ -505,8 +745,12 @@ static int do_stat(const char *path, const char *format, const struct trace_opts
 	}
 	while ((rc = trace_next(&r, &rec, err)) == 1)
 		stat_add(&s, &rec);
-	if (rc == 0)
-		stat_print(stdout, path, r.ops->name, &s);
+	if (rc == 0) {
+		stat_print(stdout, path, r.ops->name, &s, &r.diag);
+		if (fflush(stdout) || ferror(stdout))
+			rc = sim_errorf(err, SIM_E_IO, "stdout: %s", strerror(errno));
+		report_warnings(&r, path);
+	}
 	trace_close(&r);
 	stat_free(&s);
 	return rc;
@@ -520,6 +764,7 @@ int cmd_trace(int argc, char **argv)
 		{ "format", required_argument, NULL, 'f' },
 		{ "disksim-time", required_argument, NULL, 'T' },
 		{ "window", required_argument, NULL, 'w' },
+		{ "strict", no_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -567,6 +812,9 @@ int cmd_trace(int argc, char **argv)
 			opts.blkparse_reorder_window = (uint32_t)v;
 			break;
 		}
+		case 'S':
+			opts.strict = true;
+			break;
 		case 'h':
 			trace_usage(stdout);
 			return 0;
@@ -592,17 +840,21 @@ int cmd_trace(int argc, char **argv)
 	} else if (!strcmp(sub, "convert")) {
 		enum conv_to ct;
 		if (!to) {
-			fprintf(stderr, "mobisim: trace convert: --to blkparse|ops|blktrace is required\n");
+			fprintf(stderr, "mobisim: trace convert: --to blkparse|blktrace|mqsim is required\n");
 			return 2;
 		}
 		if (!strcmp(to, "blkparse"))
 			ct = CONV_BLKPARSE;
-		else if (!strcmp(to, "ops"))
-			ct = CONV_OPS;
+		else if (!strcmp(to, "mqsim"))
+			ct = CONV_MQSIM;
 		else if (!strcmp(to, "blktrace"))
 			ct = CONV_BLKTRACE;
-		else {
-			fprintf(stderr, "mobisim: trace convert: --to: expected blkparse, ops or blktrace, not '%s'\n", to);
+		else if (!strcmp(to, "ops")) {
+			fprintf(stderr, "mobisim: trace convert: --to ops was removed (no reader took it); "
+					"use --to mqsim, which mobisim, MQSim and SSDSim read\n");
+			return 2;
+		} else {
+			fprintf(stderr, "mobisim: trace convert: --to: expected blkparse, blktrace or mqsim\n");
 			return 2;
 		}
 		rc = do_convert(path, format, &opts, ct, out, &err);

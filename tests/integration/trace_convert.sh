@@ -63,19 +63,23 @@ cmp -s "$TMP/rt.txt" "$ORACLE" || err "text round trip differs"
 # 4. -o is atomic: written whole on success, absent on failure.
 "$BIN" trace convert "$BT" --to blkparse -o "$TMP/out.txt" || err "convert -o exited $?"
 cmp -s "$TMP/out.txt" "$ORACLE" || err "convert -o output differs"
-"$BIN" trace convert "$SRC/tests/fuzz/corpus/blktrace/truncated-last" --to blkparse -o "$TMP/bad.txt" 2>/dev/null
+"$BIN" trace convert "$SRC/tests/fuzz/corpus/blktrace/truncated-last" --strict --to blkparse -o "$TMP/bad.txt" 2>/dev/null
 rc=$?
 [ $rc -eq 2 ] || err "convert of a broken trace exited $rc, expected 2"
 [ ! -e "$TMP/bad.txt" ] || err "convert of a broken trace left $TMP/bad.txt"
 ls "$TMP" | grep -q '\.tmp\.' && err "temporary file left behind"
-out=$("$BIN" trace convert "$SRC/tests/fuzz/corpus/blktrace/truncated-last" --to blkparse 2>/dev/null)
+out=$("$BIN" trace convert "$SRC/tests/fuzz/corpus/blktrace/wrong-magic" --to blkparse 2>/dev/null)
 [ -z "$out" ] || err "convert to stdout of a broken trace printed events"
 
-# 5. ops form of the TPC-C sample: one line per request plus the header.
-"$BIN" trace convert "$DATA/disksim-ascii/tpcc-small.trace" --to ops -o "$TMP/ops.txt" || err "ops exited $?"
-n=$(grep -vc '^#' "$TMP/ops.txt")
-[ "$n" -eq 6999 ] || err "ops: $n lines, expected 6999"
-head -2 "$TMP/ops.txt" | tail -1 | grep -qx '938513000 0 W 264719034 16 0' || err "ops: first line $(head -2 "$TMP/ops.txt" | tail -1)"
+# 5. MQSim form of the TPC-C sample: one line per request plus the header,
+# and mobisim reads it back to the same requests.
+"$BIN" trace convert "$DATA/disksim-ascii/tpcc-small.trace" --to mqsim -o "$TMP/mq.txt" || err "mqsim exited $?"
+n=$(grep -vc '^#' "$TMP/mq.txt")
+[ "$n" -eq 6999 ] || err "mqsim: $n lines, expected 6999"
+head -2 "$TMP/mq.txt" | tail -1 | grep -qx '938513000 4 264719034 16 0' || err "mqsim: first line $(head -2 "$TMP/mq.txt" | tail -1)"
+"$BIN" trace convert "$TMP/mq.txt" --to mqsim | cmp -s - "$TMP/mq.txt" || err "mqsim output does not read back to itself"
+"$BIN" trace convert "$DATA/disksim-ascii/tpcc-small.trace" --to ops >/dev/null 2>&1
+[ $? -eq 2 ] || err "--to ops should be refused with a pointer to mqsim"
 
 # 6. stat on every shared sample.
 for f in "$BT" "$ORACLE" "$DATA/disksim-ascii/tpcc-small.trace" "$DATA/disksim-ascii/wsrch-small.trace"; do
@@ -88,7 +92,7 @@ done
 for r in blktrace blkparse disksim; do
 	for f in "$SRC/tests/fuzz/corpus/$r"/*; do
 		[ -f "$f" ] || continue
-		msg=$("$BIN" trace stat "$f" 2>&1 >/dev/null)
+		msg=$("$BIN" trace stat --strict "$f" 2>&1 >/dev/null)
 		rc=$?
 		[ $rc -eq 2 ] || { err "$f: exit $rc, expected 2: $msg"; continue; }
 		echo "$msg" | grep -Eq '^mobisim: .*(: byte offset [0-9]+: |:[0-9]+: )' ||

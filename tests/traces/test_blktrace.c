@@ -244,19 +244,29 @@ static void test_blktrace_both_byte_orders(void **state)
 }
 
 /* Read a whole buffer; return the final code and leave the message in err. */
-static int drain(const uint8_t *buf, size_t len, uint64_t *n, struct sim_error *err)
+static struct trace_diag last_diag;
+
+static int drain_opts(const uint8_t *buf, size_t len, bool strict, uint64_t *n, struct sim_error *err)
 {
 	struct trace_reader r;
 	struct trace_rec rec;
-	int rc = trace_open_mem_auto(buf, len, "t.bin", NULL, &r, err);
+	struct trace_opts o = { .strict = strict };
+	int rc = trace_open_mem_auto(buf, len, "t.bin", &o, &r, err);
 
 	*n = 0;
 	if (rc)
 		return rc;
 	while ((rc = trace_next(&r, &rec, err)) == 1)
 		(*n)++;
+	last_diag = r.diag;
 	trace_close(&r);
 	return rc;
+}
+
+/* Strict: what the lenient default reads past is an error. */
+static int drain(const uint8_t *buf, size_t len, uint64_t *n, struct sim_error *err)
+{
+	return drain_opts(buf, len, true, n, err);
 }
 
 static void test_blktrace_errors_name_byte_offset(void **state)
@@ -274,7 +284,29 @@ static void test_blktrace_errors_name_byte_offset(void **state)
 
 	assert_int_equal(drain(b, 50, &n, &err), SIM_E_INPUT);
 	assert_int_equal(n, 0);
-	assert_non_null(strstr(err.msg, "byte offset 0: truncated record (payload of 16 bytes"));
+	assert_non_null(strstr(err.msg, "byte offset 0: truncated record (50 of 64 bytes)"));
+
+	/* Lenient (the default, as blkparse): the complete records, then a
+	 * warning that names the cut record, counted. */
+	assert_int_equal(drain_opts(b, 112 + 20, false, &n, &err), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(last_diag.truncated_files, 1);
+	assert_int_equal(last_diag.truncated_bytes, 20);
+	assert_int_equal(last_diag.nnotes, 1);
+	assert_non_null(strstr(last_diag.notes[0], "t.bin: byte offset 112: last record cut (20 of 48 bytes)"));
+
+	/* Out-of-range fields: a pid above PID_MAX_LIMIT, a request past 2^64. */
+	uint8_t keep[8];
+	memcpy(keep, b + 64 + 32, 4);
+	b[64 + 32] = 0xff; b[64 + 33] = 0xff; b[64 + 34] = 0xff; b[64 + 35] = 0x7f;
+	assert_int_equal(drain(b, len, &n, &err), SIM_E_INPUT);
+	assert_non_null(strstr(err.msg, "byte offset 64: pid 2147483647 out of range"));
+	memcpy(b + 64 + 32, keep, 4);
+	memcpy(keep, b + 64 + 16, 8);
+	memset(b + 64 + 16, 0xff, 8);
+	assert_int_equal(drain(b, len, &n, &err), SIM_E_INPUT);
+	assert_non_null(strstr(err.msg, "byte offset 64: sector 18446744073709551615 + "));
+	memcpy(b + 64 + 16, keep, 8);
 
 	uint8_t save = b[64 + 3];
 	b[64 + 3] = 0x12; /* magic's top byte */
