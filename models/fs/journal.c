@@ -8,14 +8,26 @@
  * is commit_interval old (JBD2_DEFAULT_MAX_COMMIT_AGE 5 s, armed when it
  * gets its first handle) or when fsync asks for it. The commit: (1) the
  * running transaction becomes the committing one and a new one opens;
- * (2) ordered mode: wait until the writeback of the ordered inodes'
- * pages submitted before the commit started has finished
- * (journal_finish_inode_data_buffers -> filemap_fdatawait) - this is
- * where an fsync can wait for a background writer's async writeback;
+ * (2) ordered mode: wait for the ordered inodes' data under writeback
+ * (journal_finish_inode_data_buffers) - this is where an fsync can wait
+ * for a background writer's async writeback. Two kernels, tunable
+ * ordered_wait: `whole-file` is 3.10's filemap_fdatawait(mapping), a walk
+ * over the whole file in index order that sleeps on every page it finds
+ * under writeback, including pages the flusher puts under writeback
+ * ahead of the walk while it sleeps (wait_on_page_writeback_range looks
+ * the tags up again after each batch), so the commit chases a streaming
+ * flusher until it catches up with it; `range` waits only for the pages
+ * that were under writeback when the commit began (close to the
+ * range-scoped filemap_fdatawait_range_keep_errors of 5.3+);
  * (3) write a descriptor block plus one block per metadata block
  * sequentially at the journal head as WRITE_SYNC; (4) after they
  * complete, the commit block with REQ_FLUSH | REQ_FUA (WRITE_FLUSH_FUA,
- * barrier mount); (5) wake the tasks waiting for this tid. The thread's
+ * barrier mount). With async_commit (ext4 journal_async_commit, which
+ * sets JBD2_FEATURE_INCOMPAT_ASYNC_COMMIT) the commit block goes out
+ * with the log blocks as plain WRITE_SYNC, without waiting for them
+ * (journal_submit_commit_record before the t_iobuf_list wait), and after
+ * all of them complete one empty flush (blkdev_issue_flush) is issued;
+ * (5) wake the tasks waiting for this tid. The thread's
  * io_context has its own ioprio (default BE/4: kthreads run at nice 0 and
  * have no ioprio set, so CFQ uses task_nice_ioprio = 4).
  * Left out: checkpointing (journalled metadata written in place later),
@@ -30,6 +42,8 @@
 
 #include "models/stack/stack_int.h"
 #include "sim/sim.h"
+
+static const char *const journal_ordered_wait_names[] = { "range", "whole-file", NULL };
 
 static const struct cfg_param journal_params_table[] = {
 	{ "enabled", CFG_T_BOOL, offsetof(struct journal_params, enabled), "", "true", CFG_NO_RANGE,
@@ -47,6 +61,17 @@ static const struct cfg_param journal_params_table[] = {
 	  "task_nice_ioprio(nice 0) = 4", "journal thread I/O priority level", NULL },
 	{ "ordered", CFG_T_BOOL, offsetof(struct journal_params, ordered), "", "true", CFG_NO_RANGE,
 	  "ext4 default data=ordered", "commit waits for the data it allocated", NULL },
+	{ "ordered_wait", CFG_T_ENUM, offsetof(struct journal_params, ordered_wait), "", "range",
+	  CFG_NO_RANGE,
+	  "fs/jbd2/commit.c journal_finish_inode_data_buffers: 3.10 filemap_fdatawait (whole-file); "
+	  "5.3+ filemap_fdatawait_range_keep_errors (range)",
+	  "whole-file: wait for every page found under writeback in a walk over the file (chases the "
+	  "flusher); range: only the pages under writeback when the commit began",
+	  journal_ordered_wait_names },
+	{ "async_commit", CFG_T_BOOL, offsetof(struct journal_params, async_commit), "", "false",
+	  CFG_NO_RANGE, "ext4 mount option journal_async_commit (fs/jbd2/commit.c ASYNC_COMMIT)",
+	  "commit block without FLUSH/FUA and without waiting for the log blocks; one empty flush "
+	  "after", NULL },
 	CFG_PARAM_END,
 };
 
@@ -191,11 +216,33 @@ enum step journal_wait_commit(struct stack_task *t, uint64_t tid)
 	return STEP_BLOCK;
 }
 
+/* A writeback bio of f completed (its pages' PG_WRITEBACK already
+ * cleared): wake the commit if that ends what it sleeps on. */
 void journal_ordered_progress(struct stack *s, struct stack_file *f)
 {
-	struct stack_task *j = s->jn.jbd2;
-	if (j && j->state == TS_BLOCKED && j->wb_file == f)
-		task_wake(j);
+	struct journal *jn = &s->jn;
+	struct stack_task *j = jn->jbd2;
+	if (!j || j->state != TS_BLOCKED || j->wb_file != f)
+		return;
+	if (jn->p.ordered_wait == JOURNAL_WAIT_WHOLE_FILE) {
+		struct pc_page *pg = pc_find(f, jn->ow_index);
+		if (pg && (pg->flags & PG_WRITEBACK))
+			return;
+	} else if (f->wb_old > 0) {
+		return;
+	}
+	task_wake(j);
+}
+
+/* filemap_fdatawait over the whole file, from the walk's position: the
+ * first page at or after it under writeback, or NULL when the walk has
+ * reached the end of the file. */
+static struct pc_page *ow_next(struct stack_file *f, uint64_t from)
+{
+	for (struct pc_page *pg = pc_find_ge(f, from); pg; pg = pc_next(pg))
+		if (pg->flags & PG_WRITEBACK)
+			return pg;
+	return NULL;
 }
 
 void journal_bio_done(struct stack *s, struct stack_bio *sb)
@@ -239,6 +286,26 @@ static void journal_build(struct stack *s, struct stack_task *j, uint64_t nblock
 		tail = &sb->free_next;
 	}
 	jn->blocks_written += nblocks;
+}
+
+/* blkdev_issue_flush(): an empty WRITE_FLUSH bio. */
+static void journal_flush(struct stack *s, struct stack_task *j)
+{
+	struct stack_bio *sb = sbio_alloc(s);
+	struct stack_bio **tail = &j->pend;
+	if (!sb) {
+		sim_fail(s->sim, SIM_E_NOMEM, "out of memory allocating a bio");
+		return;
+	}
+	while (*tail)
+		tail = &(*tail)->free_next;
+	sb->kind = SBIO_JOURNAL;
+	sb->owner = j;
+	sb->bio.sector = 0;
+	sb->bio.nr_sectors = 0;
+	sb->bio.flags = REQ_WRITE | REQ_SYNC | REQ_FLUSH;
+	j->wb_left++;
+	*tail = sb;
 }
 
 static enum step jbd2_submit(struct stack_task *j)
@@ -295,16 +362,46 @@ void jbd2_run(struct stack_task *j)
 		}
 		case JP_ORDERED: {
 			struct list_head *pos;
-			j->wb_file = NULL;
-			list_for_each(pos, &jn->committing.ordered) {
-				struct stack_file *f = list_entry(pos, struct stack_file, ordered_node);
-				if (f->wb_old > 0) {
+			if (!j->wb_file)
+				jn->ordered_start_ns = sim_now(s->sim);
+			if (jn->p.ordered_wait == JOURNAL_WAIT_WHOLE_FILE) {
+				/* inodes in list order; the walk resumes where it slept */
+				uint64_t from = jn->ow_file ? jn->ow_index : 0;
+				pos = jn->ow_file ? &jn->ow_file->ordered_node : jn->committing.ordered.next;
+				for (; pos != &jn->committing.ordered; pos = pos->next, from = 0) {
+					struct stack_file *f = list_entry(pos, struct stack_file, ordered_node);
+					struct pc_page *pg = ow_next(f, from);
+					if (!pg)
+						continue;
+					if (!j->wb_file)
+						jn->ordered_waits++;
+					jn->ordered_pages_waited++;
+					jn->ow_file = f;
+					jn->ow_index = pg->index;
 					j->wb_file = f;
-					jn->ordered_waits++;
 					task_block(j, SIM_WAIT_WRITEBACK);
 					return;
 				}
+				jn->ow_file = NULL;
+			} else {
+				list_for_each(pos, &jn->committing.ordered) {
+					struct stack_file *f = list_entry(pos, struct stack_file, ordered_node);
+					if (f->wb_old > 0) {
+						if (!j->wb_file)
+							jn->ordered_waits++;
+						j->wb_file = f;
+						task_block(j, SIM_WAIT_WRITEBACK);
+						return;
+					}
+				}
 			}
+			if (j->wb_file) {
+				int64_t d = sim_now(s->sim) - jn->ordered_start_ns;
+				jn->ordered_wait_ns_total += d;
+				if (d > jn->ordered_wait_ns_max)
+					jn->ordered_wait_ns_max = d;
+			}
+			j->wb_file = NULL;
 			os->phase = JP_LOG;
 			break;
 		}
@@ -314,6 +411,9 @@ void jbd2_run(struct stack_task *j)
 				task_start_plug(j);
 			journal_build(s, j, 1 + jn->committing.nr_meta,
 				      REQ_WRITE | REQ_SYNC | REQ_META | REQ_JOURNAL);
+			/* async commit: the commit block rides along, no barrier */
+			if (jn->p.async_commit)
+				journal_build(s, j, 1, REQ_WRITE | REQ_SYNC | REQ_META | REQ_JOURNAL);
 			os->phase = JP_LOG_WAIT;
 			break;
 		case JP_LOG_WAIT:
@@ -327,8 +427,13 @@ void jbd2_run(struct stack_task *j)
 			os->phase = JP_COMMIT;
 			break;
 		case JP_COMMIT:
-			journal_build(s, j, 1,
-				      REQ_WRITE | REQ_SYNC | REQ_META | REQ_JOURNAL | REQ_FLUSH | REQ_FUA);
+			if (jn->p.async_commit)
+				journal_flush(s, j);
+			else
+				journal_build(s, j, 1,
+					      REQ_WRITE | REQ_SYNC | REQ_META | REQ_JOURNAL | REQ_FLUSH |
+						      REQ_FUA);
+			jn->flushes++;
 			os->phase = JP_COMMIT_WAIT;
 			break;
 		case JP_COMMIT_WAIT: {
@@ -375,6 +480,13 @@ struct json_t *journal_to_json(const struct stack *s)
 	json_object_set_new(o, "commit_ns_mean",
 			    json_real(jn->commits ? (double)jn->commit_ns_total / (double)jn->commits : 0));
 	json_object_set_new(o, "commit_ns_max", json_integer(jn->commit_ns_max));
+	json_object_set_new(o, "ordered_pages_waited", json_integer((json_int_t)jn->ordered_pages_waited));
+	json_object_set_new(o, "ordered_wait_ns_mean",
+			    json_real(jn->ordered_waits ? (double)jn->ordered_wait_ns_total /
+								  (double)jn->ordered_waits
+							: 0));
+	json_object_set_new(o, "ordered_wait_ns_max", json_integer(jn->ordered_wait_ns_max));
+	json_object_set_new(o, "flushes", json_integer((json_int_t)jn->flushes));
 	json_object_set_new(o, "params", cfg_params_to_json(journal_params_table, &jn->p));
 	return o;
 }

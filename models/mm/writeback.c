@@ -365,8 +365,7 @@ void wb_bio_done(struct stack *s, struct stack_bio *sb)
 		f->wb_cur -= n;
 	else
 		f->wb_old -= n;
-	if (f->wb_old == 0)
-		journal_ordered_progress(s, f);
+	journal_ordered_progress(s, f);
 
 	/* bdi_update_write_bandwidth */
 	int64_t now = sim_now(s->sim);

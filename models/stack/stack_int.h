@@ -102,6 +102,14 @@ struct journal_params {
 	uint64_t journal_bytes;
 	int64_t ioprio_class, ioprio_level;
 	bool ordered;                 /* data=ordered: commit waits for the data it allocated */
+	int ordered_wait;             /* enum journal_ordered_wait */
+	bool async_commit;            /* ext4 journal_async_commit (JBD2 ASYNC_COMMIT) */
+};
+
+/* What the ordered-mode commit waits for in each inode of its list. */
+enum journal_ordered_wait {
+	JOURNAL_WAIT_RANGE = 0,      /* the pages under writeback when the commit began */
+	JOURNAL_WAIT_WHOLE_FILE = 1, /* 3.10 filemap_fdatawait(): walk the whole file */
 };
 
 /* -------------------------------------------------------------- pages */
@@ -402,6 +410,12 @@ struct journal {
 	/* counters */
 	uint64_t commits, commits_fsync, commits_timer, blocks_written, ordered_waits;
 	int64_t commit_ns_total, commit_ns_max;
+	/* whole-file ordered wait: the page it sleeps on (index in ow_file) */
+	struct stack_file *ow_file;
+	uint64_t ow_index;
+	uint64_t ordered_pages_waited, flushes;
+	int64_t ordered_wait_ns_total, ordered_wait_ns_max;
+	int64_t ordered_start_ns;
 };
 
 struct fs {

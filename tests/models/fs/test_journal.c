@@ -1,7 +1,12 @@
 /* Journal (jbd2, ext4 data=ordered) and the file system layout: fsync
  * commits with log blocks then a FLUSH|FUA commit block in the journal
  * area; the 5 s commit timer; fdatasync of an overwrite skips the commit;
- * fragmented files split requests at extent boundaries. */
+ * fragmented files split requests at extent boundaries; async_commit
+ * (journal_async_commit) trades the FLUSH|FUA commit block for a plain one
+ * plus an empty flush; the 3.10 whole-file ordered wait chases a streaming
+ * flusher where the range wait does not. */
+#include <inttypes.h>
+
 #include "tests/models/stack/stack_harness.h"
 
 #define J_YAML(extra)                                                               \
@@ -42,6 +47,77 @@ static void test_journal_fsync_commits_with_flush_fua(void **state)
 	assert_true(sh_wait(h, SIM_CLASS_FG, SIM_WAIT_JOURNAL) > 0);
 	assert_int_equal(s.exited_at, h->d_time[last] + 100 * 1000);
 	sh_free(h);
+}
+
+/* journal_async_commit: the commit block goes out with the log blocks as a
+ * plain sync write (no FLUSH, no FUA) and one empty flush follows. */
+static void test_journal_async_commit_no_fua(void **state)
+{
+	(void)state;
+	struct sh *h = sh_new(J_YAML("journal: {async_commit: true}\n"));
+	struct stack_file *f = sh_file(h, "app.db", 0);
+	struct sh_script s = { 0 };
+	sh_op(&s, STACK_OP_WRITE, f, 0, 64 << 10, 0);
+	sh_op(&s, STACK_OP_FSYNC, f, 0, 0, 0);
+	sh_script_task(h, "app", 10050, 0, &s);
+	sh_run(h, SIM_TIME_MAX);
+	assert_true(h->nd >= 3);
+	uint32_t last = h->nd - 1, fua = 0;
+	for (uint32_t i = 0; i < h->nd; i++)
+		fua += (h->d_flags[i] & REQ_FUA) != 0;
+	assert_int_equal(fua, 0);
+	/* the last request is the empty flush, after the commit block */
+	assert_true(h->d_flags[last] & REQ_FLUSH);
+	assert_int_equal(h->d_sectors[last], 0);
+	assert_true(in_journal(h, last - 1));
+	assert_false(h->d_flags[last - 1] & REQ_FLUSH);
+	assert_true(h->st->jn.commits >= 1);
+	assert_int_equal(h->st->jn.flushes, h->st->jn.commits);
+	sh_free(h);
+}
+
+/* A background writer streams a large file through the flusher; at 3 s a
+ * foreground app fsyncs a small file. The commit's ordered list holds the
+ * big file (its blocks were allocated in this transaction), so the
+ * 3.10 whole-file wait (filemap_fdatawait) keeps finding pages the
+ * flusher puts under writeback ahead of it, while the range wait sleeps
+ * only on those under writeback when the commit began. */
+static int64_t fsync_behind_flusher(const char *wait, uint64_t *pages_waited)
+{
+	char yaml[1024];
+	snprintf(yaml, sizeof(yaml),
+		 "device: {model: ideal, service: fixed, mean_us: 2000, queue_depth: 4, servers: 1}\n"
+		 "memory: {total_bytes: 512MiB, reserved_bytes: 128MiB}\n"
+		 "fs: {extent_mean_bytes: 1GiB, gap_mean_bytes: 0}\n"
+		 "writeback: {include: configs/writeback/linux.yaml}\nfg: 10050\n"
+		 "journal: {ordered_wait: %s}\n", wait);
+	struct sh *h = sh_new(yaml);
+	struct stack_file *big = sh_file(h, "big.bin", 0), *db = sh_file(h, "app.db", 0);
+	struct sh_gen g = { .kind = STACK_OP_WRITE, .f = big, .len = 1 << 20, .count = 1536 };
+	struct sh_script s = { 0 };
+	sh_gen_task(h, "bg", 10060, 0, &g);
+	sh_op(&s, STACK_OP_WRITE, db, 0, 4096, 0);
+	sh_op(&s, STACK_OP_FSYNC, db, 0, 0, 0);
+	sh_script_task(h, "app", 10050, 3 * SEC, &s);
+	sh_run(h, SIM_TIME_MAX);
+	assert_true(s.exited_at > 0);
+	*pages_waited = h->st->jn.ordered_pages_waited;
+	int64_t d = s.exited_at - 3 * SEC;
+	sh_free(h);
+	return d;
+}
+
+static void test_journal_whole_file_wait_chases_flusher(void **state)
+{
+	(void)state;
+	uint64_t pw_range = 0, pw_whole = 0;
+	int64_t range = fsync_behind_flusher("range", &pw_range);
+	int64_t whole = fsync_behind_flusher("whole-file", &pw_whole);
+	print_message("fsync behind the flusher: range %.1f ms, whole-file %.1f ms (%" PRIu64
+		      " waits)\n", (double)range / 1e6, (double)whole / 1e6, pw_whole);
+	assert_int_equal(pw_range, 0);
+	assert_true(pw_whole > 1);
+	assert_true(whole > 3 * range);
 }
 
 /* Without fsync the running transaction commits when it is 5 s old. */
@@ -124,6 +200,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_journal_fsync_commits_with_flush_fua),
 		cmocka_unit_test(test_journal_commit_interval),
+		cmocka_unit_test(test_journal_async_commit_no_fua),
+		cmocka_unit_test(test_journal_whole_file_wait_chases_flusher),
 		cmocka_unit_test(test_journal_fdatasync_skips_commit_for_overwrite),
 		cmocka_unit_test(test_journal_fs_fragmentation_splits_requests),
 	};
