@@ -740,10 +740,18 @@ static int parse_metrics(struct sweep *sw, const struct cfg_node *m, struct sim_
 			return cfg_errorf(err, c, "metric name '%s' must have no blanks or '='", c->key);
 		if (c->kind == CFG_MAP) {
 			for (const struct cfg_node *k = c->child; k; k = k->next)
-				if (strcmp(k->key, "path") && strcmp(k->key, "scale"))
-					return cfg_errorf(err, k, "unknown key (expected path, scale)");
+				if (strcmp(k->key, "path") && strcmp(k->key, "scale") &&
+				    strcmp(k->key, "missing"))
+					return cfg_errorf(err, k, "unknown key (expected path, scale, missing)");
 			pn = cfg_get(c, "path");
 			sn = cfg_get(c, "scale");
+			const struct cfg_node *mn = cfg_get(c, "missing");
+			if (mn) {
+				struct sim_error e2 = { 0 };
+				if (mn->kind != CFG_SCALAR || cfg_parse_double(mn->value, &mt->missing, &e2))
+					return cfg_errorf(err, mn, "expected a number");
+				mt->has_missing = true;
+			}
 			if (!pn)
 				return cfg_errorf(err, c, "a metric needs a path");
 		}
@@ -856,9 +864,9 @@ static int base_seed_of(struct sweep *sw, uint64_t *seed, struct sim_error *err)
 	return rc;
 }
 
-static int sweep_build(struct sweep *sw, const char *name, bool read_base, struct sim_error *err)
+static int sweep_build(struct sweep *sw, struct cfg_node *root, const char *name, bool read_base,
+		       struct sim_error *err)
 {
-	struct cfg_node *root = cfg_root(sw->doc);
 	int rc;
 	if (!root || root->kind != CFG_MAP)
 		return sim_errorf(err, SIM_E_INPUT, "%s:1:1: expected a map with base: and axes:",
@@ -1103,8 +1111,8 @@ static void include_hint(struct sim_error *err)
 			 " (extra sweep points go under include_points:)");
 }
 
-static int sweep_load_common(struct cfg_doc *doc, const char *name, bool read_base,
-			     struct sweep **out, struct sim_error *err)
+static int sweep_load_common(struct cfg_doc *doc, struct cfg_node *root, const char *name,
+			     bool read_base, struct sweep **out, struct sim_error *err)
 {
 	struct sweep *sw = calloc(1, sizeof(*sw));
 	if (!sw) {
@@ -1113,7 +1121,8 @@ static int sweep_load_common(struct cfg_doc *doc, const char *name, bool read_ba
 	}
 	sw->doc = doc;
 	sw->file = strdup(name);
-	int rc = sw->file ? sweep_build(sw, name, read_base, err) : oom(err);
+	int rc = sw->file ? sweep_build(sw, root ? root : cfg_root(doc), name, read_base, err)
+			  : oom(err);
 	if (rc) {
 		sweep_free(sw);
 		return rc;
@@ -1131,7 +1140,25 @@ int sweep_load_file(const char *path, struct sweep **out, struct sim_error *err)
 		include_hint(err);
 		return rc == SIM_E_IO ? (err->code = SIM_E_INPUT) : rc;
 	}
-	return sweep_load_common(doc, path, true, out, err);
+	return sweep_load_common(doc, NULL, path, true, out, err);
+}
+
+int sweep_load_subtree(const char *path, const char *key, struct sweep **out,
+		       struct sim_error *err)
+{
+	struct cfg_doc *doc;
+	*out = NULL;
+	int rc = cfg_load_file(path, &doc, err);
+	if (rc)
+		return rc == SIM_E_IO ? (err->code = SIM_E_INPUT) : rc;
+	struct cfg_node *n = cfg_get(cfg_root(doc), key);
+	if (!n || n->kind != CFG_MAP) {
+		rc = cfg_errorf(err, n ? n : cfg_root(doc), "expected '%s:' to be a sweep (a map with base:)",
+				key);
+		cfg_free(doc);
+		return rc;
+	}
+	return sweep_load_common(doc, n, path, true, out, err);
 }
 
 int sweep_load_string(const char *text, size_t len, const char *name, struct sweep **out,
@@ -1144,7 +1171,7 @@ int sweep_load_string(const char *text, size_t len, const char *name, struct swe
 		include_hint(err);
 		return rc;
 	}
-	return sweep_load_common(doc, name ? name : "<string>", false, out, err);
+	return sweep_load_common(doc, NULL, name ? name : "<string>", false, out, err);
 }
 
 /* ------------------------------------------------------------ queries */
@@ -1404,6 +1431,9 @@ bool sweep_metric_format(const struct sweep_metric *m, const json_t *doc, char *
 				*p = '_';
 		if (!*buf)
 			snprintf(buf, len, "-");
+	} else if (m->has_missing) {
+		/* an absent wait cause or counter is a zero, not a hole */
+		snprintf(buf, len, "%.12g", m->missing);
 	} else {
 		snprintf(buf, len, "NaN");
 		return false;

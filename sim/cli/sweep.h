@@ -58,6 +58,8 @@ struct sweep_metric {
 	char *name;
 	char *path;                   /* JSON path, see sweep_json_lookup() */
 	double scale;                 /* multiply numeric values by this (1) */
+	bool has_missing;             /* `missing: X`: the value when the path is absent */
+	double missing;
 	const struct cfg_node *node;
 };
 
@@ -98,6 +100,12 @@ uint64_t sweep_rep_seed(uint64_t base, int rep);
  * file:line:col of the offending node and return SIM_E_INPUT (SIM_E_IO
  * becomes SIM_E_INPUT too: an unreadable sweep is bad usage). */
 int sweep_load_file(const char *path, struct sweep **out, struct sim_error *err);
+
+/* A sweep written as the map under top-level key `key` of the file at path
+ * (the validation files hold one beside their checks); base paths are
+ * relative to that file. */
+int sweep_load_subtree(const char *path, const char *key, struct sweep **out,
+		       struct sim_error *err);
 
 /* The same from text in memory; name is used in messages and as the
  * directory base paths are relative to. The base scenario is never read:
