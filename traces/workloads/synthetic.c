@@ -18,6 +18,9 @@
  *          evenly between the I/Os it actually issues (counted by a dry
  *          run on a copy of its stream); optional small database writes
  *          with periodic fsync;
+ *  app     a multi-threaded app launch (main, RenderThread, image workers,
+ *          SQLite worker with Android 5's journal protocol):
+ *          traces/workloads/app_launch.c;
  *  burst   a camera burst: `shots` new files of `shot_bytes`, each written
  *          and fsynced, with `cpu_between` between shots.
  *
@@ -46,9 +49,11 @@
 #include "models/stack/stack.h"
 #include "sim/sim.h"
 #include "sim/workload.h"
+#include "traces/workloads/app_launch.h"
 
-enum gen_kind { GEN_WRITER = 0, GEN_VIDEO, GEN_READER, GEN_LAUNCH, GEN_BURST };
-static const char *const gen_names[] = { "writer", "video", "reader", "launch", "burst", NULL };
+enum gen_kind { GEN_WRITER = 0, GEN_VIDEO, GEN_READER, GEN_LAUNCH, GEN_BURST, GEN_APP };
+static const char *const gen_names[] = { "writer", "video", "reader", "launch", "burst", "app",
+					  NULL };
 static const char *const ioprio_names[] = { "none", "rt", "be", "idle", NULL };
 static const char *const pattern_names[] = { "seq", "random", NULL };
 
@@ -78,7 +83,7 @@ static const struct cfg_param start_param[] = {
 
 static const struct cfg_param common_params[] = {
 	{ "gen", CFG_T_ENUM, offsetof(struct task_common, gen), "", NULL, CFG_NO_RANGE, "scenario",
-	  "generator: writer, video, reader, launch, burst", gen_names },
+	  "generator: writer, video, reader, launch, burst, app", gen_names },
 	{ "enabled", CFG_T_BOOL, offsetof(struct task_common, enabled), "", "true", CFG_NO_RANGE,
 	  "scenario", "run this task", NULL },
 	{ "uid", CFG_T_INT, offsetof(struct task_common, uid), "", "10000", 0, 4294967295.0,
@@ -243,6 +248,7 @@ struct wl_task {
 		struct burst_p b;
 	} p;
 	struct stack_task *t;
+	struct app_launch *app;      /* app: the multi-threaded launch (t is its main thread) */
 	gsl_rng *rng;
 	struct stack_file *file;     /* writer, reader */
 	struct stack_file *db;       /* launch */
@@ -675,6 +681,8 @@ static int task_setup(struct wl_state *ws, struct wl_task *wt, struct cfg_node *
 		}
 		break;
 	}
+	case GEN_APP:
+		break; /* app_launch_create reads its keys */
 	case GEN_BURST: {
 		rc = cfg_apply(burst_params, n, &wt->p.b, err);
 		if (rc)
@@ -784,6 +792,23 @@ static int task_create_one(struct wl_state *ws, struct cfg_node *c, const struct
 		.ioprio_class = (uint8_t)wt->c.ioprio_class,
 		.ioprio_level = (uint8_t)wt->c.ioprio_level,
 	};
+	if (wt->c.gen == GEN_APP) {
+		struct app_launch_id id = {
+			.key = wt->key,
+			.comm = wt->c.name,
+			.uid = (uint32_t)wt->c.uid,
+			.pid = (int32_t)wt->c.pid,
+			.ioprio_class = (uint8_t)wt->c.ioprio_class,
+			.ioprio_level = (uint8_t)wt->c.ioprio_level,
+			.region = wt->c.region,
+			.become_fg = wt->c.become_fg,
+		};
+		rc = app_launch_create(sim, ws->stack, c, &id, wt->rng, &wt->app, err);
+		if (rc)
+			return rc;
+		wt->t = app_launch_main(wt->app);
+		return 0;
+	}
 	struct stack_op_source src = { .next = wl_next, .exited = wl_exited, .ctx = wt };
 	wt->t = stack_task_create(ws->stack, &a, &src, err);
 	if (!wt->t)
@@ -860,7 +885,8 @@ static void wl_start(struct sim *sim, void *state)
 		struct wl_task *wt = &ws->tasks[i];
 		if (!wt->t)
 			continue;
-		if (wt->c.gen == GEN_LAUNCH && policy_set_has_planner(sim->policies)) {
+		if ((wt->c.gen == GEN_LAUNCH || wt->c.gen == GEN_APP) &&
+		    policy_set_has_planner(sim->policies)) {
 			struct policy_app app = {
 				.task = wt->t,
 				.name = stack_task_name(wt->t),
@@ -873,7 +899,10 @@ static void wl_start(struct sim *sim, void *state)
 			if (policy_set_before_launch(sim->policies, &app, &err))
 				sim_fail(sim, err.code, "%s", err.msg);
 		}
-		stack_task_start(wt->t, wt->c.start_ns);
+		if (wt->app)
+			app_launch_start(wt->app, wt->c.start_ns);
+		else
+			stack_task_start(wt->t, wt->c.start_ns);
 	}
 }
 
@@ -881,9 +910,14 @@ static bool wl_done(struct sim *sim, void *state)
 {
 	struct wl_state *ws = state;
 	(void)sim;
-	for (uint32_t i = 0; i < ws->ntasks; i++)
-		if (ws->tasks[i].t && !stack_task_exited(ws->tasks[i].t))
+	for (uint32_t i = 0; i < ws->ntasks; i++) {
+		if (ws->tasks[i].app) {
+			if (!app_launch_done(ws->tasks[i].app))
+				return false;
+		} else if (ws->tasks[i].t && !stack_task_exited(ws->tasks[i].t)) {
 			return false;
+		}
+	}
 	return true;
 }
 
@@ -904,6 +938,8 @@ static void wl_stats_json(struct sim *sim, void *state, struct json_t *obj)
 			json_object_set_new(o, "start_ns", json_integer(wt->c.start_ns));
 			json_object_set_new(o, "ops", json_integer((json_int_t)wt->ops));
 		}
+		if (wt->app)
+			app_launch_stats_json(wt->app, o);
 		json_array_append_new(arr, o);
 	}
 	json_object_set_new(obj, "tasks", arr);
@@ -917,6 +953,7 @@ static void wl_destroy(void *state)
 	for (uint32_t i = 0; i < ws->ntasks; i++) {
 		free(ws->tasks[i].key);
 		free(ws->tasks[i].files);
+		app_launch_destroy(ws->tasks[i].app);
 	}
 	free(ws->tasks);
 	free(ws);
@@ -924,7 +961,7 @@ static void wl_destroy(void *state)
 
 const struct workload_ops synthetic_workload_ops = {
 	.name = "synthetic",
-	.summary = "YAML task list: writer, video, reader, launch, burst generators",
+	.summary = "YAML task list: writer, video, reader, launch, burst, app generators",
 	.create = wl_create,
 	.start = wl_start,
 	.done = wl_done,

@@ -1,9 +1,13 @@
-/* Tests for traces/workloads/synthetic.c: a launch spends exactly its
+/* Tests for traces/workloads/synthetic.c and its app generator
+ * (traces/workloads/app_launch.c): a launch spends exactly its
  * cpu_total (spread over the I/Os it actually issues); `start:
  * {uniform: [LO, HI]}` draws a start in range, the same for a seed and
  * different across seeds, without changing what the task does; the
  * workload's `offset` moves every start; a bad distribution is refused
- * naming the node. The device is the ideal fixed-service model. */
+ * naming the node; an app launch is one process of several threads with
+ * their own streams, Android 5's SQLite commit protocol, exact CPU, the
+ * hand-offs between its threads, and is deterministic by seed. The device
+ * is the ideal fixed-service model. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -184,6 +188,157 @@ static void test_bad_start_distribution_is_refused(void **state)
 	}
 }
 
+
+/* ------------------------------------------------------------ app launch */
+
+static json_t *threads_of(struct sim *s, const char *task)
+{
+	json_t *t = task_stats(s, task);
+	json_t *th = json_object_get(t, "threads");
+	json_incref(th);
+	json_decref(t);
+	return th;
+}
+
+static int64_t thread_ops(json_t *threads, const char *role, const char *kind)
+{
+	int64_t n = 0;
+	for (size_t i = 0; i < json_array_size(threads); i++) {
+		json_t *t = json_array_get(threads, i);
+		if (strcmp(json_string_value(json_object_get(t, "role")), role) == 0)
+			n += (int64_t)json_integer_value(json_object_get(json_object_get(t, "ops"), kind));
+	}
+	return n;
+}
+
+#define APP_SMALL "gen: app, uid: 10050, region: launch, main_bytes: 2MiB, main_files: 4, " \
+		  "images: 6, db_reads: 8"
+
+/* One process: main, RenderThread, SQLite worker and `workers` image
+ * threads, each its own task with its own tid under the main's tgid. */
+static void test_app_threads(void **state)
+{
+	(void)state;
+	struct sim *s;
+	struct sim_error err;
+	assert_int_equal(build(&s, 1, NULL, "    app: {" APP_SMALL ", workers: 3}\n", true, &err), 0);
+	json_t *th = threads_of(s, "app");
+	assert_int_equal(json_array_size(th), 6);
+	int64_t tgid = (int64_t)json_integer_value(json_object_get(json_array_get(th, 0), "tid"));
+	for (size_t i = 1; i < json_array_size(th); i++)
+		assert_int_equal(json_integer_value(json_object_get(json_array_get(th, i), "tid")),
+				 tgid + (int64_t)i);
+	/* 6 thumbnails of 48 KiB read in 16 KiB chunks, over 3 workers */
+	assert_int_equal(thread_ops(th, "worker", "read"), 6 * 3);
+	assert_int_equal(thread_ops(th, "worker", "open"), 6);
+	/* the launch region spans the whole launch, on the main thread */
+	assert_int_equal(s->metrics.nregions, 1);
+	json_decref(th);
+	sim_destroy(s);
+}
+
+/* Android 5's SQLite: PERSIST journal, synchronous FULL, fdatasync:
+ * 4 syncs and 3 journal writes + P page writes per transaction. */
+static void test_app_sqlite_persist_full(void **state)
+{
+	(void)state;
+	struct sim *s;
+	struct sim_error err;
+	assert_int_equal(build(&s, 1, NULL,
+			       "    app: {" APP_SMALL ", db_txns: 5, db_txn_pages: 2}\n", true, &err),
+			 0);
+	json_t *th = threads_of(s, "app");
+	assert_int_equal(thread_ops(th, "db", "fdatasync"), 5 * 4);
+	assert_int_equal(thread_ops(th, "db", "fsync"), 0);
+	assert_int_equal(thread_ops(th, "db", "write"), 5 * (3 + 2));
+	assert_int_equal(thread_ops(th, "db", "read"), 8);
+	json_decref(th);
+	sim_destroy(s);
+
+	/* WAL with FULL: one frame append and one sync per commit; a
+	 * checkpoint (pages to the db + a sync) every wal_autocheckpoint pages */
+	assert_int_equal(build(&s, 1, NULL,
+			       "    app: {" APP_SMALL ", db_txns: 5, db_txn_pages: 2, "
+			       "journal_mode: wal, wal_autocheckpoint: 4, sync_call: fsync}\n",
+			       true, &err),
+			 0);
+	th = threads_of(s, "app");
+	assert_int_equal(thread_ops(th, "db", "fsync"), 5 + 2);
+	assert_int_equal(thread_ops(th, "db", "write"), 5 + 2 * 2);
+	json_decref(th);
+	sim_destroy(s);
+}
+
+/* The main thread spends main_cpu exactly, spread over its I/Os: with
+ * everything else off, busy CPU = main_cpu + the first frame. */
+static void test_app_main_cpu_exact(void **state)
+{
+	(void)state;
+	struct sim *s;
+	struct sim_error err;
+	assert_int_equal(build(&s, 1, NULL,
+			       "    app: {" APP_SMALL ", main_cpu: 300ms, render_cpu: 20ms, "
+			       "db_cpu: 0, image_cpu: 0}\n",
+			       true, &err),
+			 0);
+	int64_t busy = cpu_busy_ns(s);
+	assert_true(busy >= 320 * MS && busy <= 323 * MS);
+	sim_destroy(s);
+}
+
+/* Same seed, same launch; another seed, another working set. */
+static void test_app_deterministic(void **state)
+{
+	(void)state;
+	int64_t dur[3], faults[3];
+	uint64_t seeds[3] = { 7, 7, 8 };
+	for (int i = 0; i < 3; i++) {
+		struct sim *s;
+		struct sim_error err;
+		assert_int_equal(build(&s, seeds[i], NULL, "    app: {" APP_SMALL "}\n", true, &err), 0);
+		dur[i] = s->metrics.regions[0].duration_ns;
+		json_t *th = threads_of(s, "app");
+		faults[i] = thread_ops(th, "main", "fault") * 100000 + thread_ops(th, "main", "read");
+		json_decref(th);
+		sim_destroy(s);
+	}
+	assert_int_equal(dur[0], dur[1]);
+	assert_int_equal(faults[0], faults[1]);
+	assert_true(faults[0] != faults[2] || dur[0] != dur[2]);
+}
+
+/* The workers start only when the main thread has done bind_share of its
+ * I/Os: with bind_share 1 they start after all of main's I/O. */
+static void test_app_spawn_order(void **state)
+{
+	(void)state;
+	struct sim *s;
+	struct sim_error err;
+	assert_int_equal(build(&s, 1, NULL,
+			       "    app: {" APP_SMALL ", bind_share: 1, main_cpu: 200ms}\n", true,
+			       &err),
+			 0);
+	json_t *st = stack_stats_json(s->stack);
+	json_t *tasks = json_object_get(st, "tasks");
+	int64_t main_start = -1, db_start = -1, render_start = -1;
+	for (size_t i = 0; i < json_array_size(tasks); i++) {
+		json_t *t = json_array_get(tasks, i);
+		const char *n = json_string_value(json_object_get(t, "name"));
+		int64_t v = (int64_t)json_integer_value(json_object_get(t, "start_ns"));
+		if (strcmp(n, "app") == 0)
+			main_start = v;
+		else if (strcmp(n, "AsyncTask #1") == 0)
+			db_start = v;
+		else if (strcmp(n, "RenderThread") == 0)
+			render_start = v;
+	}
+	assert_int_equal(main_start, 0);
+	assert_true(db_start >= 200 * MS); /* after all of main's CPU */
+	assert_true(render_start >= db_start);
+	json_decref(st);
+	sim_destroy(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -192,6 +347,11 @@ int main(void)
 		cmocka_unit_test(test_random_start_keeps_the_task_stream),
 		cmocka_unit_test(test_offset_moves_every_start),
 		cmocka_unit_test(test_bad_start_distribution_is_refused),
+		cmocka_unit_test(test_app_threads),
+		cmocka_unit_test(test_app_sqlite_persist_full),
+		cmocka_unit_test(test_app_main_cpu_exact),
+		cmocka_unit_test(test_app_deterministic),
+		cmocka_unit_test(test_app_spawn_order),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
