@@ -26,6 +26,8 @@ enum sim_wait {
 	SIM_WAIT_CPU,                /* runnable, waiting for a core */
 	SIM_WAIT_POLICY,             /* a policy made the task sleep (expc) */
 	SIM_WAIT_SYNC_IO,            /* closed-loop replay: previous sync I/O */
+	SIM_WAIT_CHECKPOINT,         /* waiting for an f2fs checkpoint */
+	SIM_WAIT_FS_GC,              /* waiting for f2fs foreground segment cleaning */
 	SIM_NWAIT
 };
 

@@ -208,10 +208,65 @@ void fs_free(struct stack *s)
 	(void)s;
 }
 
+/* ext4_writepages -> mpage_map_and_submit_extent: delayed allocation of
+ * the pages past the allocated end, which joins the running transaction
+ * (the inode's new size/extents, data=ordered). Overwrites keep their blocks. */
+static int ext4_map_for_write(struct stack *s, struct stack_file *f, uint64_t index, uint64_t n,
+			      bool sync)
+{
+	(void)sync;
+	if (index + n <= f->alloc_pages)
+		return 0;
+	if (fs_alloc_upto(s, f, index + n))
+		return SIM_E_RUNTIME;
+	journal_add_ordered(s, f);
+	journal_dirty_inode(s, f, true);
+	return 0;
+}
+
+static int ext4_init(struct stack *s, struct cfg_node *fs, struct cfg_node *jn,
+		     struct sim_error *err)
+{
+	int rc = fs_init(s, fs, err);
+	if (rc || (rc = journal_init(s, jn, err)))
+		return rc;
+	fs_layout(s, s->jn.nr_sectors);
+	return 0;
+}
+
+static void ext4_free(struct stack *s)
+{
+	journal_free(s);
+	fs_free(s);
+}
+
+/* Without F2FS's ioctl SQLite keeps its own rollback journal; the model
+ * treats START as nothing and COMMIT as an fsync of the file. */
+static enum step ext4_atomic(struct stack_task *t, struct stack_file *f, bool commit)
+{
+	return commit ? fsync_step(t, f, false) : STEP_DONE;
+}
+
+const struct fs_ops ext4_fs_ops = {
+	.name = "ext4",
+	.init = ext4_init,
+	.free = ext4_free,
+	.new_file = fs_new_file,
+	.alloc_existing = fs_alloc_existing,
+	.map_for_write = ext4_map_for_write,
+	.dirty_inode = journal_dirty_inode,
+	.fsync = fsync_step,
+	.atomic = ext4_atomic,
+	.kthread_run = jbd2_run,
+	.bio_done = journal_bio_done,
+	.to_json = fs_to_json,
+};
+
 struct json_t *fs_to_json(const struct stack *s)
 {
 	const struct fs *fs = &s->fs;
 	json_t *o = json_object();
+	json_object_set_new(o, "kind", json_string("ext4"));
 	json_object_set_new(o, "files", json_integer(s->nfiles));
 	json_object_set_new(o, "allocated_bytes",
 			    json_integer((json_int_t)(fs->allocated_sectors << SECTOR_SHIFT)));

@@ -21,7 +21,7 @@
 #include "models/stack/stack_int.h"
 #include "sim/sim.h"
 
-static enum step submit_pending(struct stack_task *t)
+enum step task_submit_pending(struct stack_task *t)
 {
 	while (t->pend) {
 		struct stack_bio *sb = t->pend;
@@ -47,7 +47,7 @@ static void wait_writeback(struct stack_task *t, struct pc_page *pg)
 	task_wait_page(t, pg, PG_WRITEBACK, SIM_WAIT_WRITEBACK);
 }
 
-enum step fsync_step(struct stack_task *t, struct stack_file *f, bool datasync)
+enum step fsync_write_and_wait(struct stack_task *t, struct stack_file *f)
 {
 	struct stack *s = t->stack;
 	struct task_opstate *os = &t->os;
@@ -59,7 +59,7 @@ enum step fsync_step(struct stack_task *t, struct stack_file *f, bool datasync)
 			task_start_plug(t);
 	}
 	while (os->fphase == 1) {
-		if (submit_pending(t) == STEP_BLOCK)
+		if (task_submit_pending(t) == STEP_BLOCK)
 			return STEP_BLOCK;
 		struct pc_page *pg = pc_find_ge(f, os->fcursor);
 		while (pg && !(pg->flags & PG_DIRTY))
@@ -95,6 +95,14 @@ enum step fsync_step(struct stack_task *t, struct stack_file *f, bool datasync)
 		}
 		os->fphase = 3;
 	}
+	return STEP_DONE;
+}
+
+enum step fsync_step(struct stack_task *t, struct stack_file *f, bool datasync)
+{
+	struct task_opstate *os = &t->os;
+	if (os->fphase < 3 && fsync_write_and_wait(t, f) == STEP_BLOCK)
+		return STEP_BLOCK;
 	if (os->fphase == 3) {
 		uint64_t tid = datasync ? f->datasync_tid : f->meta_tid;
 		os->fphase = 4;

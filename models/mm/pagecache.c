@@ -230,7 +230,7 @@ static uint32_t reclaim_batch(struct stack *s, bool *dirty_seen)
 		deactivate_batch(pc);
 	for (int scanned = 0; scanned < STACK_SWAP_CLUSTER_MAX && pc->nr_inactive > 0; scanned++) {
 		struct pc_page *pg = list_last_entry(&pc->inactive, struct pc_page, lru);
-		if (pg->flags & (PG_LOCKED | PG_WRITEBACK | PG_DIRTY)) {
+		if (pg->flags & (PG_LOCKED | PG_WRITEBACK | PG_DIRTY | PG_ATOMIC)) {
 			if (pg->flags & (PG_DIRTY | PG_WRITEBACK))
 				*dirty_seen = true;
 			lru_del(pc, pg);

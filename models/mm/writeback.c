@@ -276,13 +276,9 @@ uint32_t wb_build_bios(struct stack *s, struct stack_file *f, uint64_t index, ui
 		       bool sync, struct stack_bio **list)
 {
 	struct writeback *wb = &s->wb;
-	if (index + n > f->alloc_pages) {
-		if (fs_alloc_upto(s, f, index + n)) {
-			sim_fail(s->sim, SIM_E_RUNTIME, "file system full writing %s", f->name);
-			return 0;
-		}
-		journal_add_ordered(s, f);
-		journal_dirty_inode(s, f, true);
+	if (s->fs.ops->map_for_write(s, f, index, n, sync)) {
+		sim_fail(s->sim, SIM_E_RUNTIME, "file system full writing %s", f->name);
+		return 0;
 	}
 	struct pc_page *pg = pc_find(f, index);
 	for (uint64_t i = 0; i < n && pg; i++, pg = pc_next(pg)) {
@@ -464,6 +460,10 @@ void flusher_run(struct stack_task *t)
 				wb_end_chunk(t);
 				continue;
 			}
+			/* f2fs_write_single_data_page -> f2fs_balance_fs: the flusher
+			 * too waits for foreground cleaning when space is low */
+			if (s->fs.ops->write_begin && s->fs.ops->write_begin(t, f) == STEP_BLOCK)
+				return;
 			uint64_t start = pg->index, n = 1;
 			struct pc_page *q = pc_next(pg);
 			while (q && n < t->wb_left && q->index == start + n && (q->flags & PG_DIRTY) &&
@@ -476,6 +476,8 @@ void flusher_run(struct stack_task *t)
 			t->wb_left -= n;
 			t->wb_wrote += n;
 			wb_build_bios(s, f, start, n, false, &t->pend);
+			if (s->sim->failed)
+				return; /* file system full: sim_fail stops the run */
 			continue;
 		}
 		bool background = false;

@@ -61,7 +61,7 @@ static struct stack_file *file_new(struct stack *s, const char *name, bool meta)
 	s->fhash[b] = f;
 	s->nfiles++;
 	if (!meta)
-		fs_new_file(s, f);
+		s->fs.ops->new_file(s, f);
 	return f;
 }
 
@@ -77,7 +77,7 @@ struct stack_file *stack_file_get(struct stack *s, const char *name, uint64_t si
 		return NULL;
 	}
 	if (size_bytes > 0) {
-		if (fs_alloc_existing(s, f, pages_of(size_bytes))) {
+		if (s->fs.ops->alloc_existing(s, f, pages_of(size_bytes))) {
 			sim_errorf(err, SIM_E_NOMEM, "out of memory allocating file %s", name);
 			return NULL;
 		}
@@ -156,6 +156,9 @@ void sbio_end_io(struct sim *sim, struct bio *bio)
 		break;
 	case SBIO_JOURNAL:
 		journal_bio_done(s, sb);
+		break;
+	case SBIO_FS:
+		s->fs.ops->bio_done(s, sb);
 		break;
 	}
 	sbio_free(s, sb);
@@ -277,11 +280,22 @@ int stack_create(struct sim *sim, struct cfg_node *root, struct stack **out, str
 	    (rc = section(root, "writeback", &n_wb, err)) || (rc = section(root, "fs", &n_fs, err)) ||
 	    (rc = section(root, "journal", &n_jn, err)))
 		goto fail;
+	s->fs.ops = &ext4_fs_ops;
+	if (n_fs && cfg_get(n_fs, "kind")) {
+		struct cfg_node *k = cfg_get(n_fs, "kind");
+		const char *kind = cfg_get_str(n_fs, "kind");
+		cfg_mark_used(k, false);
+		s->fs.ops = kind ? fs_kind_find(kind) : NULL;
+		if (!s->fs.ops) {
+			s->fs.ops = &ext4_fs_ops;
+			rc = cfg_errorf(err, k, "unknown file system kind (expected ext4 or f2fs)");
+			goto fail;
+		}
+	}
 	if ((rc = cpu_init(s, n_cpu, err)) || (rc = pagecache_init(s, n_mem, n_pc, err)) ||
 	    (rc = pglock_init(s, n_lock, err)) || (rc = readahead_init(s, n_ra, err)) ||
-	    (rc = fs_init(s, n_fs, err)) || (rc = journal_init(s, n_jn, err)))
+	    (rc = s->fs.ops->init(s, n_fs, n_jn, err)))
 		goto fail;
-	fs_layout(s, s->jn.nr_sectors);
 	if ((rc = writeback_init(s, n_wb, err)) || (rc = fg_parse(s, cfg_get(root, "fg"), err)))
 		goto fail;
 	s->pc.kswapd = task_new(s, TASK_KSWAPD, "kswapd0", 0, IOPRIO_CLASS_BE, IOPRIO_NORM);
@@ -321,6 +335,8 @@ void stack_destroy(struct stack *s)
 			list_del_init(&t->waiter.node);
 		task_free(t);
 	}
+	if (s->fs.ops)
+		s->fs.ops->free(s); /* before the files: it frees their fs_priv */
 	list_for_each_safe(pos, tmp, &s->files) {
 		struct stack_file *f = list_entry(pos, struct stack_file, all_node);
 		free(f->name);
@@ -330,10 +346,8 @@ void stack_destroy(struct stack *s)
 	if (s->sim)
 		sim_cancel(s->sim, &s->fg_ev);
 	writeback_free(s);
-	journal_free(s);
 	pagecache_free(s);
 	cpu_free(s);
-	fs_free(s);
 	for (uint32_t i = 0; i < s->nbio_slabs; i++)
 		free(s->bio_slabs[i]);
 	free(s->bio_slabs);
@@ -369,7 +383,7 @@ struct json_t *stack_to_json(const struct stack *s)
 	return pagecache_to_json(s);
 }
 
-static const char *const task_kind_names[] = { "user", "flusher", "jbd2", "kswapd" };
+static const char *const task_kind_names[] = { "user", "flusher", "jbd2", "kswapd", "fs" };
 
 struct json_t *stack_stats_json(const struct stack *s)
 {
@@ -377,8 +391,9 @@ struct json_t *stack_stats_json(const struct stack *s)
 	json_object_set_new(o, "fg_uid", json_integer(s->fg_uid));
 	json_object_set_new(o, "cpu", cpu_to_json(&s->cpu));
 	json_object_set_new(o, "writeback", writeback_to_json(s));
-	json_object_set_new(o, "journal", journal_to_json(s));
-	json_object_set_new(o, "fs", fs_to_json(s));
+	if (s->fs.ops == &ext4_fs_ops)
+		json_object_set_new(o, "journal", journal_to_json(s));
+	json_object_set_new(o, "fs", s->fs.ops->to_json(s));
 	json_t *tasks = json_array();
 	struct list_head *pos;
 	list_for_each(pos, &s->tasks) {

@@ -60,6 +60,8 @@ enum stack_op_kind {
 			     * waiting for them */
 	STACK_OP_PLUG,      /* blk_start_plug: hold this task's requests ... */
 	STACK_OP_UNPLUG,    /* ... until blk_finish_plug (a sleep still flushes) */
+	STACK_OP_ATOMIC_START,  /* ioctl(F2FS_IOC_START_ATOMIC_WRITE): later writes are held */
+	STACK_OP_ATOMIC_COMMIT, /* ioctl(F2FS_IOC_COMMIT_ATOMIC_WRITE) */
 	STACK_NOPKIND
 };
 

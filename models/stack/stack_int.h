@@ -127,6 +127,7 @@ enum pc_flag {
 	PG_MAPPED = 1u << 9,       /* faulted into a mapping */
 	PG_YOUNG = 1u << 10,       /* pte accessed since the last reclaim scan */
 	PG_WBEPOCH = 1u << 11,     /* writeback epoch parity (journal ordered wait) */
+	PG_ATOMIC = 1u << 12,      /* held by an f2fs atomic write until commit (not dirty) */
 };
 
 enum pc_lru { PC_LRU_NONE = 0, PC_LRU_INACTIVE, PC_LRU_ACTIVE };
@@ -189,6 +190,9 @@ struct stack_file {
 	struct list_head all_node; /* stack->files, creation order */
 	struct stack_file *hnext;  /* name hash chain */
 	bool is_meta;              /* the block device's metadata mapping */
+	bool atomic;               /* inside F2FS_IOC_START_ATOMIC_WRITE .. COMMIT */
+	uint64_t nr_atomic;        /* pages held (PG_ATOMIC) */
+	void *fs_priv;             /* the file system's per-inode state (f2fs) */
 };
 
 /* --------------------------------------------------------------- bios */
@@ -199,6 +203,7 @@ enum stack_bio_kind {
 	SBIO_WB_SYNC,
 	SBIO_JOURNAL,
 	SBIO_META_READ,
+	SBIO_FS,           /* the file system's own I/O (f2fs nodes, checkpoint, cleaning) */
 };
 
 struct stack_bio {
@@ -215,7 +220,7 @@ struct stack_bio {
 
 /* ------------------------------------------------------------- tasks */
 
-enum task_kind { TASK_USER = 0, TASK_FLUSHER, TASK_JBD2, TASK_KSWAPD };
+enum task_kind { TASK_USER = 0, TASK_FLUSHER, TASK_JBD2, TASK_KSWAPD, TASK_FS };
 
 enum task_state {
 	TS_NEW = 0,
@@ -418,7 +423,12 @@ struct journal {
 	int64_t ordered_start_ns;
 };
 
+struct fs_ops;
+struct f2fs;
+
 struct fs {
+	const struct fs_ops *ops;     /* ext4 or f2fs (fs: {kind: ...}) */
+	struct f2fs *f2;              /* f2fs state (models/fs/f2fs_int.h), NULL for ext4 */
 	struct fs_params p;
 	uint64_t start_sector, end_sector;
 	uint64_t cursor;              /* next free sector for the bump allocator */
@@ -604,6 +614,46 @@ int fs_alloc_upto(struct stack *s, struct stack_file *f, uint64_t upto);
 /* Sector of page index and pages left in its extent (*run), UINT64_MAX if unallocated. */
 uint64_t fs_map(const struct stack_file *f, uint64_t index, uint64_t *run);
 struct json_t *fs_to_json(const struct stack *s);
+
+/* ------------------------------------------------ fs kinds (fs_kind.c) */
+
+/* A file system kind, selected by `fs: {kind: NAME}` (models/fs/fs_kind.c).
+ * Every hook is called by the upper stack at the point the kernel's VFS
+ * calls the file system. */
+struct fs_ops {
+	const char *name;
+	/* Parse `fs:` (and `journal:`, ext4 only) and lay out the partition. */
+	int (*init)(struct stack *s, struct cfg_node *fs, struct cfg_node *jn,
+		    struct sim_error *err);
+	void (*free)(struct stack *s);
+	void (*new_file)(struct stack *s, struct stack_file *f);
+	int (*alloc_existing)(struct stack *s, struct stack_file *f, uint64_t npages);
+	/* ->writepages: pages [index, index + n) are about to be written
+	 * (sync: from fsync); give them blocks. */
+	int (*map_for_write)(struct stack *s, struct stack_file *f, uint64_t index, uint64_t n,
+			     bool sync);
+	/* mark_inode_dirty: mtime (datasync false) or size/allocation (true). */
+	void (*dirty_inode)(struct stack *s, struct stack_file *f, bool datasync);
+	/* ->fsync (and the tail of an O_SYNC write). */
+	enum step (*fsync)(struct stack_task *t, struct stack_file *f, bool datasync);
+	/* Before write() dirties pages (f2fs_balance_fs); NULL: nothing. */
+	enum step (*write_begin)(struct stack_task *t, struct stack_file *f);
+	/* F2FS_IOC_START_ATOMIC_WRITE (commit false) / COMMIT (true). */
+	enum step (*atomic)(struct stack_task *t, struct stack_file *f, bool commit);
+	void (*kthread_run)(struct stack_task *t);   /* TASK_FS */
+	void (*bio_done)(struct stack *s, struct stack_bio *sb);   /* SBIO_FS */
+	struct json_t *(*to_json)(const struct stack *s);
+};
+
+const struct fs_ops *fs_kind_find(const char *name);
+extern const struct fs_ops ext4_fs_ops;
+extern const struct fs_ops f2fs_fs_ops;
+
+/* fsync.c: filemap_write_and_wait_range over the whole file (fphase 0..2);
+ * STEP_DONE with fphase 3 when every dirty page is written and waited. */
+enum step fsync_write_and_wait(struct stack_task *t, struct stack_file *f);
+/* Submit the bios chained on t->pend in order; STEP_BLOCK if one slept. */
+enum step task_submit_pending(struct stack_task *t);
 
 /* -------------------------------------------------------- journal.c */
 

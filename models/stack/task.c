@@ -32,6 +32,7 @@
 const char *const stack_op_names[STACK_NOPKIND] = {
 	"read", "write", "fault", "fsync", "fdatasync", "cpu", "sleep",
 	"begin", "end", "open", "close", "fg", "willneed", "plug", "unplug",
+	"atomic_start", "atomic_commit",
 };
 
 /* ------------------------------------------------------------ basics */
@@ -436,10 +437,16 @@ static enum step write_step(struct stack_task *t)
 		} else {
 			os->idx = off >> STACK_PAGE_SHIFT;
 			os->end = ((end - 1) >> STACK_PAGE_SHIFT) + 1;
-			os->phase = 1;
+			os->phase = s->fs.ops->write_begin ? 4 : 1;
 			/* file_update_time(): the inode joins the running transaction. */
-			journal_dirty_inode(s, f, false);
+			s->fs.ops->dirty_inode(s, f, false);
 		}
+	}
+	if (os->phase == 4) {
+		/* f2fs_balance_fs: foreground cleaning when free sections run low */
+		if (s->fs.ops->write_begin(t, f) == STEP_BLOCK)
+			return STEP_BLOCK;
+		os->phase = 1;
 	}
 	while (os->phase == 1 && os->idx < os->end) {
 		if (t->fill.active && fill_run(t) == STEP_BLOCK)
@@ -484,15 +491,24 @@ static enum step write_step(struct stack_task *t)
 		t->cpu_debt += s->pc.p.write_copy_ns;
 		pc_mark_accessed(s, pg);
 		pg->flags |= PG_UPTODATE;
-		if (!(pg->flags & PG_DIRTY)) {
-			pg->flags |= PG_DIRTY;
-			wb_page_dirtied(s, pg);
+		if (f->atomic) {
+			/* f2fs_set_data_page_dirty of an atomic file registers the
+			 * page in memory instead of dirtying it */
+			if (!(pg->flags & (PG_DIRTY | PG_ATOMIC))) {
+				pg->flags |= PG_ATOMIC;
+				f->nr_atomic++;
+			}
+		} else {
+			if (!(pg->flags & PG_DIRTY)) {
+				pg->flags |= PG_DIRTY;
+				wb_page_dirtied(s, pg);
+			}
+			t->nr_dirtied++;
 		}
-		t->nr_dirtied++;
 		uint64_t wend = end < pend ? end : pend;
 		if (wend > f->size) {
 			f->size = wend;
-			journal_dirty_inode(s, f, true);
+			s->fs.ops->dirty_inode(s, f, true);
 		}
 		os->idx++;
 	}
@@ -509,7 +525,7 @@ static enum step write_step(struct stack_task *t)
 	if (os->phase == 3) {
 		/* generic_write_sync() -> vfs_fsync_range(): reuse the fsync
 		 * machine with its own phase counter in os->end. */
-		return fsync_step(t, f, false);
+		return s->fs.ops->fsync(t, f, false);
 	}
 	return STEP_DONE;
 }
@@ -579,7 +595,7 @@ static enum step op_step(struct stack_task *t)
 		return fault_step(t);
 	case STACK_OP_FSYNC:
 	case STACK_OP_FDATASYNC:
-		return fsync_step(t, os->op.file, os->op.kind == STACK_OP_FDATASYNC);
+		return t->stack->fs.ops->fsync(t, os->op.file, os->op.kind == STACK_OP_FDATASYNC);
 	case STACK_OP_CPU:
 		if (os->phase == 0 && os->op.ns > 0) {
 			os->phase = 1;
@@ -606,6 +622,11 @@ static enum step op_step(struct stack_task *t)
 	case STACK_OP_FG:
 		stack_set_fg_uid(t->stack, (uint32_t)os->op.len);
 		return STEP_DONE;
+	case STACK_OP_ATOMIC_START:
+	case STACK_OP_ATOMIC_COMMIT:
+		if (!os->op.file)
+			return STEP_DONE;
+		return t->stack->fs.ops->atomic(t, os->op.file, os->op.kind == STACK_OP_ATOMIC_COMMIT);
 	case STACK_OP_WILLNEED:
 	case STACK_OP_PLUG:
 	case STACK_OP_UNPLUG:
@@ -672,6 +693,9 @@ void task_run(struct stack_task *t)
 		break;
 	case TASK_KSWAPD:
 		kswapd_run(t);
+		break;
+	case TASK_FS:
+		t->stack->fs.ops->kthread_run(t);
 		break;
 	}
 	if (t->state == TS_RUNNING)
