@@ -72,6 +72,8 @@ static const char *const flash_link_names[] = {
 	"emmc_hs200", "emmc_hs400", "ufs_hs_g2", "ufs_hs_g3", "ufs_hs_g4", NULL,
 };
 
+static const char *const flash_slc_flush_names[] = { "always", "hibern8", NULL };
+
 /* Payload bytes/s of one lane before protocol framing. eMMC: 8 data lines,
  * HS200 200 MHz SDR, HS400 200 MHz DDR (JESD84-B451). UFS: M-PHY rate B,
  * 8b/10b line code, so payload = rate * 8/10 / 8 bits. */
@@ -109,6 +111,14 @@ static const struct cfg_param flash_params[] = {
 	{ "slc_fold_mbps", CFG_T_RATE, FL_OFF(slc_fold_bps), "MB/s", "50", 0, 1e5,
 	  "[RECALL] folding SLC to TLC runs at the TLC program rate, in idle time",
 	  "rate at which the SLC cache empties in the background (MB/s)", NULL },
+	{ "slc_flush", CFG_T_ENUM, FL_OFF(slc_flush), "", "always", CFG_NO_RANGE,
+	  "JESD220E 13.4.14 WriteBooster: the buffer is flushed to TLC on an explicit flag or "
+	  "implicitly while in HIBERN8 (Linux ufshcd enables flush during HIBERN8)",
+	  "always: fold at slc_fold_mbps all the time; hibern8: only after the device has been "
+	  "idle for hibern8_idle_ms", flash_slc_flush_names },
+	{ "hibern8_idle_ms", CFG_T_TIME, FL_OFF(hibern8_idle_ns), "ms", "150ms", 0, 1e6,
+	  "drivers/ufs/core/ufshcd.c: default auto-hibernate idle timer 150 ms (ufs-qcom: 5 ms)",
+	  "idle time after which the link enters HIBERN8", NULL },
 	{ "channel_mbps", CFG_T_RATE, FL_OFF(channel_bps), "MB/s", "200", 1, 1e5,
 	  "[RECALL] ONFI 2.x / Toggle 1.0 buses 133-200 MB/s, Toggle 2.0 400 MB/s",
 	  "NAND channel transfer rate (MB/s)", NULL },
@@ -278,7 +288,8 @@ static int64_t flash_unit_prog_ns(struct flash_dev *d, struct flash_timeline *tl
 	if (!d->slc_bytes)
 		return d->prog_ns;
 	if (t > tl->slc_t) {
-		tl->slc_used -= d->slc_fold_bps * (double)(t - tl->slc_t) / 1e9;
+		if (!d->slc_flush) /* hibern8: folded at admission (flash_wb_idle_flush) */
+			tl->slc_used -= d->slc_fold_bps * (double)(t - tl->slc_t) / 1e9;
 		if (tl->slc_used < 0)
 			tl->slc_used = 0;
 		tl->slc_t = t;
@@ -1025,7 +1036,28 @@ static void flash_destroy(struct device *dev)
 static void flash_done(struct sim *sim, struct sim_event *ev)
 {
 	struct io_request *rq = container_of(ev, struct io_request, dev_event);
-	device_complete(rq->dev_priv, rq);
+	struct device *dev = rq->dev_priv;
+	struct flash_dev *d = dev->priv;
+	device_complete(dev, rq);
+	if (dev->inflight == 0) /* idle once the write buffer has drained too */
+		d->idle_from = max64(sim_now(sim), d->tl.drain_done);
+}
+
+/* WriteBooster flush during HIBERN8: a command that finds the device idle
+ * credits the buffer with what the device flushed since it entered
+ * HIBERN8 (hibern8_idle after it went idle), at slc_fold_mbps. */
+static void flash_wb_idle_flush(struct device *dev, struct flash_dev *d, int64_t now)
+{
+	if (!d->slc_bytes || !d->slc_flush || dev->inflight != 1)
+		return;
+	int64_t from = d->idle_from + d->hibern8_idle_ns;
+	if (now > from) {
+		d->tl.slc_used -= d->slc_fold_bps * (double)(now - from) / 1e9;
+		if (d->tl.slc_used < 0)
+			d->tl.slc_used = 0;
+		d->wb_idle_flushes++;
+	}
+	d->idle_from = INT64_MAX / 2;
 }
 
 static void flash_submit(struct device *dev, struct io_request *rq)
@@ -1034,6 +1066,7 @@ static void flash_submit(struct device *dev, struct io_request *rq)
 	int64_t now = sim_now(dev->sim);
 	if (d->ftl && dev->inflight <= 1 && !d->qn && !d->wn)
 		flash_bg_gc(d, now);
+	flash_wb_idle_flush(dev, d, now);
 	rq->dev_priv = dev;
 	sim_event_init(&rq->dev_event, flash_done);
 	if (d->read_priority) {
@@ -1081,6 +1114,7 @@ static void flash_stats_json(const struct device *dev, json_t *obj)
 	json_object_set_new(f, "page_reads", json_integer((json_int_t)d->page_reads));
 	json_object_set_new(f, "programs", json_integer((json_int_t)d->programs));
 	json_object_set_new(f, "slc_programs", json_integer((json_int_t)d->slc_programs));
+	json_object_set_new(f, "wb_idle_flushes", json_integer((json_int_t)d->wb_idle_flushes));
 	json_object_set_new(f, "buffer_stalls", json_integer((json_int_t)d->buffer_stalls));
 	json_object_set_new(f, "buffer_stall_ns", json_integer((json_int_t)d->buffer_stall_ns));
 	json_object_set_new(f, "buffer_peak_bytes", json_integer((json_int_t)d->wb_peak));

@@ -91,6 +91,9 @@ struct flash_dev {
 	uint64_t slc_bytes;       /* SLC cache (WriteBooster) size; 0 = none */
 	int64_t slc_prog_ns;      /* program time of a unit into the SLC cache */
 	double slc_fold_bps;      /* background folding rate out of the cache */
+	int slc_flush;            /* 0 always, 1 only in HIBERN8 (WriteBooster flush) */
+	int64_t hibern8_idle_ns;  /* idle time before the link enters HIBERN8 */
+	int64_t idle_from;        /* device idle (nothing in flight or buffered) since */
 	double channel_bps;       /* NAND bus rate per channel, bytes/s */
 	int link;                 /* enum flash_link */
 	int64_t lanes;
@@ -144,7 +147,7 @@ struct flash_dev {
 	uint32_t whead, wn, wcap;
 
 	/* figures for the result */
-	uint64_t page_reads, programs, slc_programs, buffer_stalls, suspends, prog_waits;
+	uint64_t page_reads, programs, slc_programs, wb_idle_flushes, buffer_stalls, suspends, prog_waits;
 	int64_t buffer_stall_ns, prog_wait_ns;
 	uint64_t wb_peak;
 };

@@ -404,6 +404,62 @@ static void test_flash_slc_cache_absorbs_then_exhausts(void **state)
 	fx_free(&f);
 }
 
+static void noop_event(struct sim *sim, struct sim_event *ev)
+{
+	(void)sim;
+	(void)ev;
+}
+
+/* Let the device sit idle for ns (after everything drained). */
+static void idle_for(struct fx *f, int64_t ns)
+{
+	struct sim_event ev;
+	sim_engine_run(&f->sim->engine, SIM_TIME_MAX);
+	sim_event_init(&ev, noop_event);
+	sim_at(f->sim, &ev, sim_now(f->sim) + ns);
+	sim_engine_run(&f->sim->engine, SIM_TIME_MAX);
+}
+
+/* WriteBooster (JESD220E 13.4.14) flushed only in HIBERN8: writes are fast
+ * until the buffer fills, then slow; a pause shorter than the HIBERN8
+ * entry delay restores nothing, a long idle period flushes the buffer and
+ * writes are fast again. */
+static void test_flash_writebooster_flush_in_hibern8(void **state)
+{
+	(void)state;
+	struct fx f;
+	fx_string(&f, UFS_BASE "wbuf_kib: 1024\nslc_cache_mib: 4\nslc_prog_us: 150\n"
+				"slc_fold_mbps: 400\nslc_flush: hibern8\nhibern8_idle_ms: 150\n");
+	int64_t fast = 0, slow = 0;
+	uint64_t sec = 0;
+	for (int i = 0; i < 24; i++, sec += 2048) { /* 24 MiB of 1 MiB writes, QD1 */
+		int64_t l = one(&f, sec, 2048, REQ_WRITE);
+		if (i >= 1 && i < 3)
+			fast += l / 2;
+		if (i >= 20)
+			slow += l / 4;
+	}
+	assert_true(slow > 2 * fast);
+	/* a 100 ms pause: the link has not reached HIBERN8, nothing flushed */
+	idle_for(&f, 100 * 1000 * 1000LL);
+	int64_t after_short = 0, after_long = 0;
+	for (int i = 0; i < 4; i++, sec += 2048) {
+		int64_t l = one(&f, sec, 2048, REQ_WRITE);
+		after_short += i >= 2 ? l / 2 : 0; /* past the 1 MiB write buffer */
+	}
+	assert_true(after_short > 2 * fast);
+	assert_int_equal(fd(&f)->wb_idle_flushes, 0);
+	/* 1 s idle: 850 ms in HIBERN8 at 400 MB/s empties the 4 MiB buffer */
+	idle_for(&f, 1000 * 1000 * 1000LL);
+	for (int i = 0; i < 4; i++, sec += 2048) {
+		int64_t l = one(&f, sec, 2048, REQ_WRITE);
+		after_long += i >= 2 ? l / 2 : 0;
+	}
+	assert_true(after_long * 2 < slow);
+	assert_true(fd(&f)->wb_idle_flushes >= 1);
+	fx_free(&f);
+}
+
 static void test_flash_fua_and_flush_drain(void **state)
 {
 	(void)state;
@@ -681,6 +737,7 @@ int main(void)
 		cmocka_unit_test(test_flash_emmc_link_is_half_duplex),
 		cmocka_unit_test(test_flash_write_buffer_full_makes_writes_slower),
 		cmocka_unit_test(test_flash_slc_cache_absorbs_then_exhausts),
+		cmocka_unit_test(test_flash_writebooster_flush_in_hibern8),
 		cmocka_unit_test(test_flash_fua_and_flush_drain),
 		cmocka_unit_test(test_flash_read_waits_behind_program),
 		cmocka_unit_test(test_flash_read_priority_over_buffered_backlog),
