@@ -69,7 +69,7 @@
 /* ------------------------------------------------------------ tunables */
 
 static const char *const flash_link_names[] = {
-	"emmc_hs200", "emmc_hs400", "ufs_hs_g2", "ufs_hs_g3", "ufs_hs_g4", NULL,
+	"emmc_hs200", "emmc_hs400", "ufs_hs_g2", "ufs_hs_g3", "ufs_hs_g4", "ufs_hs_g5", NULL,
 };
 
 static const char *const flash_slc_flush_names[] = { "always", "hibern8", NULL };
@@ -79,6 +79,10 @@ static const char *const flash_slc_flush_names[] = { "always", "hibern8", NULL }
  * 8b/10b line code, so payload = rate * 8/10 / 8 bits. */
 static const double flash_lane_bps[] = {
 	200e6, 400e6, 2915.2e6 * 0.8 / 8.0, 5830.4e6 * 0.8 / 8.0, 11660.8e6 * 0.8 / 8.0,
+	/* HS-G5 rate B 23321.6 Mbit/s (UFS 4.0, JESD220F; 23.2 Gb/s per lane in
+	 * Samsung's UFS 4.0 release), counted with 8b/10b like the lower gears
+	 * [RECALL: the G5 line code is not checked] */
+	23321.6e6 * 0.8 / 8.0,
 };
 
 static bool flash_link_is_ufs(int link) { return link >= FLASH_LINK_UFS_HS_G2; }

@@ -20,6 +20,7 @@ enum flash_link {
 	FLASH_LINK_UFS_HS_G2,
 	FLASH_LINK_UFS_HS_G3,
 	FLASH_LINK_UFS_HS_G4,
+	FLASH_LINK_UFS_HS_G5,
 };
 
 /* One pending release of write-buffer space: bytes free again at t, when

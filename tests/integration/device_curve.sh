@@ -9,7 +9,7 @@ bin=$1 src=$2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0
-for p in emmc45 emmc51 ufs20 ufs21 ufs31; do
+for p in emmc45 emmc51 ufs20 ufs21 ufs31 ufs31-wb ufs40; do
 	out="$tmp/$p.tsv"
 	if ! "$bin" device curve "$src/configs/devices/$p.yaml" >"$out" 2>"$tmp/err"; then
 		echo "FAIL: $p: $(cat "$tmp/err")"; fail=1; continue

@@ -20,7 +20,7 @@
 #include "models/device/flash_int.h"
 #include "sim/sim.h"
 
-static const char *const presets[] = { "emmc45", "emmc51", "ufs20", "ufs21", "ufs31", NULL };
+static const char *const presets[] = { "emmc45", "emmc51", "ufs20", "ufs21", "ufs31", "ufs31-wb", "ufs40", NULL };
 
 struct fx {
 	struct sim *sim;
