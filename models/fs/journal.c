@@ -15,8 +15,9 @@
  * over the whole file in index order that sleeps on every page it finds
  * under writeback, including pages the flusher puts under writeback
  * ahead of the walk while it sleeps (wait_on_page_writeback_range looks
- * the tags up again after each batch), so the commit chases a streaming
- * flusher until it catches up with it; `range` waits only for the pages
+ * the tags up again after each batch), up to i_size - 1 as it was when
+ * the wait began: the commit chases a streaming flusher through the
+ * writer's whole dirty backlog; `range` waits only for the pages
  * that were under writeback when the commit began (close to the
  * range-scoped filemap_fdatawait_range_keep_errors of 5.3+);
  * (3) write a descriptor block plus one block per metadata block
@@ -236,10 +237,12 @@ void journal_ordered_progress(struct stack *s, struct stack_file *f)
 
 /* filemap_fdatawait over the whole file, from the walk's position: the
  * first page at or after it under writeback, or NULL when the walk has
- * reached the end of the file. */
-static struct pc_page *ow_next(struct stack_file *f, uint64_t from)
+ * passed the last page (i_size - 1 when the wait on this file began:
+ * filemap_fdatawait_range(mapping, 0, i_size - 1), so the chase ends where
+ * the writer was, however far it has written since). */
+static struct pc_page *ow_next(struct stack_file *f, uint64_t from, uint64_t last)
 {
-	for (struct pc_page *pg = pc_find_ge(f, from); pg; pg = pc_next(pg))
+	for (struct pc_page *pg = pc_find_ge(f, from); pg && pg->index <= last; pg = pc_next(pg))
 		if (pg->flags & PG_WRITEBACK)
 			return pg;
 	return NULL;
@@ -366,11 +369,18 @@ void jbd2_run(struct stack_task *j)
 				jn->ordered_start_ns = sim_now(s->sim);
 			if (jn->p.ordered_wait == JOURNAL_WAIT_WHOLE_FILE) {
 				/* inodes in list order; the walk resumes where it slept */
-				uint64_t from = jn->ow_file ? jn->ow_index : 0;
-				pos = jn->ow_file ? &jn->ow_file->ordered_node : jn->committing.ordered.next;
-				for (; pos != &jn->committing.ordered; pos = pos->next, from = 0) {
+				bool resumed = jn->ow_file != NULL;
+				uint64_t from = resumed ? jn->ow_index : 0;
+				pos = resumed ? &jn->ow_file->ordered_node : jn->committing.ordered.next;
+				for (; pos != &jn->committing.ordered;
+				     pos = pos->next, from = 0, resumed = false) {
 					struct stack_file *f = list_entry(pos, struct stack_file, ordered_node);
-					struct pc_page *pg = ow_next(f, from);
+					if (!resumed) {
+						if (!f->size)
+							continue;
+						jn->ow_last = (f->size - 1) >> STACK_PAGE_SHIFT;
+					}
+					struct pc_page *pg = ow_next(f, from, jn->ow_last);
 					if (!pg)
 						continue;
 					if (!j->wb_file)

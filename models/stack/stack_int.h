@@ -417,7 +417,7 @@ struct journal {
 	int64_t commit_ns_total, commit_ns_max;
 	/* whole-file ordered wait: the page it sleeps on (index in ow_file) */
 	struct stack_file *ow_file;
-	uint64_t ow_index;
+	uint64_t ow_index, ow_last;
 	uint64_t ordered_pages_waited, flushes;
 	int64_t ordered_wait_ns_total, ordered_wait_ns_max;
 	int64_t ordered_start_ns;

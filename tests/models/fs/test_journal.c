@@ -79,9 +79,9 @@ static void test_journal_async_commit_no_fua(void **state)
 /* A background writer streams a large file through the flusher; at 3 s a
  * foreground app fsyncs a small file. The commit's ordered list holds the
  * big file (its blocks were allocated in this transaction), so the
- * 3.10 whole-file wait (filemap_fdatawait) keeps finding pages the
- * flusher puts under writeback ahead of it, while the range wait sleeps
- * only on those under writeback when the commit began. */
+ * 3.10 whole-file wait (filemap_fdatawait up to i_size) keeps finding
+ * pages the flusher puts under writeback ahead of it, while the range
+ * wait sleeps only on those under writeback when the commit began. */
 static int64_t fsync_behind_flusher(const char *wait, uint64_t *pages_waited)
 {
 	char yaml[1024];
@@ -117,7 +117,11 @@ static void test_journal_whole_file_wait_chases_flusher(void **state)
 		      " waits)\n", (double)range / 1e6, (double)whole / 1e6, pw_whole);
 	assert_int_equal(pw_range, 0);
 	assert_true(pw_whole > 1);
-	assert_true(whole > 3 * range);
+	/* it stops at i_size as it was when the wait began: the writer's
+	 * dirty backlog (dirty_ratio of memory, ~80 MB here, ~0.3 s of
+	 * writeback), not the whole 1.5 GiB */
+	assert_true(whole > range + 100 * MS);
+	assert_true(whole < 2 * SEC);
 }
 
 /* Without fsync the running transaction commits when it is 5 s old. */
