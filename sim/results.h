@@ -2,23 +2,56 @@
 #ifndef SIM_RESULTS_H
 #define SIM_RESULTS_H
 
+#include <stdbool.h>
+#include <stdio.h>
+
 #include "sim/error.h"
 
 struct json_t;
 
-/* Write doc to path atomically: a temporary file in the same directory,
- * flushed and fsynced, then renamed over path. On failure nothing is left
- * behind and SIM_E_IO is returned. path "-" writes to stdout. */
-int results_write_atomic(const char *path, const struct json_t *doc, struct sim_error *err);
+/* Output files (docs/output.md). What a path names decides how it is written:
+ *  - "-": stdout, directly;
+ *  - a character device or a FIFO (also through a symlink, e.g. /dev/null,
+ *    /dev/stdout to a pipe): opened and written directly, never replaced;
+ *  - a regular file or a missing path: a hidden temporary created with
+ *    O_EXCL in the same directory (mkostemp: a planted file or symlink is
+ *    never followed), flushed, fsynced and renamed over the path only when
+ *    everything was written; a symlink to a regular file keeps the link and
+ *    replaces its target the same way;
+ *  - anything else (directory, block device, socket, dangling symlink) is
+ *    refused with SIM_E_INPUT.
+ * While a temporary exists it is registered with the signal handlers of
+ * results_install_signal_handlers(), so SIGINT/SIGTERM/SIGHUP remove it. */
+struct results_out;
 
-/* Write text (len bytes) to path with the same guarantees. */
+int results_out_open(const char *path, struct results_out **out, struct sim_error *err);
+/* The stream to write to (stdout for "-"). */
+FILE *results_out_file(struct results_out *o);
+/* True if writes reach the path directly (stdout, device, FIFO): nothing can
+ * be taken back, so a caller that can validate first should. */
+bool results_out_is_direct(const struct results_out *o);
+/* Flush, fsync and put the file in place; frees o. Write errors name the
+ * path and errno (SIM_E_IO). */
+int results_out_commit(struct results_out *o, struct sim_error *err);
+/* Drop an unfinished output: the temporary is removed; frees o (NULL ok). */
+void results_out_abort(struct results_out *o);
+
+/* Write doc (JSON, indented, newline-terminated) or text to path as above. */
+int results_write_atomic(const char *path, const struct json_t *doc, struct sim_error *err);
 int results_write_text_atomic(const char *path, const char *text, size_t len,
 			      struct sim_error *err);
 
-/* The temporary file an atomic write of path goes through: ".NAME.tmp.PID"
- * in path's directory, so the final rename stays on one file system.
- * malloc'd; NULL on allocation failure. */
-char *results_tmp_path(const char *path);
+/* True if a and b name the same file (same inode, or the same directory
+ * entry for a path that does not exist yet); "-" is stdout. */
+bool results_same_output(const char *a, const char *b);
+
+/* SIGINT, SIGTERM and SIGHUP (unless ignored): remove this process's
+ * registered temporaries, say the run was interrupted, exit 128+signal. */
+void results_install_signal_handlers(void);
+
+/* Check stdout at the end of a command: flush it; on a write error print
+ * "mobisim: stdout: <strerror>" and return 1, else return status. */
+int results_finish_stdout(int status);
 
 /* Peak resident set of this process in KiB (getrusage). */
 long results_peak_rss_kib(void);

@@ -16,6 +16,7 @@
  */
 #include <inttypes.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
 
 #include "models/block/request.h"
@@ -368,7 +369,7 @@ int trace_blkparse_writer_event(struct trace_blkparse_writer *w, const struct tr
 	d->last_time = r->time_ns;
 	c->nelems++;
 	if (ferror(w->out))
-		return sim_errorf(err, SIM_E_IO, "blkparse writer: write error");
+		return sim_errorf(err, SIM_E_IO, "blkparse writer: write failed: %s", strerror(errno));
 	return 0;
 }
 
@@ -514,6 +515,6 @@ int trace_blkparse_writer_finish(struct trace_blkparse_writer *w, struct sim_err
 			fprintf(o, "Input file %s.blktrace.%u added\n", w->input, i);
 	}
 	if (fflush(o) || ferror(o))
-		return sim_errorf(err, SIM_E_IO, "blkparse writer: write error");
+		return sim_errorf(err, SIM_E_IO, "blkparse writer: write failed: %s", strerror(errno));
 	return 0;
 }

@@ -14,6 +14,7 @@
  * pid; the table of named pids is fixed (4096; beyond it names repeat).
  */
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
 
 #include "models/block/request.h"
@@ -231,13 +232,13 @@ int trace_blktrace_writer_event(struct trace_blktrace_writer *w, const struct tr
 		r->cpu, (uint16_t)r->error, p, plen);
 out:
 	if (ferror(w->out))
-		return sim_errorf(err, SIM_E_IO, "blktrace writer: write error");
+		return sim_errorf(err, SIM_E_IO, "blktrace writer: write failed: %s", strerror(errno));
 	return 0;
 }
 
 int trace_blktrace_writer_finish(struct trace_blktrace_writer *w, struct sim_error *err)
 {
 	if (fflush(w->out) || ferror(w->out))
-		return sim_errorf(err, SIM_E_IO, "blktrace writer: write error");
+		return sim_errorf(err, SIM_E_IO, "blktrace writer: write failed: %s", strerror(errno));
 	return 0;
 }

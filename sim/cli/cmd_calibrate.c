@@ -43,6 +43,7 @@
 #include "sim/error.h"
 #include "sim/list.h"
 #include "sim/rbtree.h"
+#include "sim/results.h"
 #include "sim/stats.h"
 #include "traces/trace.h"
 
@@ -429,34 +430,17 @@ int cmd_calibrate(int argc, char **argv)
 	for (int d = 0; d < 2; d++)
 		copied[d] = calib_fit_dir(c, d, lo, hi) == 0;
 
-	if (!out) {
-		if (calib_write(stdout, c, trace, copied)) {
-			fprintf(stderr, "mobisim: stdout: write failed\n");
-			status = 1;
-		}
+	struct results_out *o;
+	if (results_out_open(out ? out : "-", &o, &err)) {
+		status = cli_report(&err);
 		goto done;
 	}
-	char tmp[4096], dir[4096];
-	snprintf(dir, sizeof(dir), "%s", out);
-	snprintf(tmp, sizeof(tmp), "%s/.calibrate-XXXXXX", dirname(dir));
-	int fd = mkstemp(tmp);
-	if (fd >= 0)
-		(void)fchmod(fd, 0644); /* mkstemp's 0600 is not what a config file wants */
-	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-	if (!f) {
-		fprintf(stderr, "mobisim: %s: %s\n", out, strerror(errno));
-		if (fd >= 0) {
-			close(fd);
-			unlink(tmp);
-		}
+	if (calib_write(results_out_file(o), c, trace, copied)) {
+		fprintf(stderr, "mobisim: %s: write failed: %s\n", out ? out : "stdout", strerror(errno));
+		results_out_abort(o);
 		status = 1;
-		goto done;
-	}
-	int wrc = calib_write(f, c, trace, copied);
-	if (fclose(f) != 0 || wrc != 0 || rename(tmp, out) != 0) {
-		fprintf(stderr, "mobisim: %s: %s\n", out, strerror(errno));
-		unlink(tmp);
-		status = 1;
+	} else if (results_out_commit(o, &err)) {
+		status = cli_report(&err);
 	}
 done:
 	calib_free(c);

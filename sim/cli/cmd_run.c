@@ -117,6 +117,10 @@ int cmd_run(int argc, char **argv)
 		run_usage(stderr);
 		goto done;
 	}
+	if (out && so.trace_out && results_same_output(out, so.trace_out)) {
+		fprintf(stderr, "mobisim: --out and --trace-out name the same file '%s'\n", out);
+		goto done;
+	}
 	const char *path = argv[optind];
 	struct sim_error err = { 0 };
 	struct cfg_doc *doc;

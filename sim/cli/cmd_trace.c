@@ -19,10 +19,10 @@
  * backwards, clock jumps) go to stderr as "mobisim: warning: ..." and, for
  * stat, into a "# warnings" block.
  *
- * Output files are written to a temporary name in the same directory and
- * renamed at the end; stdout output goes through an unnamed temporary file
- * first, so a bad trace prints nothing but the message and a pipe is read
- * once. Errors: "mobisim: FILE:LINE: ..." or "mobisim: FILE: byte
+ * Output goes through results_out (sim/results.h): a regular file via an
+ * O_EXCL temporary renamed at the end; stdout, a character device or a FIFO,
+ * which cannot be taken back, through an unnamed temporary file first, so a
+ * bad trace writes nothing there but the message and a pipe is read once. Errors: "mobisim: FILE:LINE: ..." or "mobisim: FILE: byte
  * offset N: ...", exit 2.
  */
 #include <errno.h>
@@ -37,6 +37,7 @@
 #include "models/block/request.h"
 #include "sim/cli/cli.h"
 #include "sim/error.h"
+#include "sim/results.h"
 #include "sim/list.h"
 #include "sim/rbtree.h"
 #include "traces/trace.h"
@@ -556,8 +557,20 @@ static int percpu_finish(struct percpu_out *p, int rc, struct sim_error *err)
 }
 
 /* One pass over the trace into out (or the per-CPU set pc). */
+/* A writer's write error does not know the file: name it. */
+static int name_write_error(int rc, const char *outname, struct sim_error *err)
+{
+	if (rc == SIM_E_IO && outname) {
+		char msg[SIM_ERRMSG_MAX];
+		snprintf(msg, sizeof(msg), "%s", err->msg);
+		sim_errorf(err, rc, "%s: %.900s", outname, msg);
+	}
+	return rc;
+}
+
 static int convert_pass(const char *path, const char *format, const struct trace_opts *opts,
-			enum conv_to to, FILE *out, struct percpu_out *pc, struct sim_error *err)
+			enum conv_to to, FILE *out, struct percpu_out *pc, const char *outname,
+			struct sim_error *err)
 {
 	struct trace_reader r;
 	struct trace_blkparse_writer *w = NULL;
@@ -587,9 +600,9 @@ static int convert_pass(const char *path, const char *format, const struct trace
 	while ((rc = trace_next(&r, &rec, err)) == 1) {
 		rc = 0;
 		if (w) {
-			rc = trace_blkparse_writer_event(w, &rec, err);
+			rc = name_write_error(trace_blkparse_writer_event(w, &rec, err), outname, err);
 		} else if (bw) {
-			rc = trace_blktrace_writer_event(bw, &rec, err);
+			rc = name_write_error(trace_blktrace_writer_event(bw, &rec, err), outname, err);
 		} else if (pc) {
 			rc = percpu_open_cpu(pc, rec.cpu, err);
 			if (!rc)
@@ -603,11 +616,12 @@ static int convert_pass(const char *path, const char *format, const struct trace
 			goto done;
 	}
 	if (rc == 0 && w)
-		rc = trace_blkparse_writer_finish(w, err);
+		rc = name_write_error(trace_blkparse_writer_finish(w, err), outname, err);
 	if (rc == 0 && bw)
-		rc = trace_blktrace_writer_finish(bw, err);
+		rc = name_write_error(trace_blktrace_writer_finish(bw, err), outname, err);
 	if (rc == 0 && out && (fflush(out) || ferror(out)))
-		rc = sim_errorf(err, SIM_E_IO, "write error: %s", strerror(errno));
+		rc = sim_errorf(err, SIM_E_IO, "%s: write failed: %s", outname ? outname : "output",
+				strerror(errno));
 	if (rc == 0)
 		report_warnings(&r, path);
 done:
@@ -640,39 +654,29 @@ static int check_out(const char *outpath, struct sim_error *err)
 	return 0;
 }
 
-/* Copy a finished temporary stream to stdout. */
-static int copy_out(FILE *tmp, struct sim_error *err)
+/* Copy a finished temporary stream to dst (stdout, a device, a FIFO). */
+static int copy_out(FILE *tmp, FILE *dst, const char *name, struct sim_error *err)
 {
 	char buf[65536];
 	size_t n;
 
 	rewind(tmp);
 	while ((n = fread(buf, 1, sizeof(buf), tmp)) > 0)
-		if (fwrite(buf, 1, n, stdout) != n)
-			return sim_errorf(err, SIM_E_IO, "stdout: %s", strerror(errno));
+		if (fwrite(buf, 1, n, dst) != n)
+			return sim_errorf(err, SIM_E_IO, "%s: write failed: %s", name, strerror(errno));
 	if (ferror(tmp))
 		return sim_errorf(err, SIM_E_IO, "temporary file: %s", strerror(errno));
-	if (fflush(stdout) || ferror(stdout))
-		return sim_errorf(err, SIM_E_IO, "stdout: %s", strerror(errno));
+	if (fflush(dst) || ferror(dst))
+		return sim_errorf(err, SIM_E_IO, "%s: write failed: %s", name, strerror(errno));
 	return 0;
 }
 
 static int do_convert(const char *path, const char *format, const struct trace_opts *opts,
 		      enum conv_to to, const char *outpath, struct sim_error *err)
 {
-	if (!outpath || !strcmp(outpath, "-")) {
-		/* Into an unnamed temporary file first: a bad trace prints
-		 * nothing, and the input (maybe a pipe) is read once. */
-		FILE *tmp = tmpfile();
-		if (!tmp)
-			return sim_errorf(err, SIM_E_IO, "temporary file: %s", strerror(errno));
-		int rc = convert_pass(path, format, opts, to, tmp, NULL, err);
-		if (!rc)
-			rc = copy_out(tmp, err);
-		fclose(tmp);
-		return rc;
-	}
-	int rc = check_out(outpath, err);
+	if (!outpath)
+		outpath = "-";
+	int rc = strcmp(outpath, "-") ? check_out(outpath, err) : 0;
 	if (rc)
 		return rc;
 	char base[4096];
@@ -690,40 +694,39 @@ static int do_convert(const char *path, const char *format, const struct trace_o
 		if (!pc.f || !pc.tmp || !pc.w)
 			rc = sim_errorf(err, SIM_E_NOMEM, "out of memory");
 		else
-			rc = convert_pass(path, format, opts, to, NULL, &pc, err);
+			rc = convert_pass(path, format, opts, to, NULL, &pc, outpath, err);
 		/* A set always starts at CPU 0 (blkparse stops at a gap). */
 		if (!rc && !pc.ncpu)
 			rc = percpu_open_cpu(&pc, 0, err);
 		return percpu_finish(&pc, rc, err);
 	}
-	char *tmp = malloc(l + 16);
-	if (!tmp)
-		return sim_errorf(err, SIM_E_NOMEM, "out of memory");
-	snprintf(tmp, l + 16, "%s.tmp.XXXXXX", outpath);
-	int fd = mkstemp(tmp);
-	if (fd < 0) {
-		rc = sim_errorf(err, SIM_E_IO, "%s: %s", outpath, strerror(errno));
-		free(tmp);
+	/* results_out (sim/results.h): a regular file through an O_EXCL
+	 * temporary renamed into place; stdout, a device or a FIFO directly */
+	const char *outname = strcmp(outpath, "-") ? outpath : "stdout";
+	struct results_out *o;
+	rc = results_out_open(outpath, &o, err);
+	if (rc)
+		return rc;
+	if (results_out_is_direct(o)) {
+		/* Into an unnamed temporary file first: a bad trace writes
+		 * nothing there, and the input (maybe a pipe) is read once. */
+		FILE *tmp = tmpfile();
+		if (!tmp) {
+			results_out_abort(o);
+			return sim_errorf(err, SIM_E_IO, "temporary file: %s", strerror(errno));
+		}
+		rc = convert_pass(path, format, opts, to, tmp, NULL, "temporary file", err);
+		if (!rc)
+			rc = copy_out(tmp, results_out_file(o), outname, err);
+		fclose(tmp);
+	} else {
+		rc = convert_pass(path, format, opts, to, results_out_file(o), NULL, outname, err);
+	}
+	if (rc) {
+		results_out_abort(o);
 		return rc;
 	}
-	/* mkstemp makes the file 0600; results are ordinary files. */
-	(void)fchmod(fd, 0644);
-	FILE *f = fdopen(fd, "w");
-	if (!f) {
-		close(fd);
-		unlink(tmp);
-		free(tmp);
-		return sim_errorf(err, SIM_E_IO, "%s: %s", outpath, strerror(errno));
-	}
-	rc = convert_pass(path, format, opts, to, f, NULL, err);
-	if (fclose(f) && !rc)
-		rc = sim_errorf(err, SIM_E_IO, "%s: %s", outpath, strerror(errno));
-	if (!rc && rename(tmp, outpath))
-		rc = sim_errorf(err, SIM_E_IO, "%s: %s", outpath, strerror(errno));
-	if (rc)
-		unlink(tmp);
-	free(tmp);
-	return rc;
+	return results_out_commit(o, err);
 }
 
 static int do_stat(const char *path, const char *format, const struct trace_opts *opts,

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "sim/cli/cli.h"
+#include "sim/results.h"
 #include "version.h"
 
 struct subcommand {
@@ -39,7 +40,7 @@ static void usage(FILE *f)
 		   "Exit status: 0 ok, 1 runtime failure, 2 bad usage, config or input.\n");
 }
 
-int main(int argc, char **argv)
+static int run_command(int argc, char **argv)
 {
 	if (argc < 2) {
 		usage(stderr);
@@ -60,4 +61,12 @@ int main(int argc, char **argv)
 	fprintf(stderr, "mobisim: unknown command '%s'\n", argv[1]);
 	usage(stderr);
 	return 2;
+}
+
+int main(int argc, char **argv)
+{
+	results_install_signal_handlers();
+	/* every command's stdout is checked once, here: a full disk or a
+	 * closed pipe must not pass for success */
+	return results_finish_stdout(run_command(argc, argv));
 }

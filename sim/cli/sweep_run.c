@@ -434,7 +434,7 @@ static void put_cell(FILE *f, const char *s)
 int sweep_write_summary(const struct sweep *sw, const char *out_dir, const char *const *dirs,
 			int ndirs, bool copy, FILE *log, int *nmissing, struct sim_error *err)
 {
-	char out_points[4096], final[4200], tmp[4300], path[4200];
+	char out_points[4096], final[4200], path[4200];
 	*nmissing = 0;
 	int rc = mkdir_p(out_dir, err);
 	if (rc)
@@ -457,12 +457,12 @@ int sweep_write_summary(const struct sweep *sw, const char *out_dir, const char 
 		return rc;
 	}
 	snprintf(final, sizeof(final), "%s/summary.tsv", out_dir);
-	snprintf(tmp, sizeof(tmp), "%s/.summary.tsv.tmp.%ld", out_dir, (long)getpid());
-	FILE *f = fopen(tmp, "w");
-	if (!f) {
+	struct results_out *out;
+	if ((rc = results_out_open(final, &out, err))) {
 		free(dpaths);
-		return sim_errorf(err, SIM_E_IO, "%s: cannot create: %s", tmp, strerror(errno));
+		return rc;
 	}
+	FILE *f = results_out_file(out);
 	bool reps = sw->repetitions > 1, seeds = sw->seeds_derived;
 	fputs("# id", f);
 	for (int c = 0; c < sw->nkeys; c++)
@@ -568,17 +568,10 @@ int sweep_write_summary(const struct sweep *sw, const char *out_dir, const char 
 	}
 	free(warned);
 	free(dpaths);
-	bool bad = rc != 0 || ferror(f);
-	if (fflush(f) != 0 || fsync(fileno(f)) != 0)
-		bad = true;
-	if (fclose(f) != 0)
-		bad = true;
-	if (bad || rename(tmp, final) != 0) {
-		int e = errno;
-		unlink(tmp);
-		if (!rc)
-			rc = sim_errorf(err, SIM_E_IO, "%s: cannot write: %s", final, strerror(e));
-	}
+	if (rc)
+		results_out_abort(out);
+	else
+		rc = results_out_commit(out, err);
 	if (!rc)
 		rc = sweep_write_agg(sw, out_dir, vals, cells, present, err);
 	for (size_t i = 0; cells && i < (size_t)sw->ngroups * (size_t)sw->nkeys; i++)
@@ -604,19 +597,20 @@ int sweep_write_agg(const struct sweep *sw, const char *out_dir, const double *v
 {
 	static const char *const stat_names[] = { "mean", "sd", "ci95", "ci_lo", "ci_hi", "min",
 						  "p50", "p95", "max", "n", NULL };
-	char final[4200], tmp[4300];
+	char final[4200];
 	snprintf(final, sizeof(final), "%s/summary-agg.tsv", out_dir);
-	snprintf(tmp, sizeof(tmp), "%s/.summary-agg.tsv.tmp.%ld", out_dir, (long)getpid());
 	int per = sw->ngroups ? sw->npoints / sw->ngroups : 0;
 	size_t nm = (size_t)(sw->nmetrics ? sw->nmetrics : 1);
 	double *col = malloc((size_t)(per ? per : 1) * sizeof(double));
-	FILE *f = col ? fopen(tmp, "w") : NULL;
-	if (!f) {
-		int e = errno;
+	if (!col)
+		return sim_errorf(err, SIM_E_NOMEM, "out of memory");
+	struct results_out *out;
+	int rc = results_out_open(final, &out, err);
+	if (rc) {
 		free(col);
-		return col ? sim_errorf(err, SIM_E_IO, "%s: cannot create: %s", tmp, strerror(e))
-			   : sim_errorf(err, SIM_E_NOMEM, "out of memory");
+		return rc;
 	}
+	FILE *f = results_out_file(out);
 	fputs("group", f);
 	for (int c = 0; c < sw->nkeys; c++)
 		if (!sw->key_repeat[c])
@@ -629,7 +623,7 @@ int sweep_write_agg(const struct sweep *sw, const char *out_dir, const double *v
 			put_cell(f, name);
 		}
 	fputc('\n', f);
-	int rc = 0;
+	rc = 0;
 	for (int g = 0; g < sw->ngroups && !rc; g++) {
 		int first = g * per, n = 0;
 		for (int i = first; i < first + per; i++)
@@ -663,18 +657,11 @@ int sweep_write_agg(const struct sweep *sw, const char *out_dir, const double *v
 		fputc('\n', f);
 	}
 	free(col);
-	bool bad = rc != 0 || ferror(f);
-	if (fflush(f) != 0 || fsync(fileno(f)) != 0)
-		bad = true;
-	if (fclose(f) != 0)
-		bad = true;
-	if (bad || rename(tmp, final) != 0) {
-		int e = errno;
-		unlink(tmp);
-		if (!rc)
-			rc = sim_errorf(err, SIM_E_IO, "%s: cannot write: %s", final, strerror(e));
+	if (rc) {
+		results_out_abort(out);
+		return rc;
 	}
-	return rc;
+	return results_out_commit(out, err);
 }
 
 /* ------------------------------------------------------------ canonical */

@@ -1,17 +1,15 @@
 /* --trace-out: adapts the block layer's trace points (struct
  * blk_trace_event) to the blkparse text writer of traces/trace.h or, for a
  * path ending in .blktrace, .blktrace.N or .bin, to the blktrace binary
- * writer (what btt and iowatcher read), writing to a temporary file that is
- * renamed into place only when the run succeeded.
+ * writer (what btt and iowatcher read), written through results_out
+ * (sim/results.h): a regular file appears only when the run succeeded.
  * The simulated disk is reported as device 8,0 on CPU 0, as one
  * single-queue disk traced with blktrace would be. */
 #include "sim/cli/trace_out.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "models/block/block.h"
 #include "sim/results.h"
@@ -20,8 +18,8 @@
 #include "traces/trace.h"
 
 struct sim_trace_out {
-	char *path, *tmp;
-	FILE *f;
+	char *path;
+	struct results_out *out;
 	struct trace_blkparse_writer *w;
 	struct trace_blktrace_writer *bw;
 	struct blk_trace_sink sink;
@@ -75,12 +73,8 @@ void sim_trace_out_free(struct sim_trace_out *t)
 		return;
 	trace_blkparse_writer_destroy(t->w);
 	trace_blktrace_writer_destroy(t->bw);
-	if (t->f) {
-		fclose(t->f);
-		unlink(t->tmp);
-	}
+	results_out_abort(t->out);
 	free(t->path);
-	free(t->tmp);
 	free(t);
 }
 
@@ -94,19 +88,18 @@ int sim_trace_out_open(struct sim *s, const char *path, struct sim_error *err)
 		return sim_errorf(err, SIM_E_NOMEM, "out of memory");
 	t->sim = s;
 	t->path = strdup(path);
-	t->tmp = results_tmp_path(path);
-	if (!t->path || !t->tmp) {
+	if (!t->path) {
 		sim_trace_out_free(t);
 		return sim_errorf(err, SIM_E_NOMEM, "out of memory");
 	}
-	t->f = fopen(t->tmp, "w");
-	if (!t->f) {
-		int e = errno;
+	int rc = results_out_open(path, &t->out, err);
+	if (rc) {
 		sim_trace_out_free(t);
-		return sim_errorf(err, SIM_E_IO, "%s: cannot create: %s", path, strerror(e));
+		return rc;
 	}
-	int rc = is_binary_path(path) ? trace_blktrace_writer_create(t->f, &t->bw, err)
-				      : trace_blkparse_writer_create(t->f, TRACE_BPW_NUMBER_SEQ, &t->w, err);
+	FILE *f = results_out_file(t->out);
+	rc = is_binary_path(path) ? trace_blktrace_writer_create(f, &t->bw, err)
+				  : trace_blkparse_writer_create(f, TRACE_BPW_NUMBER_SEQ, &t->w, err);
 	if (rc) {
 		sim_trace_out_free(t);
 		return rc;
@@ -126,15 +119,13 @@ int sim_trace_out_finish(struct sim *s, struct sim_error *err)
 	blk_set_trace_sink(s->blk, NULL);
 	int rc = t->bw ? trace_blktrace_writer_finish(t->bw, err)
 		       : trace_blkparse_writer_finish(t->w, err);
-	if (!rc && (fflush(t->f) != 0 || fsync(fileno(t->f)) != 0))
-		rc = sim_errorf(err, SIM_E_IO, "%s: write failed: %s", t->path, strerror(errno));
-	if (!rc) {
-		int closed = fclose(t->f);
-		t->f = NULL;
-		if (closed != 0 || rename(t->tmp, t->path) != 0) {
-			unlink(t->tmp);
-			rc = sim_errorf(err, SIM_E_IO, "%s: cannot write: %s", t->path, strerror(errno));
-		}
+	if (rc) {
+		char msg[SIM_ERRMSG_MAX];
+		snprintf(msg, sizeof(msg), "%s", err->msg);
+		sim_errorf(err, rc, "%s: %s", t->path, msg);
+	} else {
+		rc = results_out_commit(t->out, err);
+		t->out = NULL;
 	}
 	sim_trace_out_free(t);
 	s->trace_out = NULL;
