@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 
 #include "models/stack/stack.h"
+#include "sim/results.h"
 
 #define LPROF_SECTOR 512u
 
@@ -101,24 +102,22 @@ void lprof_free(struct lprof *pr)
 
 int lprof_save(const struct lprof *pr, const char *path, struct sim_error *err)
 {
-	size_t len = strlen(path) + 8;
-	char *tmp = malloc(len);
-	if (!tmp)
-		return sim_errorf(err, SIM_E_NOMEM, "out of memory");
-	snprintf(tmp, len, "%s.tmp", path);
 	/* the profile's directory (one level, e.g. out/) is created if absent */
-	char *slash = strrchr(tmp, '/');
-	if (slash && slash != tmp) {
+	char *dir = strdup(path);
+	if (!dir)
+		return sim_errorf(err, SIM_E_NOMEM, "out of memory");
+	char *slash = strrchr(dir, '/');
+	if (slash && slash != dir) {
 		*slash = 0;
-		(void)mkdir(tmp, 0777);
-		*slash = '/';
+		(void)mkdir(dir, 0777);
 	}
-	FILE *f = fopen(tmp, "w");
-	if (!f) {
-		int rc = sim_errorf(err, SIM_E_IO, "%s: cannot write: %s", tmp, strerror(errno));
-		free(tmp);
+	free(dir);
+	/* an O_EXCL temporary renamed into place (sim/results.h) */
+	struct results_out *out;
+	int rc = results_out_open(path, &out, err);
+	if (rc)
 		return rc;
-	}
+	FILE *f = results_out_file(out);
 	fprintf(f, "# mobisim launch profile 1\n# app\tseq\tkind\tfile\toff_bytes\tlen_bytes\tlba\n");
 	for (size_t i = 0; i < pr->napps; i++) {
 		const struct lprof_app *a = pr->apps[i];
@@ -129,17 +128,7 @@ int lprof_save(const struct lprof *pr, const char *path, struct sim_error *err)
 				stack_file_name(p->file), p->off, p->len, p->lba);
 		}
 	}
-	bool bad = ferror(f) != 0;
-	if (fclose(f) != 0)
-		bad = true;
-	if (bad || rename(tmp, path) != 0) {
-		int rc = sim_errorf(err, SIM_E_IO, "%s: cannot write: %s", path, strerror(errno));
-		remove(tmp);
-		free(tmp);
-		return rc;
-	}
-	free(tmp);
-	return 0;
+	return results_out_commit(out, err);
 }
 
 static int parse_u64(const char *s, uint64_t *out)
