@@ -22,8 +22,9 @@
  * Output goes through results_out (sim/results.h): a regular file via an
  * O_EXCL temporary renamed at the end; stdout, a character device or a FIFO,
  * which cannot be taken back, through an unnamed temporary file first, so a
- * bad trace writes nothing there but the message and a pipe is read once. Errors: "mobisim: FILE:LINE: ..." or "mobisim: FILE: byte
- * offset N: ...", exit 2.
+ * bad trace writes nothing there but the message and a pipe is read once.
+ * Errors: "mobisim: FILE:LINE: ..." or "mobisim: FILE: byte offset N: ...",
+ * exit 2.
  */
 #include <errno.h>
 #include <getopt.h>

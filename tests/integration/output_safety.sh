@@ -46,7 +46,7 @@ if [ $devs = 1 ]; then
 	[ $rc = 1 ] && grep -q "$tmp/full: .*No space left on device" <<<"$msg" ||
 		say "calibrate -o a full device: exit $rc, '$msg'"
 	"$bin" calibrate "$tmp/t.blkparse" -o "$tmp/null" || say "calibrate -o a null device exited $?"
-	"$bin" trace convert "$tmp/t.blkparse" --to ops -o "$tmp/null" || say "trace convert -o a null device exited $?"
+	"$bin" trace convert "$tmp/t.blkparse" --to mqsim -o "$tmp/null" || say "trace convert -o a null device exited $?"
 	[ -c "$tmp/full" ] && [ -c "$tmp/null" ] || say "calibrate or trace convert replaced a device node"
 
 	# stdout: every command checks its writes and the final flush
@@ -66,7 +66,7 @@ list policies
 sweep "$sweep" --count
 compare "$mm1" --set source.requests=300 --policies "baseline;expc"
 calibrate "$tmp/t.blkparse"
-trace convert "$tmp/t.blkparse" --to ops
+trace convert "$tmp/t.blkparse" --to mqsim
 run "$mm1" --set source.requests=300 --quiet --out -
 --help
 EOF
