@@ -1145,3 +1145,13 @@ int elv_mq_kernel(const struct elevator *e)
 {
 	return e->q->mq->p.kernel == BLK_MQ_V5_10 ? 510 : 601;
 }
+
+void elv_mq_min_shallow_depth(struct elevator *e, uint32_t min_shallow)
+{
+	struct blk_mq *mq = e->q->mq;
+
+	for (uint32_t i = 0; i < mq->nr_hw; i++) {
+		mq->hctx[i].sched_tags.min_shallow = min_shallow ? min_shallow : 1;
+		blk_mq_tags_calc_wake_batch(&mq->hctx[i].sched_tags);
+	}
+}

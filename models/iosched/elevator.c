@@ -20,6 +20,7 @@ extern const struct elevator_ops cfq_elevator_ops;
 extern const struct elevator_ops none_elevator_ops;
 extern const struct elevator_ops mq_deadline_elevator_ops;
 extern const struct elevator_ops kyber_elevator_ops;
+extern const struct elevator_ops bfq_elevator_ops;
 
 /* One explicit table (STYLE.md 6); `mobisim list schedulers` prints it. */
 static const struct elevator_ops *const elevator_table[] = {
@@ -29,6 +30,7 @@ static const struct elevator_ops *const elevator_table[] = {
 	&none_elevator_ops,
 	&mq_deadline_elevator_ops,
 	&kyber_elevator_ops,
+	&bfq_elevator_ops,
 	NULL,
 };
 

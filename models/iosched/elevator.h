@@ -135,6 +135,10 @@ void elv_mq_run_queue_async(struct elevator *e);
 uint32_t elv_mq_in_driver(const struct elevator *e);
 /* The blk-mq version followed (block.kernel): 510 for 5.10, 601 for 6.1. */
 int elv_mq_kernel(const struct elevator *e);
+/* sbitmap_queue_min_shallow_depth() on the scheduler tags: the smallest
+ * shallow depth limit_depth will hand out, so wake-ups come in batches
+ * that such allocations can complete. */
+void elv_mq_min_shallow_depth(struct elevator *e, uint32_t min_shallow);
 /* Queue depth the device advertises (tag set depth). */
 uint32_t elv_mq_hw_depth(const struct elevator *e);
 

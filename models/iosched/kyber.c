@@ -213,6 +213,7 @@ static void kyber_depth_updated(struct elevator *e, uint32_t nr_requests, uint32
 
 	(void)nr_requests;
 	kd->async_depth = (1u << word_shift) * KYBER_ASYNC_PERCENT / 100u;
+	elv_mq_min_shallow_depth(e, kd->async_depth);
 }
 
 static uint32_t kyber_limit_depth(struct elevator *e, uint32_t flags, const struct io_context *ioc)
@@ -353,14 +354,6 @@ static bool kyber_queue_empty(struct elevator *e)
 	return !kyber_has_work(e);
 }
 
-static void kyber_requeue_request(struct elevator *e, struct io_request *rq)
-{
-	/* the core keeps it on hctx->dispatch; it keeps its token, as in
-	 * the kernel (the token goes back in finish_request) */
-	(void)e;
-	(void)rq;
-}
-
 static void kyber_stats_json(const struct elevator *e, struct json_t *obj)
 {
 	const struct kyber_data *kd = e->priv;
@@ -416,7 +409,6 @@ const struct elevator_ops kyber_elevator_ops = {
 	.dispatch_request = kyber_dispatch_request,
 	.has_work = kyber_has_work,
 	.queue_empty = kyber_queue_empty,
-	.requeue_request = kyber_requeue_request,
 	.completed_request = kyber_completed_request,
 	.stats_json = kyber_stats_json,
 };

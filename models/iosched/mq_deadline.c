@@ -230,6 +230,8 @@ static void dd_depth_updated(struct elevator *e, uint32_t nr_requests, uint32_t 
 
 	(void)word_shift;
 	dd->async_depth_eff = dd->async_depth ? (uint32_t)dd->async_depth : d < 1 ? 1 : d;
+	if (dd->prio_aware)
+		elv_mq_min_shallow_depth(e, dd->async_depth_eff);
 }
 
 /* dd_limit_depth(): writes and async requests get the shallow depth. */

@@ -1,0 +1,1196 @@
+/* bfq: Budget Fair Queueing on blk-mq. Follows block/bfq-iosched.c and
+ * block/bfq-wf2q.c of Linux 6.1 (same rules in 5.10):
+ * - one queue per process for sync I/O, async queues shared per priority
+ *   (class, level); weight = (8 - level) * 10 (bfq_ioprio_to_weight), so
+ *   the default BE 4 weighs 40; RT, BE, IDLE served in strict order, an
+ *   IDLE queue after 200 ms without service (BFQ_CL_IDLE_TIMEOUT);
+ * - B-WF2Q+ per class: each busy queue has virtual start and finish
+ *   times, finish = start + budget / weight; the eligible queue
+ *   (start <= V) with the smallest finish is served next; V advances by
+ *   the service over the sum of busy weights; a queue that goes back to
+ *   busy starts at max(V, its old finish);
+ * - budgets in sectors (async requests charged 3x, bfq_async_charge_factor):
+ *   max_budget auto = peak rate x timeout_sync (16384 sectors until a rate
+ *   is known), per-queue budgets grown or shrunk by why the queue was
+ *   expired (__bfq_bfqq_recalc_budget), a budget timeout of timeout_sync
+ *   (125 ms; x weight-raising factor for raised queues), and a queue that
+ *   used its time without its budget is charged for the time
+ *   (bfq_bfqq_charge_time);
+ * - idling: when the in-service sync queue empties, BFQ keeps the device
+ *   for it up to slice_idle (8 ms) when that buys throughput (a device
+ *   without command queueing, or a sequential I/O-bound queue on a
+ *   rotational one) or is needed for its guarantees (a weight-raised
+ *   queue among others, different weights or classes busy), or always
+ *   with strict_guarantees; a new queue preempts one that would not idle;
+ * - low_latency weight raising: a sync default-weight queue that becomes
+ *   busy after being idle for wr_min_idle_time (2 s; a new queue always)
+ *   is interactive: weight x30 (wr_coeff) for
+ *   bfq_wr_duration = rate_dur_prod / peak_rate clamped to [3 s, 13 s]
+ *   (2.5 s x 33000 / peak rate for non-rotational devices), or until it
+ *   got 120000 sectors (max_service_from_wr); a queue that comes back
+ *   after soft_rt_next_start (its last burst's service at
+ *   wr_max_softrt_rate 7000 sectors/s) is soft real-time: weight x3000
+ *   for wr_rt_max_time (300 ms); raised queues get budgets of
+ *   2 x min_budget;
+ * - scheduler tags: async I/O may take half of each sbitmap word and sync
+ *   writes 3/4, 3/16 and 6/16 while a queue is weight-raised
+ *   (bfq_update_depths, bfq_limit_depth);
+ * - a per-queue FIFO (fifo_expire 125 ms sync, 250 ms async) checked once
+ *   per service slot, else the next request in sector order from the
+ *   last position with backward seeks up to back_seek_max at
+ *   back_seek_penalty.
+ * Simplified or left out, and so named: the peak rate is a 7/8 moving
+ *   average of the rate of busy intervals of at least 300 ms and 32
+ *   requests (the kernel's bfq_update_peak_rate filters more); hw_tag is
+ *   the device's queue depth > 3 rather than detected; no I/O injection
+ *   while idling, no queue merging (cooperating processes), no large-burst
+ *   detection, no cgroups (io.bfq.weight groups: every queue is in the
+ *   root group), no think-time-based seekiness beyond BFQQ_SEEKY of 32
+ *   requests.
+ */
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "models/block/block.h"
+#include "models/iosched/elevator.h"
+#include "sim/list.h"
+#include "sim/rbtree.h"
+#include "sim/sim.h"
+
+/* Walk the queues of a list; pos is a struct bfq_queue pointer. */
+#define bfq_list_for_each(pos, head, member)                                              \
+	for (struct list_head *bfq_it_ = (head)->next;                                      \
+	     bfq_it_ != (head) && ((pos) = list_entry(bfq_it_, struct bfq_queue, member), 1); \
+	     bfq_it_ = bfq_it_->next)
+
+/* Walk the queues of a list; pos is a struct bfq_queue pointer. */
+#define bfq_list_for_each(pos, head, member)                                              \
+	for (struct list_head *bfq_it_ = (head)->next;                                      \
+	     bfq_it_ != (head) && ((pos) = list_entry(bfq_it_, struct bfq_queue, member), 1); \
+	     bfq_it_ = bfq_it_->next)
+
+#define BFQ_WEIGHT_CONVERSION_COEFF 10
+#define BFQ_DEFAULT_WEIGHT 40                  /* BE level 4 */
+#define BFQ_SOFTRT_WEIGHT_FACTOR 100
+#define BFQ_DEFAULT_MAX_BUDGET (16 * 1024)     /* sectors */
+#define BFQ_STATS_MIN_BUDGETS 194
+#define BFQ_ASYNC_CHARGE_FACTOR 3
+#define BFQ_MAX_SERVICE_FROM_WR 120000         /* sectors */
+#define BFQ_CL_IDLE_TIMEOUT_NS (200 * 1000000LL) /* HZ / 5 */
+#define BFQ_RATE_MIN_INTERVAL_NS (300 * 1000000LL)
+#define BFQ_RATE_MIN_SAMPLES 32
+/* ref_rate[1] = 33000 sectors/usec << 16 = 503540 sectors/s (non-rotational) */
+#define BFQ_REF_RATE_NONROT 503540ull
+#define BFQ_REF_WR_DURATION_NONROT_NS (2500 * 1000000LL)
+#define BFQ_WR_MIN_DUR_NS (3000 * 1000000LL)
+#define BFQ_WR_MAX_DUR_NS (13000 * 1000000LL)
+#define BFQ_JIFFY_NS 4000000LL                 /* CONFIG_HZ=250 (GKI) */
+#define BFQ_SAMPLE_VALID 80
+#define BFQQ_SEEK_THR 800                      /* sectors, BFQQ_SEEK_THR 8 * 100 */
+#define BFQQ_SECT_THR_NONROT 64
+#define WFQ_SERVICE_SHIFT 22
+#define BFQ_NCLASS 3
+
+enum bfq_expire_reason {
+	BFQQE_TOO_IDLE = 0,
+	BFQQE_BUDGET_TIMEOUT,
+	BFQQE_BUDGET_EXHAUSTED,
+	BFQQE_NO_MORE_REQUESTS,
+	BFQQE_PREEMPTED,
+	BFQQE_NREASON
+};
+static const char *const bfq_reason_names[BFQQE_NREASON] = {
+	"too_idle", "budget_timeout", "budget_exhausted", "no_more_requests", "preempted",
+};
+
+struct bfq_data;
+
+struct bfq_queue {
+	struct list_head node;       /* bfqd->queues */
+	struct list_head busy_node;  /* bfqd->busy[class] */
+	struct bfq_data *bfqd;
+	const struct io_context *ioc; /* sync: its process; async: NULL */
+	int32_t pid;
+	bool sync;
+	int cls;                     /* 0 RT, 1 BE, 2 IDLE */
+	int level;
+
+	struct rb_root sort_list;
+	struct list_head fifo;
+	uint32_t queued, dispatched;
+	uint64_t last_pos;
+
+	/* entity (bfq-wf2q.c) */
+	uint32_t orig_weight, weight;
+	uint64_t start, finish;
+	uint64_t budget, max_budget;
+	uint64_t service;
+	bool busy;
+
+	/* weight raising */
+	uint32_t wr_coeff;
+	int64_t last_wr_start_finish, wr_cur_max_time;
+	int64_t wr_start_at_switch_to_srt;
+	uint64_t service_from_wr;
+	int64_t budget_timeout;
+	bool budget_new;
+	int64_t soft_rt_next_start, last_idle_bklogged;
+	uint64_t service_from_backlogged;
+
+	/* think time and seekiness */
+	int64_t last_end_request;
+	uint64_t ttime_samples, ttime_total, ttime_mean;
+	uint32_t seek_history;
+	bool fifo_checked;
+
+	uint64_t served;             /* sectors dispatched, all slots */
+	uint32_t interactive_raises, softrt_raises;
+};
+
+struct bfq_data {
+	/* tunables */
+	int64_t slice_idle_ns;
+	int64_t timeout_ns;
+	int64_t max_budget_user;     /* 0 = auto */
+	int64_t fifo_expire_ns[2];   /* [async, sync] */
+	uint64_t back_max_bytes;
+	int64_t back_penalty;
+	bool low_latency;
+	bool strict_guarantees;
+	int64_t wr_coeff_param;
+	int64_t wr_rt_max_time_ns;
+	int64_t wr_min_idle_time_ns;
+	int64_t wr_max_softrt_rate;
+
+	struct elevator *e;
+	uint32_t word_depths[2][2];  /* [weight-raised queues busy][sync write] */
+	struct list_head queues;
+	struct list_head busy[BFQ_NCLASS];
+	uint64_t vtime[BFQ_NCLASS];
+	uint64_t wsum[BFQ_NCLASS];
+	uint32_t busy_queues, wr_busy_queues;
+	int64_t last_idle_class_service;
+	struct bfq_queue *async[BFQ_NCLASS][8];
+	struct bfq_queue *in_service;
+	bool wait_request;
+	struct sim_event idle_timer;
+	uint32_t rq_in_driver;
+	bool hw_tag;
+
+	uint64_t max_budget;
+	uint64_t budgets_assigned;
+	uint64_t peak_rate;          /* sectors/s */
+	int64_t rate_start;
+	uint64_t rate_sectors, rate_samples;
+
+	uint64_t queued;             /* requests inside (bfqd->queued) */
+	uint64_t preemptions;
+	uint64_t expirations[BFQQE_NREASON];
+	uint64_t idle_arms, charged_time;
+};
+
+/* ------------------------------------------------------------ helpers */
+
+static int64_t bfq_now(const struct bfq_data *bfqd)
+{
+	return sim_now(blk_queue_sim(bfqd->e->q));
+}
+
+static uint64_t bfq_delta(uint64_t service, uint32_t weight)
+{
+	return (service << WFQ_SERVICE_SHIFT) / (weight ? weight : 1);
+}
+
+static uint64_t bfq_min_budget(const struct bfq_data *bfqd)
+{
+	return (bfqd->budgets_assigned < BFQ_STATS_MIN_BUDGETS ? BFQ_DEFAULT_MAX_BUDGET
+							       : bfqd->max_budget) / 32;
+}
+
+static uint64_t bfq_serv_to_charge(const struct bfq_queue *bfqq, const struct io_request *rq)
+{
+	if (bfqq->sync || bfqq->wr_coeff > 1)
+		return rq->nr_sectors;
+	return (uint64_t)rq->nr_sectors * BFQ_ASYNC_CHARGE_FACTOR;
+}
+
+static uint64_t bfq_budget_left(const struct bfq_queue *bfqq)
+{
+	return bfqq->budget > bfqq->service ? bfqq->budget - bfqq->service : 0;
+}
+
+/* bfq_wr_duration(): longer on slower devices. */
+static int64_t bfq_wr_duration(const struct bfq_data *bfqd)
+{
+	int64_t dur = (int64_t)(BFQ_REF_RATE_NONROT * (uint64_t)(BFQ_REF_WR_DURATION_NONROT_NS / 1000000) /
+				(bfqd->peak_rate ? bfqd->peak_rate : 1)) * 1000000;
+
+	return dur < BFQ_WR_MIN_DUR_NS ? BFQ_WR_MIN_DUR_NS : dur > BFQ_WR_MAX_DUR_NS ? BFQ_WR_MAX_DUR_NS : dur;
+}
+
+static struct bfq_queue *rq_bfqq(const struct io_request *rq)
+{
+	return rq->elv_priv[0];
+}
+
+static void bfq_set_weight(struct bfq_data *bfqd, struct bfq_queue *bfqq, uint32_t wr_coeff)
+{
+	uint32_t w = bfqq->orig_weight * wr_coeff;
+
+	if (bfqq->busy) {
+		bfqd->wsum[bfqq->cls] = bfqd->wsum[bfqq->cls] - bfqq->weight + w;
+		if (bfqq->wr_coeff > 1 && wr_coeff == 1)
+			bfqd->wr_busy_queues--;
+		else if (bfqq->wr_coeff == 1 && wr_coeff > 1)
+			bfqd->wr_busy_queues++;
+	}
+	bfqq->wr_coeff = wr_coeff;
+	bfqq->weight = w;
+}
+
+static void bfq_end_wr(struct bfq_data *bfqd, struct bfq_queue *bfqq)
+{
+	bfq_set_weight(bfqd, bfqq, 1);
+	bfqq->wr_cur_max_time = 0;
+	bfqq->last_wr_start_finish = bfq_now(bfqd);
+}
+
+/* ------------------------------------------------- queues and requests */
+
+static struct bfq_queue *bfq_queue_new(struct bfq_data *bfqd, const struct io_context *ioc,
+				       bool sync, int cls, int level)
+{
+	struct bfq_queue *bfqq = calloc(1, sizeof(*bfqq));
+
+	if (!bfqq)
+		return NULL;
+	bfqq->bfqd = bfqd;
+	bfqq->ioc = sync ? ioc : NULL;
+	bfqq->pid = ioc ? ioc->pid : 0;
+	bfqq->sync = sync;
+	bfqq->cls = cls;
+	bfqq->level = level;
+	bfqq->sort_list = RB_ROOT;
+	list_init(&bfqq->fifo);
+	list_init(&bfqq->busy_node);
+	bfqq->orig_weight = bfqq->weight = (uint32_t)(8 - level) * BFQ_WEIGHT_CONVERSION_COEFF;
+	bfqq->wr_coeff = 1;
+	bfqq->max_budget = 2 * bfqd->max_budget / 3; /* bfq_init_bfqq */
+	bfqq->budget_new = true;
+	/* bfq_smallest_from_now(): a new queue counts as idle for long */
+	bfqq->budget_timeout = INT64_MIN / 2;
+	/* no bandwidth consumed so far (bfq_init_bfqq) */
+	bfqq->soft_rt_next_start = bfq_now(bfqd);
+	bfqq->wr_start_at_switch_to_srt = INT64_MIN / 2;
+	bfqq->last_wr_start_finish = INT64_MIN / 2;
+	bfqq->last_idle_bklogged = bfq_now(bfqd);
+	list_add_tail(&bfqq->node, &bfqd->queues);
+	return bfqq;
+}
+
+static void bfq_ioprio(const struct io_context *ioc, int *cls, int *level)
+{
+	*cls = 1;
+	*level = IOPRIO_NORM;
+	if (!ioc)
+		return;
+	if (ioc->ioprio_class == IOPRIO_CLASS_RT)
+		*cls = 0;
+	else if (ioc->ioprio_class == IOPRIO_CLASS_IDLE)
+		*cls = 2;
+	if (ioc->ioprio_class != IOPRIO_CLASS_NONE && ioc->ioprio_level < 8)
+		*level = ioc->ioprio_level;
+}
+
+/* bfq_get_queue(): the process's sync queue (kept in the io_context's
+ * elevator slot), or the shared async queue of its priority. */
+static struct bfq_queue *bfq_get_queue(struct bfq_data *bfqd, struct io_context *ioc, uint32_t flags)
+{
+	bool sync = req_is_sync(flags);
+	int cls, level;
+	struct bfq_queue *bfqq;
+
+	bfq_ioprio(ioc, &cls, &level);
+	if (!sync || !ioc) {
+		if (!bfqd->async[cls][level])
+			bfqd->async[cls][level] = bfq_queue_new(bfqd, NULL, false, cls, level);
+		return bfqd->async[cls][level];
+	}
+	/* sync queues per process, found by a scan (few processes per run) */
+	bfq_list_for_each(bfqq, &bfqd->queues, node)
+		if (bfqq->sync && bfqq->ioc == ioc)
+			return bfqq;
+	return bfq_queue_new(bfqd, ioc, true, cls, level);
+}
+
+/* bfq_choose_req(): of the requests just after and just before the head
+ * position, the nearer, a backward seek costing back_seek_penalty times
+ * its distance and allowed up to back_seek_max. */
+static struct io_request *bfq_next_rq(struct bfq_data *bfqd, struct bfq_queue *bfqq)
+{
+	struct rb_node *n = bfqq->sort_list.node;
+	struct io_request *after = NULL, *before = NULL;
+	uint64_t back_max = bfqd->back_max_bytes >> SECTOR_SHIFT;
+
+	if (!n)
+		return NULL;
+	if (!bfqq->fifo_checked) {
+		struct io_request *rq = list_first_entry(&bfqq->fifo, struct io_request, queuelist);
+
+		bfqq->fifo_checked = true;
+		if (bfq_now(bfqd) >= rq->fifo_time)
+			return rq;
+	}
+	while (n) {
+		struct io_request *rq = rb_entry(n, struct io_request, rb_node);
+
+		if (rq->sector >= bfqq->last_pos) {
+			after = rq;
+			n = n->left;
+		} else {
+			before = rq;
+			n = n->right;
+		}
+	}
+	if (before && bfqq->last_pos - before->sector > back_max)
+		before = NULL;
+	if (!after && !before) {
+		/* wrap to the lowest sector */
+		n = bfqq->sort_list.node;
+		while (n->left)
+			n = n->left;
+		return rb_entry(n, struct io_request, rb_node);
+	}
+	if (!before)
+		return after;
+	if (!after)
+		return before;
+	return after->sector - bfqq->last_pos <=
+	       (bfqq->last_pos - before->sector) * (uint64_t)bfqd->back_penalty ? after : before;
+}
+
+/* ------------------------------------------------------------ B-WF2Q+ */
+
+static void bfq_add_busy(struct bfq_data *bfqd, struct bfq_queue *bfqq)
+{
+	uint64_t v = bfqd->vtime[bfqq->cls];
+
+	bfqq->busy = true;
+	bfqq->start = bfqq->finish > v ? bfqq->finish : v;
+	bfqq->finish = bfqq->start + bfq_delta(bfqq->budget, bfqq->weight);
+	bfqd->wsum[bfqq->cls] += bfqq->weight;
+	list_add_tail(&bfqq->busy_node, &bfqd->busy[bfqq->cls]);
+	bfqd->busy_queues++;
+	if (bfqq->wr_coeff > 1)
+		bfqd->wr_busy_queues++;
+}
+
+static void bfq_del_busy(struct bfq_data *bfqd, struct bfq_queue *bfqq)
+{
+	bfqq->busy = false;
+	bfqd->wsum[bfqq->cls] -= bfqq->weight;
+	list_del_init(&bfqq->busy_node);
+	bfqd->busy_queues--;
+	if (bfqq->wr_coeff > 1)
+		bfqd->wr_busy_queues--;
+}
+
+/* __bfq_lookup_next_entity(): V catches up with the smallest start when
+ * nothing is eligible; then the eligible queue with the smallest finish. */
+static struct bfq_queue *bfq_lookup_class(struct bfq_data *bfqd, int cls,
+					  const struct bfq_queue *exclude)
+{
+	struct bfq_queue *bfqq, *best = NULL;
+	uint64_t min_start = UINT64_MAX, v = bfqd->vtime[cls];
+
+	bfq_list_for_each(bfqq, &bfqd->busy[cls], busy_node)
+		if (bfqq != exclude && bfqq->start < min_start)
+			min_start = bfqq->start;
+	if (min_start == UINT64_MAX)
+		return NULL;
+	if (v < min_start)
+		v = min_start;
+	if (!exclude)
+		bfqd->vtime[cls] = v;
+	bfq_list_for_each(bfqq, &bfqd->busy[cls], busy_node)
+		if (bfqq != exclude && bfqq->start <= v && (!best || bfqq->finish < best->finish))
+			best = bfqq;
+	return best;
+}
+
+/* sd->next_in_service: who would be served after the queue in service. */
+static struct bfq_queue *bfq_peek_next(struct bfq_data *bfqd, const struct bfq_queue *in)
+{
+	for (int c = 0; c < BFQ_NCLASS; c++) {
+		struct bfq_queue *bfqq = bfq_lookup_class(bfqd, c, in);
+
+		if (bfqq)
+			return bfqq;
+	}
+	return NULL;
+}
+
+static struct bfq_queue *bfq_lookup_next(struct bfq_data *bfqd)
+{
+	int64_t now = bfq_now(bfqd);
+
+	/* the idle class gets a turn after BFQ_CL_IDLE_TIMEOUT without one */
+	if (!list_empty(&bfqd->busy[2]) && now > bfqd->last_idle_class_service + BFQ_CL_IDLE_TIMEOUT_NS) {
+		bfqd->last_idle_class_service = now;
+		return bfq_lookup_class(bfqd, 2, NULL);
+	}
+	for (int c = 0; c < BFQ_NCLASS; c++) {
+		struct bfq_queue *bfqq = bfq_lookup_class(bfqd, c, NULL);
+
+		if (bfqq) {
+			if (c == 2)
+				bfqd->last_idle_class_service = now;
+			return bfqq;
+		}
+	}
+	return NULL;
+}
+
+/* ----------------------------------------------------------- expiring */
+
+/* __bfq_bfqq_recalc_budget() */
+static void bfq_recalc_budget(struct bfq_data *bfqd, struct bfq_queue *bfqq,
+			      enum bfq_expire_reason reason)
+{
+	uint64_t min_budget = bfq_min_budget(bfqd), budget;
+
+	budget = bfqq->wr_coeff == 1 ? bfqq->max_budget : 2 * min_budget;
+	if (bfqq->sync && bfqq->wr_coeff == 1) {
+		switch (reason) {
+		case BFQQE_TOO_IDLE:
+			if (bfqq->dispatched > 0)
+				budget = budget * 2 < bfqd->max_budget ? budget * 2 : bfqd->max_budget;
+			else
+				budget = budget > 5 * min_budget ? budget - 4 * min_budget : min_budget;
+			break;
+		case BFQQE_BUDGET_TIMEOUT:
+			budget = budget * 2 < bfqd->max_budget ? budget * 2 : bfqd->max_budget;
+			break;
+		case BFQQE_BUDGET_EXHAUSTED:
+			budget = budget * 4 < bfqd->max_budget ? budget * 4 : bfqd->max_budget;
+			break;
+		case BFQQE_NO_MORE_REQUESTS:
+			budget = bfqq->service > min_budget ? bfqq->service : min_budget;
+			break;
+		default:
+			return;
+		}
+	} else if (!bfqq->sync) {
+		budget = bfqd->max_budget;
+	}
+	bfqq->max_budget = budget;
+	if (bfqd->budgets_assigned >= BFQ_STATS_MIN_BUDGETS && bfqq->max_budget > bfqd->max_budget)
+		bfqq->max_budget = bfqd->max_budget;
+}
+
+static void bfq_set_budget(struct bfq_queue *bfqq)
+{
+	struct io_request *next = bfqq->sort_list.node ? bfq_next_rq(bfqq->bfqd, bfqq) : NULL;
+	uint64_t need = next ? bfq_serv_to_charge(bfqq, next) : 0;
+
+	/* bfq_next_rq may have consumed the FIFO check: it is a new slot */
+	bfqq->fifo_checked = false;
+	bfqq->budget = bfqq->max_budget > need ? bfqq->max_budget : need;
+}
+
+/* bfq_bfqq_softrt_next_start(): when the queue's last burst would have
+ * been served at wr_max_softrt_rate, never earlier than now + slice_idle
+ * + 4 jiffies, never before the previous value. */
+static int64_t bfq_softrt_next_start(struct bfq_data *bfqd, struct bfq_queue *bfqq)
+{
+	int64_t a = bfqq->last_idle_bklogged +
+		    (int64_t)(bfqq->service_from_backlogged * 1000000000ull /
+			      (uint64_t)(bfqd->wr_max_softrt_rate ? bfqd->wr_max_softrt_rate : 1));
+	int64_t b = bfq_now(bfqd) + bfqd->slice_idle_ns + 4 * BFQ_JIFFY_NS;
+	int64_t m = a > b ? a : b;
+
+	return m > bfqq->soft_rt_next_start ? m : bfqq->soft_rt_next_start;
+}
+
+static void bfq_cancel_idle(struct bfq_data *bfqd)
+{
+	bfqd->wait_request = false;
+	sim_cancel(blk_queue_sim(bfqd->e->q), &bfqd->idle_timer);
+}
+
+/* bfq_bfqq_expire(): charge the slot, recompute the budget and requeue
+ * (or let the queue go idle). */
+static void bfq_expire(struct bfq_data *bfqd, struct bfq_queue *bfqq, enum bfq_expire_reason reason)
+{
+	int64_t now = bfq_now(bfqd);
+	bool empty = bfqq->sort_list.node == NULL;
+
+	bfq_cancel_idle(bfqd);
+	bfqd->expirations[reason]++;
+	/* charged for its time when it used it without its budget */
+	if (bfqq->wr_coeff == 1 && !bfqq->budget_new &&
+	    (reason == BFQQE_BUDGET_TIMEOUT || reason == BFQQE_TOO_IDLE) &&
+	    bfq_budget_left(bfqq) >= bfqq->budget / 3) {
+		int64_t slot = now - (bfqq->budget_timeout - bfqd->timeout_ns);
+		uint64_t charge = (uint64_t)((double)bfqd->max_budget *
+					     (double)(slot < bfqd->timeout_ns ? slot : bfqd->timeout_ns) /
+					     (double)bfqd->timeout_ns);
+
+		if (charge > bfqq->service) {
+			bfqd->charged_time++;
+			bfqq->service = charge;
+		}
+	}
+	if (bfqd->low_latency && bfqq->wr_coeff == 1)
+		bfqq->last_wr_start_finish = now;
+	/* (the kernel defers this to the last completion when requests are
+	 * out: softrt_update) */
+	if (bfqd->low_latency && bfqd->wr_max_softrt_rate > 0 && empty)
+		bfqq->soft_rt_next_start = bfq_softrt_next_start(bfqd, bfqq);
+	bfq_recalc_budget(bfqd, bfqq, reason);
+	bfqd->budgets_assigned = (bfqd->budgets_assigned * 7 + 256) / 8;
+
+	/* the charged service closes the slot: finish = start + service / weight */
+	bfqq->finish = bfqq->start + bfq_delta(bfqq->service, bfqq->weight);
+	bfqq->service = 0;
+	bfqd->in_service = NULL;
+	if (bfqq->busy) {
+		if (empty) {
+			bfq_del_busy(bfqd, bfqq);
+		} else {
+			bfqq->start = bfqq->finish;
+			bfq_set_budget(bfqq);
+			bfqq->finish = bfqq->start + bfq_delta(bfqq->budget, bfqq->weight);
+		}
+	}
+}
+
+/* --------------------------------------------------------------- idling */
+
+static bool bfq_asymmetric(const struct bfq_data *bfqd)
+{
+	uint32_t w = 0;
+	int classes = 0;
+	const struct bfq_queue *q;
+
+	for (int c = 0; c < BFQ_NCLASS; c++) {
+		if (!list_empty(&bfqd->busy[c]))
+			classes++;
+		bfq_list_for_each(q, &bfqd->busy[c], busy_node) {
+			if (!q->sync)
+				continue;
+			if (w && q->weight != w)
+				return true;
+			w = q->weight;
+		}
+	}
+	return classes > 1;
+}
+
+static bool bfq_seeky(const struct bfq_queue *bfqq)
+{
+	return __builtin_popcount(bfqq->seek_history) > 19;
+}
+
+static bool bfq_short_ttime(const struct bfq_data *bfqd, const struct bfq_queue *bfqq)
+{
+	return bfqq->ttime_samples <= BFQ_SAMPLE_VALID ||
+	       bfqq->ttime_mean <= (uint64_t)bfqd->slice_idle_ns;
+}
+
+/* bfq_better_to_idle() */
+static bool bfq_better_to_idle(struct bfq_data *bfqd, struct bfq_queue *bfqq)
+{
+	bool boosts, needed;
+
+	if (bfqd->strict_guarantees)
+		return true;
+	if (!bfqd->slice_idle_ns || !bfqq->sync || bfqq->cls == 2)
+		return false;
+	/* idling_boosts_thr_without_issues(): non-rotational flash boosts only
+	 * without command queueing */
+	boosts = !bfqd->hw_tag && !bfq_seeky(bfqq) && bfq_short_ttime(bfqd, bfqq) &&
+		 bfqd->wr_busy_queues == 0;
+	needed = (bfqq->wr_coeff > 1 && (bfqd->wr_busy_queues < bfqd->busy_queues ||
+					 bfqd->rq_in_driver >= bfqq->dispatched + 4)) ||
+		 bfq_asymmetric(bfqd);
+	return boosts || needed;
+}
+
+static void bfq_idle_timer_fn(struct sim *sim, struct sim_event *ev)
+{
+	struct bfq_data *bfqd = container_of(ev, struct bfq_data, idle_timer);
+	struct bfq_queue *bfqq = bfqd->in_service;
+
+	bfqd->wait_request = false;
+	if (bfqq) {
+		if (!bfqq->budget_new && sim_now(sim) >= bfqq->budget_timeout)
+			bfq_expire(bfqd, bfqq, BFQQE_BUDGET_TIMEOUT);
+		else if (!bfqq->sort_list.node)
+			bfq_expire(bfqd, bfqq, BFQQE_TOO_IDLE);
+	}
+	elv_mq_run_queue_async(bfqd->e);
+}
+
+static void bfq_arm_slice_timer(struct bfq_data *bfqd, struct bfq_queue *bfqq)
+{
+	int64_t idle = bfqd->slice_idle_ns;
+
+	/* a raised queue that waits for its own requests idles at least BFQ_MIN_TT */
+	(void)bfqq;
+	bfqd->wait_request = true;
+	bfqd->idle_arms++;
+	sim_at(blk_queue_sim(bfqd->e->q), &bfqd->idle_timer, bfq_now(bfqd) + idle);
+}
+
+/* ----------------------------------------------------- weight raising */
+
+/* bfq_bfqq_handle_idle_busy_switch(): an empty queue gets a request. */
+static void bfq_idle_busy_switch(struct bfq_data *bfqd, struct bfq_queue *bfqq)
+{
+	int64_t now = bfq_now(bfqd);
+	bool idle_long = bfqq->dispatched == 0 && now > bfqq->budget_timeout + bfqd->wr_min_idle_time_ns;
+	bool default_w = bfqq->orig_weight == BFQ_DEFAULT_WEIGHT;
+	bool soft_rt = bfqd->wr_max_softrt_rate > 0 && now > bfqq->soft_rt_next_start &&
+		       bfqq->dispatched == 0 && default_w;
+	bool interactive = idle_long && default_w;
+	uint32_t old = bfqq->wr_coeff;
+	bool deserves = bfqd->low_latency && (old > 1 || (bfqq->sync && (interactive || soft_rt)));
+
+	if (old == 1 && deserves) {
+		if (interactive) {
+			bfqq->service_from_wr = 0;
+			bfq_set_weight(bfqd, bfqq, (uint32_t)bfqd->wr_coeff_param);
+			bfqq->wr_cur_max_time = bfq_wr_duration(bfqd);
+			bfqq->interactive_raises++;
+		} else {
+			bfqq->wr_start_at_switch_to_srt = INT64_MIN / 2;
+			bfq_set_weight(bfqd, bfqq, (uint32_t)bfqd->wr_coeff_param * BFQ_SOFTRT_WEIGHT_FACTOR);
+			bfqq->wr_cur_max_time = bfqd->wr_rt_max_time_ns;
+			bfqq->softrt_raises++;
+		}
+		bfqq->last_wr_start_finish = now;
+	} else if (old > 1 && bfqd->low_latency) {
+		if (interactive) {
+			bfq_set_weight(bfqd, bfqq, (uint32_t)bfqd->wr_coeff_param);
+			bfqq->wr_cur_max_time = bfq_wr_duration(bfqd);
+		} else if (soft_rt) {
+			if (bfqq->wr_cur_max_time != bfqd->wr_rt_max_time_ns) {
+				bfqq->wr_start_at_switch_to_srt = bfqq->last_wr_start_finish;
+				bfqq->wr_cur_max_time = bfqd->wr_rt_max_time_ns;
+				bfq_set_weight(bfqd, bfqq,
+					       (uint32_t)bfqd->wr_coeff_param * BFQ_SOFTRT_WEIGHT_FACTOR);
+				bfqq->softrt_raises++;
+			}
+			bfqq->last_wr_start_finish = now;
+		}
+	}
+	if (bfqq->wr_coeff > 1) {
+		uint64_t cap = 2 * bfq_min_budget(bfqd);
+
+		if (bfqq->max_budget > cap)
+			bfqq->max_budget = cap;
+	}
+	if (bfqd->low_latency && (old == 1 || bfqq->wr_coeff == 1 || interactive))
+		bfqq->last_wr_start_finish = now;
+	if (!bfqq->busy) {
+		bfqq->last_idle_bklogged = now;
+		bfqq->service_from_backlogged = 0;
+		bfq_set_budget(bfqq);
+		bfqq->budget_new = true;
+		bfq_add_busy(bfqd, bfqq);
+	}
+	/* preemption: the newcomer would finish first with at least the same
+	 * raising, is of a higher class or weight, or the queue in service
+	 * would not idle anyway - and it is the one to be served next
+	 * (next_queue_may_preempt) */
+	if (bfqd->in_service && bfqd->in_service != bfqq) {
+		struct bfq_queue *in = bfqd->in_service;
+		bool wants = bfqq->finish < in->finish && bfqq->wr_coeff >= in->wr_coeff;
+		bool higher = bfqq->cls < in->cls || (bfqq->cls == in->cls && bfqq->weight > in->weight);
+
+		if ((wants || higher || !bfq_better_to_idle(bfqd, in)) && bfq_peek_next(bfqd, in) == bfqq) {
+			bfqd->preemptions++;
+			bfq_expire(bfqd, in, BFQQE_PREEMPTED);
+		}
+	}
+}
+
+/* bfq_update_wr_data(): raising ends after its time (a soft real-time
+ * period inside an interactive one falls back to the interactive one) or
+ * after max_service_from_wr sectors of interactive raising. */
+static void bfq_update_wr_data(struct bfq_data *bfqd, struct bfq_queue *bfqq)
+{
+	int64_t now = bfq_now(bfqd);
+
+	if (bfqq->wr_coeff == 1)
+		return;
+	if (now > bfqq->last_wr_start_finish + bfqq->wr_cur_max_time) {
+		if (bfqq->wr_cur_max_time != bfqd->wr_rt_max_time_ns ||
+		    now > bfqq->wr_start_at_switch_to_srt + bfq_wr_duration(bfqd)) {
+			bfq_end_wr(bfqd, bfqq);
+		} else {
+			/* switch_back_to_interactive_wr() */
+			bfq_set_weight(bfqd, bfqq, (uint32_t)bfqd->wr_coeff_param);
+			bfqq->wr_cur_max_time = bfq_wr_duration(bfqd);
+			bfqq->last_wr_start_finish = bfqq->wr_start_at_switch_to_srt;
+		}
+	}
+	if (bfqq->wr_coeff > 1 && bfqq->wr_cur_max_time != bfqd->wr_rt_max_time_ns &&
+	    bfqq->service_from_wr > BFQ_MAX_SERVICE_FROM_WR)
+		bfq_end_wr(bfqd, bfqq);
+}
+
+/* ---------------------------------------------------------- peak rate */
+
+static void bfq_update_rate(struct bfq_data *bfqd, const struct io_request *rq)
+{
+	int64_t now = bfq_now(bfqd);
+
+	if (bfqd->rq_in_driver == 0 && now - bfqd->rate_start > 20 * 1000000LL) {
+		/* the device was idle: a new observation interval */
+		bfqd->rate_start = now;
+		bfqd->rate_sectors = bfqd->rate_samples = 0;
+	}
+	bfqd->rate_sectors += rq->nr_sectors;
+	bfqd->rate_samples++;
+	if (bfqd->rate_samples >= BFQ_RATE_MIN_SAMPLES &&
+	    now - bfqd->rate_start >= BFQ_RATE_MIN_INTERVAL_NS) {
+		uint64_t rate = bfqd->rate_sectors * 1000000000ull / (uint64_t)(now - bfqd->rate_start);
+
+		bfqd->peak_rate = (bfqd->peak_rate * 7 + rate) / 8;
+		if (!bfqd->max_budget_user)
+			bfqd->max_budget = bfqd->peak_rate * (uint64_t)bfqd->timeout_ns / 1000000000ull;
+		if (bfqd->max_budget < 32)
+			bfqd->max_budget = 32;
+		bfqd->rate_start = now;
+		bfqd->rate_sectors = bfqd->rate_samples = 0;
+	}
+}
+
+/* --------------------------------------------------------------- hooks */
+
+/* bfq_update_depths(): per-word shallow depths of the scheduler tags for
+ * async I/O and sync writes, leaving 25 % of each word to sync reads, or
+ * ~63 % while a queue is weight-raised. */
+static void bfq_depth_updated(struct elevator *e, uint32_t nr_requests, uint32_t word_shift)
+{
+	struct bfq_data *bfqd = e->priv;
+	uint32_t d = 1u << word_shift, m = UINT32_MAX;
+
+	(void)nr_requests;
+	bfqd->word_depths[0][0] = d >> 1 ? d >> 1 : 1;
+	bfqd->word_depths[0][1] = (d * 3) >> 2 ? (d * 3) >> 2 : 1;
+	bfqd->word_depths[1][0] = (d * 3) >> 4 ? (d * 3) >> 4 : 1;
+	bfqd->word_depths[1][1] = (d * 6) >> 4 ? (d * 6) >> 4 : 1;
+	for (int i = 0; i < 2; i++)
+		for (int j = 0; j < 2; j++)
+			if (bfqd->word_depths[i][j] < m)
+				m = bfqd->word_depths[i][j];
+	elv_mq_min_shallow_depth(e, m);
+}
+
+/* bfq_limit_depth(): sync reads unlimited. */
+static uint32_t bfq_limit_depth(struct elevator *e, uint32_t flags, const struct io_context *ioc)
+{
+	struct bfq_data *bfqd = e->priv;
+
+	(void)ioc;
+	if (req_is_sync(flags) && !req_is_write(flags))
+		return 0;
+	return bfqd->word_depths[bfqd->wr_busy_queues > 0][req_is_sync(flags)];
+}
+
+static int bfq_init(struct elevator *e, struct sim_error *err)
+{
+	struct bfq_data *bfqd = e->priv;
+
+	(void)err;
+	bfqd->e = e;
+	list_init(&bfqd->queues);
+	for (int c = 0; c < BFQ_NCLASS; c++)
+		list_init(&bfqd->busy[c]);
+	bfqd->max_budget = bfqd->max_budget_user ? (uint64_t)bfqd->max_budget_user : BFQ_DEFAULT_MAX_BUDGET;
+	bfqd->peak_rate = BFQ_REF_RATE_NONROT * 2 / 3;
+	bfqd->hw_tag = elv_mq_hw_depth(e) > 3;
+	bfqd->last_idle_class_service = 0;
+	sim_event_init(&bfqd->idle_timer, bfq_idle_timer_fn);
+	return 0;
+}
+
+static void bfq_exit(struct elevator *e)
+{
+	struct bfq_data *bfqd = e->priv;
+
+	sim_cancel(blk_queue_sim(e->q), &bfqd->idle_timer);
+	while (!list_empty(&bfqd->queues)) {
+		struct bfq_queue *bfqq = list_first_entry(&bfqd->queues, struct bfq_queue, node);
+
+		list_del_init(&bfqq->node);
+		free(bfqq);
+	}
+}
+
+static int bfq_prepare_request(struct elevator *e, struct io_request *rq, struct bio *bio)
+{
+	struct bfq_data *bfqd = e->priv;
+	struct bfq_queue *bfqq = bfq_get_queue(bfqd, bio->ioc, bio->flags);
+
+	if (!bfqq)
+		return -1;
+	rq->elv_priv[0] = bfqq;
+	return 0;
+}
+
+static void bfq_finish_request(struct elevator *e, struct io_request *rq)
+{
+	(void)e;
+	rq->elv_priv[0] = NULL;
+}
+
+static bool bfq_allow_merge(struct elevator *e, struct io_request *rq, struct bio *bio)
+{
+	struct bfq_data *bfqd = e->priv;
+
+	return rq_bfqq(rq) && rq_bfqq(rq) == bfq_get_queue(bfqd, bio->ioc, bio->flags);
+}
+
+static void bfq_add_rq(struct bfq_data *bfqd, struct io_request *rq, bool at_head)
+{
+	struct bfq_queue *bfqq = rq_bfqq(rq);
+	int64_t now = bfq_now(bfqd);
+	bool was_empty = bfqq->sort_list.node == NULL;
+
+	/* think time: from the last completion to this arrival (7/8 EWMA) */
+	if (bfqq->sync && bfqq->last_end_request && was_empty && bfqq->dispatched == 0) {
+		uint64_t tt = (uint64_t)(now - bfqq->last_end_request);
+
+		if (tt > 2 * (uint64_t)bfqd->slice_idle_ns)
+			tt = 2 * (uint64_t)bfqd->slice_idle_ns;
+		bfqq->ttime_samples = (7 * bfqq->ttime_samples + 256) / 8;
+		bfqq->ttime_total = (7 * bfqq->ttime_total + 256 * tt) / 8;
+		bfqq->ttime_mean = (bfqq->ttime_total + 128) / bfqq->ttime_samples;
+	}
+	/* BFQ_RQ_SEEKY over the last 32 requests */
+	{
+		uint64_t d = rq->sector > bfqq->last_pos ? rq->sector - bfqq->last_pos
+							  : bfqq->last_pos - rq->sector;
+
+		bfqq->seek_history = (bfqq->seek_history << 1) |
+				     (d > BFQQ_SEEK_THR && rq->nr_sectors < BFQQ_SECT_THR_NONROT);
+	}
+	rq->fifo_time = now + bfqd->fifo_expire_ns[bfqq->sync];
+	elv_rb_add(&bfqq->sort_list, rq);
+	if (at_head)
+		list_add(&rq->queuelist, &bfqq->fifo);
+	else
+		list_add_tail(&rq->queuelist, &bfqq->fifo);
+	bfqq->queued++;
+	bfqd->queued++;
+	if (was_empty && !bfqq->busy)
+		bfq_idle_busy_switch(bfqd, bfqq);
+	else if (was_empty && bfqd->in_service == bfqq && bfqd->wait_request)
+		bfq_cancel_idle(bfqd); /* bfq_rq_enqueued: the awaited request came */
+}
+
+static void bfq_insert_requests(struct elevator *e, struct list_head *list, bool at_head)
+{
+	struct bfq_data *bfqd = e->priv;
+
+	while (!list_empty(list)) {
+		struct io_request *rq = list_first_entry(list, struct io_request, queuelist);
+
+		list_del_init(&rq->queuelist);
+		bfq_add_rq(bfqd, rq, at_head);
+	}
+}
+
+static void bfq_remove_request(struct bfq_queue *bfqq, struct io_request *rq)
+{
+	list_del_init(&rq->queuelist);
+	elv_rb_del(&bfqq->sort_list, rq);
+	bfqq->queued--;
+	bfqq->bfqd->queued--;
+}
+
+static enum elv_merge bfq_request_merge(struct elevator *e, struct bio *bio, struct io_request **out)
+{
+	struct bfq_data *bfqd = e->priv;
+	struct bfq_queue *bfqq = bfq_get_queue(bfqd, bio->ioc, bio->flags);
+	struct io_request *rq;
+
+	if (!bfqq)
+		return ELV_NO_MERGE;
+	rq = elv_rb_find(&bfqq->sort_list, bio->sector + bio->nr_sectors);
+	if (rq && elv_rq_merge_ok(e, rq, bio)) {
+		*out = rq;
+		return ELV_FRONT_MERGE;
+	}
+	return ELV_NO_MERGE;
+}
+
+static void bfq_request_merged(struct elevator *e, struct io_request *rq, enum elv_merge type)
+{
+	(void)e;
+	if (type == ELV_FRONT_MERGE) {
+		elv_rb_del(&rq_bfqq(rq)->sort_list, rq);
+		elv_rb_add(&rq_bfqq(rq)->sort_list, rq);
+	}
+}
+
+static void bfq_requests_merged(struct elevator *e, struct io_request *rq, struct io_request *next)
+{
+	struct bfq_queue *bfqq = rq_bfqq(next);
+
+	(void)e;
+	if (rq_bfqq(rq) == bfqq && !list_empty(&rq->queuelist) && !list_empty(&next->queuelist) &&
+	    next->fifo_time < rq->fifo_time) {
+		list_move(&rq->queuelist, &next->queuelist);
+		rq->fifo_time = next->fifo_time;
+	}
+	bfq_remove_request(bfqq, next);
+}
+
+static struct io_request *bfq_former_request(struct elevator *e, struct io_request *rq)
+{
+	(void)e;
+	return elv_rb_former_request(rq);
+}
+
+static struct io_request *bfq_latter_request(struct elevator *e, struct io_request *rq)
+{
+	(void)e;
+	return elv_rb_latter_request(rq);
+}
+
+/* bfq_select_queue() + bfq_dispatch_rq_from_bfqq() */
+static struct io_request *bfq_dispatch_request(struct elevator *e)
+{
+	struct bfq_data *bfqd = e->priv;
+	int64_t now = bfq_now(bfqd);
+
+	for (int guard = 0; guard < 1024; guard++) {
+		struct bfq_queue *bfqq = bfqd->in_service;
+		struct io_request *rq;
+
+		if (!bfqq) {
+			if (bfqd->strict_guarantees && bfqd->rq_in_driver > 0)
+				return NULL;
+			bfqq = bfq_lookup_next(bfqd);
+			if (!bfqq)
+				return NULL;
+			bfqd->in_service = bfqq;
+			bfqq->fifo_checked = false;
+			bfqq->budget_new = true;
+		}
+		if (bfqd->wait_request)
+			return NULL; /* idling for bfqq */
+		if (!bfqq->budget_new && now >= bfqq->budget_timeout) {
+			bfq_expire(bfqd, bfqq, BFQQE_BUDGET_TIMEOUT);
+			continue;
+		}
+		if (!bfqq->sort_list.node) {
+			/* keep the device for bfqq while its requests are out */
+			if (bfqq->dispatched && bfq_better_to_idle(bfqd, bfqq))
+				return NULL;
+			bfq_expire(bfqd, bfqq, BFQQE_NO_MORE_REQUESTS);
+			continue;
+		}
+		rq = bfq_next_rq(bfqd, bfqq);
+		if (bfq_serv_to_charge(bfqq, rq) > bfq_budget_left(bfqq)) {
+			bfq_expire(bfqd, bfqq, BFQQE_BUDGET_EXHAUSTED);
+			continue;
+		}
+		if (bfqd->strict_guarantees && bfqd->rq_in_driver > 0)
+			return NULL;
+		/* dispatch */
+		if (bfqq->budget_new) {
+			uint32_t coeff = bfqq->wr_cur_max_time == bfqd->wr_rt_max_time_ns
+						 ? 1 : bfqq->weight / bfqq->orig_weight;
+
+			bfqq->budget_new = false;
+			bfqq->budget_timeout = now + bfqd->timeout_ns * (int64_t)coeff;
+		}
+		bfq_remove_request(bfqq, rq);
+		{
+			uint64_t charge = bfq_serv_to_charge(bfqq, rq);
+
+			bfqq->service += charge;
+			bfqq->served += rq->nr_sectors;
+			bfqq->service_from_backlogged += rq->nr_sectors;
+			if (bfqq->wr_coeff > 1)
+				bfqq->service_from_wr += rq->nr_sectors;
+			bfqd->vtime[bfqq->cls] += bfq_delta(charge, (uint32_t)(bfqd->wsum[bfqq->cls]
+									? bfqd->wsum[bfqq->cls] : 1));
+		}
+		bfqq->last_pos = rq_end_sector(rq);
+		bfqq->dispatched++;
+		bfqd->rq_in_driver++;
+		bfq_update_rate(bfqd, rq);
+		bfq_update_wr_data(bfqd, bfqq);
+		if (!bfqq->sort_list.node && !bfq_better_to_idle(bfqd, bfqq))
+			bfq_expire(bfqd, bfqq, BFQQE_NO_MORE_REQUESTS);
+		return rq;
+	}
+	return NULL;
+}
+
+/* bfq_has_work(): requests inside, whatever the idling state. */
+static bool bfq_has_work(struct elevator *e)
+{
+	struct bfq_data *bfqd = e->priv;
+
+	return bfqd->queued > 0;
+}
+
+static bool bfq_queue_empty(struct elevator *e)
+{
+	return !bfq_has_work(e);
+}
+
+/* bfq_completed_request(): think-time clock, and idling or expiry of the
+ * queue in service once its last request is back. */
+static void bfq_completed_request(struct elevator *e, struct io_request *rq)
+{
+	struct bfq_data *bfqd = e->priv;
+	struct bfq_queue *bfqq = rq_bfqq(rq);
+	int64_t now = bfq_now(bfqd);
+
+	if (!bfqq)
+		return;
+	bfqq->dispatched--;
+	bfqd->rq_in_driver--;
+	bfqq->last_end_request = now;
+	if (bfqd->in_service != bfqq)
+		return;
+	if (!bfqq->sort_list.node && bfq_better_to_idle(bfqd, bfqq)) {
+		if (bfqq->dispatched == 0 && !bfqd->wait_request)
+			bfq_arm_slice_timer(bfqd, bfqq);
+		return;
+	}
+	if (!bfqq->budget_new && now >= bfqq->budget_timeout)
+		bfq_expire(bfqd, bfqq, BFQQE_BUDGET_TIMEOUT);
+	else if (!bfqq->sort_list.node && (bfqq->dispatched == 0 || !bfq_better_to_idle(bfqd, bfqq)))
+		bfq_expire(bfqd, bfqq, BFQQE_NO_MORE_REQUESTS);
+}
+
+static void bfq_stats_json(const struct elevator *e, struct json_t *obj)
+{
+	const struct bfq_data *bfqd = e->priv;
+	json_t *ex = json_object(), *qs = json_array();
+	const struct bfq_queue *bfqq;
+
+	for (int i = 0; i < BFQQE_NREASON; i++)
+		json_object_set_new(ex, bfq_reason_names[i], json_integer((json_int_t)bfqd->expirations[i]));
+	json_object_set_new(obj, "expirations", ex);
+	json_object_set_new(obj, "idle_arms", json_integer((json_int_t)bfqd->idle_arms));
+	json_object_set_new(obj, "preemptions", json_integer((json_int_t)bfqd->preemptions));
+	json_object_set_new(obj, "charged_time", json_integer((json_int_t)bfqd->charged_time));
+	json_object_set_new(obj, "peak_rate_sectors_per_s", json_integer((json_int_t)bfqd->peak_rate));
+	json_object_set_new(obj, "max_budget_sectors", json_integer((json_int_t)bfqd->max_budget));
+	json_object_set_new(obj, "wr_duration_ms", json_integer(bfq_wr_duration(bfqd) / 1000000));
+	bfq_list_for_each(bfqq, &bfqd->queues, node) {
+		json_t *o = json_object();
+
+		json_object_set_new(o, "pid", json_integer(bfqq->pid));
+		json_object_set_new(o, "sync", json_boolean(bfqq->sync));
+		json_object_set_new(o, "weight", json_integer(bfqq->orig_weight));
+		json_object_set_new(o, "served_sectors", json_integer((json_int_t)bfqq->served));
+		json_object_set_new(o, "interactive_raises", json_integer(bfqq->interactive_raises));
+		json_object_set_new(o, "softrt_raises", json_integer(bfqq->softrt_raises));
+		json_array_append_new(qs, o);
+	}
+	json_object_set_new(obj, "queues", qs);
+}
+
+/* ---------------------------------------------------------- parameters */
+
+#define BFQ_SRC "block/bfq-iosched.c (Linux 6.1)"
+
+static const struct cfg_param bfq_params[] = {
+	{ .key = "slice_idle_us", .type = CFG_T_TIME,
+	  .offset = offsetof(struct bfq_data, slice_idle_ns), .unit = "us", .def = "8000",
+	  .min = 0, .max = 1e6, .source = BFQ_SRC " bfq_slice_idle = NSEC_PER_SEC / 125",
+	  .help = "how long the device is kept for an empty in-service sync queue" },
+	{ .key = "timeout_sync_ms", .type = CFG_T_TIME,
+	  .offset = offsetof(struct bfq_data, timeout_ns), .unit = "ms", .def = "125",
+	  .min = 1, .max = 60000, .source = BFQ_SRC " bfq_timeout = HZ / 8",
+	  .help = "budget timeout of a service slot" },
+	{ .key = "max_budget", .type = CFG_T_INT,
+	  .offset = offsetof(struct bfq_data, max_budget_user), .unit = "sectors", .def = "0",
+	  .min = 0, .max = 1e9,
+	  .source = BFQ_SRC " bfq_calc_max_budget: peak rate x timeout; 0 = auto "
+		    "(bfq_default_max_budget 16384 until a rate is measured)",
+	  .help = "largest budget of a queue (0 = auto)" },
+	{ .key = "fifo_expire_async_ms", .type = CFG_T_TIME,
+	  .offset = offsetof(struct bfq_data, fifo_expire_ns[0]), .unit = "ms", .def = "250",
+	  .min = 0, .max = 60000, .source = BFQ_SRC " bfq_fifo_expire[0] = HZ / 4",
+	  .help = "an async request older than this is served first in its queue's slot" },
+	{ .key = "fifo_expire_sync_ms", .type = CFG_T_TIME,
+	  .offset = offsetof(struct bfq_data, fifo_expire_ns[1]), .unit = "ms", .def = "125",
+	  .min = 0, .max = 60000, .source = BFQ_SRC " bfq_fifo_expire[1] = HZ / 8",
+	  .help = "same for sync requests" },
+	{ .key = "back_seek_max_kib", .type = CFG_T_SIZE,
+	  .offset = offsetof(struct bfq_data, back_max_bytes), .unit = "KiB", .def = "16384",
+	  .min = 0, .max = 1e9, .source = BFQ_SRC " bfq_back_max = 16 * 1024 (KiB)",
+	  .help = "longest backward seek taken for the next request" },
+	{ .key = "back_seek_penalty", .type = CFG_T_INT,
+	  .offset = offsetof(struct bfq_data, back_penalty), .unit = "", .def = "2",
+	  .min = 1, .max = 1000, .source = BFQ_SRC " bfq_back_penalty = 2",
+	  .help = "cost factor of a backward seek" },
+	{ .key = "low_latency", .type = CFG_T_BOOL,
+	  .offset = offsetof(struct bfq_data, low_latency), .unit = "", .def = "true",
+	  .min = 1, .max = 0, .source = BFQ_SRC " bfqd->low_latency = true",
+	  .help = "weight raising of interactive and soft real-time queues" },
+	{ .key = "strict_guarantees", .type = CFG_T_BOOL,
+	  .offset = offsetof(struct bfq_data, strict_guarantees), .unit = "", .def = "false",
+	  .min = 1, .max = 0, .source = BFQ_SRC " bfqd->strict_guarantees = false",
+	  .help = "always idle, one request at a time at the device" },
+	{ .key = "wr_coeff", .type = CFG_T_INT,
+	  .offset = offsetof(struct bfq_data, wr_coeff_param), .unit = "", .def = "30",
+	  .min = 1, .max = 1000, .source = BFQ_SRC " bfqd->bfq_wr_coeff = 30 (no sysfs knob)",
+	  .help = "weight factor of an interactive queue (x100 more for soft real-time)" },
+	{ .key = "wr_rt_max_time_ms", .type = CFG_T_TIME,
+	  .offset = offsetof(struct bfq_data, wr_rt_max_time_ns), .unit = "ms", .def = "300",
+	  .min = 1, .max = 60000, .source = BFQ_SRC " bfq_wr_rt_max_time = msecs_to_jiffies(300)",
+	  .help = "duration of soft real-time raising" },
+	{ .key = "wr_min_idle_time_ms", .type = CFG_T_TIME,
+	  .offset = offsetof(struct bfq_data, wr_min_idle_time_ns), .unit = "ms", .def = "2000",
+	  .min = 0, .max = 600000, .source = BFQ_SRC " bfq_wr_min_idle_time = msecs_to_jiffies(2000)",
+	  .help = "idle time after which a queue's next I/O counts as interactive" },
+	{ .key = "wr_max_softrt_rate", .type = CFG_T_INT,
+	  .offset = offsetof(struct bfq_data, wr_max_softrt_rate), .unit = "sectors/s", .def = "7000",
+	  .min = 0, .max = 1e9, .source = BFQ_SRC " bfq_wr_max_softrt_rate = 7000",
+	  .help = "rate below which a periodic queue is soft real-time" },
+	CFG_PARAM_END,
+};
+
+const struct elevator_ops bfq_elevator_ops = {
+	.name = "bfq",
+	.summary = "[blk-mq] B-WF2Q+ budgets, idling, low_latency weight raising (block/bfq-iosched.c 6.1)",
+	.params = bfq_params,
+	.priv_size = sizeof(struct bfq_data),
+	.mq = true,
+	.use_hash = true,
+	.init = bfq_init,
+	.exit = bfq_exit,
+	.depth_updated = bfq_depth_updated,
+	.limit_depth = bfq_limit_depth,
+	.set_request = bfq_prepare_request,
+	.put_request = bfq_finish_request,
+	.allow_merge = bfq_allow_merge,
+	.merge = bfq_request_merge,
+	.merged = bfq_request_merged,
+	.merged_requests = bfq_requests_merged,
+	.former_request = bfq_former_request,
+	.latter_request = bfq_latter_request,
+	.insert_requests = bfq_insert_requests,
+	.dispatch_request = bfq_dispatch_request,
+	.has_work = bfq_has_work,
+	.queue_empty = bfq_queue_empty,
+	.completed_request = bfq_completed_request,
+	.stats_json = bfq_stats_json,
+};
