@@ -2,8 +2,9 @@
  * issued straight to the device (no insert), a task sleeps in
  * blk_mq_get_tag when every tag is taken and is woken by a completion,
  * plugs flush at BLK_MAX_REQUEST_COUNT (16 in 5.10, 32 in 6.1) and behind
- * a request of 128 KiB, and schedulers only run on the queue kind they
- * were written for.
+ * a request of 128 KiB, a device that refuses a command gets it again from
+ * hctx->dispatch, the default scheduler is the kernel's, and schedulers
+ * only run on the queue kind they were written for.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -195,6 +196,44 @@ static void test_blk_mq_scheduler_kinds(void **state)
 	sim_destroy(sim);
 }
 
+/* A device that takes fewer commands than the tags and budget allow:
+ * BLK_STS_RESOURCE puts the request on hctx->dispatch, the hardware
+ * queue turns busy, and every request still completes. */
+static void test_blk_mq_resource_requeue(void **state)
+{
+	(void)state;
+	struct mq_rig *r = mq_rig_new("none", 1000, 4, "queue_depth: 16\n", NULL);
+	struct io_context ioc = { .pid = 3, .tgid = 3, .ioprio_class = IOPRIO_CLASS_BE };
+	struct bio b[10];
+	json_t *root, *c;
+
+	for (int i = 0; i < 10; i++) {
+		bio_init(&b[i], &ioc, 1000u * (unsigned)(i + 1), 8, 0);
+		blk_submit_bio(r->q, NULL, &b[i], NULL);
+	}
+	assert_int_equal(r->nd, 4);
+	mq_rig_run(r);
+	assert_int_equal(r->nd, 10);
+	root = blk_queue_to_json(r->q);
+	c = json_object_get(json_object_get(json_object_get(root, "mq"), "counters"), "resource_requeues");
+	assert_true(json_integer_value(c) >= 1);
+	json_decref(root);
+	mq_rig_free(r);
+}
+
+/* elevator_get_default(): mq-deadline on one hardware queue, none on more. */
+static void test_blk_mq_default_scheduler(void **state)
+{
+	(void)state;
+	struct mq_rig *one = mq_rig_new(NULL, 100, 32, NULL, NULL);
+	struct mq_rig *two = mq_rig_new(NULL, 100, 32, "nr_hw_queues: 2\n", NULL);
+
+	assert_string_equal(blk_queue_elevator(one->q)->ops->name, "mq-deadline");
+	assert_string_equal(blk_queue_elevator(two->q)->ops->name, "none");
+	mq_rig_free(one);
+	mq_rig_free(two);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -205,6 +244,8 @@ int main(void)
 		cmocka_unit_test(test_blk_mq_plug_flush_by_size),
 		cmocka_unit_test(test_blk_mq_plug_merges),
 		cmocka_unit_test(test_blk_mq_scheduler_kinds),
+		cmocka_unit_test(test_blk_mq_resource_requeue),
+		cmocka_unit_test(test_blk_mq_default_scheduler),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -746,7 +746,10 @@ static void test_block_registry_and_bad_scheduler(void **state)
 	assert_non_null(elevator_find("noop"));
 	assert_non_null(elevator_find("deadline"));
 	assert_non_null(elevator_find("cfq"));
-	assert_null(elevator_find("bfq"));
+	assert_null(elevator_find("anticipatory"));
+	/* bfq exists, but only on blk-mq: the single-queue path refuses it */
+	assert_non_null(elevator_find("bfq"));
+	assert_true(elevator_find("bfq")->mq);
 	struct sim *sim = sim_new_bare(1);
 	struct cfg_doc *doc;
 	struct sim_error err = { 0 };
