@@ -8,12 +8,14 @@ extern const struct workload_ops poisson_workload_ops;
 extern const struct workload_ops replay_workload_ops;  /* traces/workloads/replay.c */
 extern const struct workload_ops synthetic_workload_ops; /* traces/workloads/synthetic.c */
 extern const struct workload_ops ftrace_workload_ops;  /* traces/workloads/ftrace_replay.c */
+extern const struct workload_ops composite_workload_ops; /* traces/workloads/composite.c */
 
 static const struct workload_ops *const workload_table[] = {
 	&poisson_workload_ops,
 	&replay_workload_ops,
 	&synthetic_workload_ops,
 	&ftrace_workload_ops,
+	&composite_workload_ops,
 	NULL,
 };
 

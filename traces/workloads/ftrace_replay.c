@@ -221,6 +221,7 @@ struct fr_state {
 	uint64_t file_bytes;
 	int64_t max_lines;
 	int unopened_fds;
+	struct rpc_ident id;
 
 	struct sim *sim;
 	struct stack *stack;
@@ -289,6 +290,7 @@ static const struct cfg_param fr_params[] = {
 	  "choice: such fds are mostly sockets, pipes and eventfds (Looper wake-ups)",
 	  "I/O on an fd the trace never opened: skip (counted) or file (opened before the trace)",
 	  fr_unopened_names },
+	RPC_IDENT_PARAMS(struct fr_state, id, "99999", "an app uid never the default foreground"),
 	CFG_PARAM_END,
 };
 
@@ -418,6 +420,8 @@ static bool fr_any_fg_rule(const struct fr_state *st)
 
 static bool fr_is_fg(const struct fr_state *st, const struct fr_thread *th)
 {
+	if (st->id.cls != RPC_CLASS_AUTO)
+		return st->id.cls == RPC_CLASS_FG;
 	if (!fr_any_fg_rule(st))
 		return true;
 	for (uint32_t i = 0; i < st->nfg_pid; i++)
@@ -458,7 +462,7 @@ static int fr_next(struct stack_task *t, struct stack_op *op, void *ctx)
 	struct fr_op *o = list_first_entry(&th->fifo, struct fr_op, node);
 	int64_t now = sim_now(st->sim);
 	if (st->mode == FR_OPEN) {
-		int64_t at = fr_scale(st, o->t_rec);
+		int64_t at = fr_scale(st, o->t_rec) + st->id.offset_ns;
 		if (at > now) {
 			memset(op, 0, sizeof(*op));
 			op->kind = STACK_OP_SLEEP;
@@ -507,14 +511,16 @@ static bool fr_task_ensure(struct fr_state *st, struct fr_thread *th, int64_t t_
 	uint32_t uid;
 	if (th->fg)
 		uid = st->fg_uid_value;
+	else if (st->id.cls == RPC_CLASS_BG)
+		uid = (uint32_t)st->id.uid;
 	else if (th->proc->uid >= 0 && (uint32_t)th->proc->uid != st->fg_uid_value)
 		uid = (uint32_t)th->proc->uid;
 	else
 		uid = st->fg_uid_value == FR_BG_UID ? FR_BG_UID - 1 : FR_BG_UID;
 	struct stack_task_attr a = {
 		.name = th->comm,
-		.pid = th->tgid,
-		.tid = th->tid,
+		.pid = th->tgid + (int32_t)st->id.pid_offset,
+		.tid = th->tid + (int32_t)st->id.pid_offset,
 		.uid = uid,
 	};
 	struct stack_op_source src = { .next = fr_next, .exited = fr_exited, .ctx = th };
@@ -527,7 +533,7 @@ static bool fr_task_ensure(struct fr_state *st, struct fr_thread *th, int64_t t_
 	}
 	st->ntasks++;
 	st->live_tasks++;
-	th->first_ns = fr_scale(st, t_rec);
+	th->first_ns = fr_scale(st, t_rec) + st->id.offset_ns;
 	stack_task_start(th->task, th->first_ns);
 	return true;
 }
@@ -1387,7 +1393,9 @@ static void fr_start(struct sim *sim, void *state)
 {
 	struct fr_state *st = state;
 	(void)sim;
-	stack_set_fg_uid(st->stack, st->fg_uid_value);
+	/* a background trace leaves the foreground to the other sources */
+	if (st->id.cls != RPC_CLASS_BG)
+		stack_set_fg_uid(st->stack, st->fg_uid_value);
 	fr_read_more(st);
 }
 

@@ -88,6 +88,7 @@ enum rp_pid_state {
 
 struct rp_pid {
 	struct rb_node node;
+	struct replay *r;           /* its workload (one of several in a composite) */
 	struct io_context ioc;
 	char comm[REPLAY_COMM_MAX];
 	bool comm_known;
@@ -112,6 +113,7 @@ struct replay {
 	int64_t max_records;
 	int64_t window_ios;
 	int64_t pending_cap;
+	struct rpc_ident id;
 
 	struct sim *sim;
 	char path[4096];
@@ -174,6 +176,7 @@ static const struct cfg_param replay_params[] = {
 	{ "pending_cap", CFG_T_INT, RP_OFF(pending_cap), "", "65536", 16, 1e9,
 	  "choice: blktrace's own outstanding I/O is far below this",
 	  "recorded I/Os awaiting their recorded completion before the oldest is dropped", NULL },
+	RPC_IDENT_PARAMS(struct replay, id, "0", "block traces carry no uid: root, never background"),
 	CFG_PARAM_END,
 };
 
@@ -241,6 +244,12 @@ static int64_t rp_add(int64_t a, int64_t b)
 	return a > RP_TIME_MAX - b ? RP_TIME_MAX : a + b;
 }
 
+/* Simulated time of recorded time t (from the trace's start). */
+static int64_t rp_at(const struct replay *r, int64_t t)
+{
+	return rp_add(rp_scale(r, t), r->id.offset_ns);
+}
+
 static enum sim_class rp_class(const struct rp_pid *p)
 {
 	return p->ioc.fg ? SIM_CLASS_FG : SIM_CLASS_BG;
@@ -248,13 +257,17 @@ static enum sim_class rp_class(const struct rp_pid *p)
 
 static void rp_classify(struct replay *r, struct rp_pid *p)
 {
+	if (r->id.cls != RPC_CLASS_AUTO) {
+		p->ioc.fg = r->id.cls == RPC_CLASS_FG;
+		return;
+	}
 	if (!r->any_fg_rule) {
 		p->ioc.fg = true;
 		return;
 	}
 	bool fg = false;
 	for (uint32_t i = 0; i < r->nfg_pid && !fg; i++)
-		fg = r->fg_pid[i] == p->ioc.pid;
+		fg = r->fg_pid[i] + (int32_t)r->id.pid_offset == p->ioc.pid;
 	/* an unknown name is "pidN" until the trace names the process */
 	if (!fg)
 		fg = rpc_comm_matches(r->fg_comm, r->nfg_comm, p->comm);
@@ -266,6 +279,7 @@ static void rp_wake(struct sim *sim, struct blk_waiter *w);
 
 static struct rp_pid *rp_pid_get(struct replay *r, int32_t pid, const char *comm)
 {
+	pid += (int32_t)r->id.pid_offset;
 	struct rb_node **link = &r->pids.node, *parent = NULL;
 	while (*link) {
 		struct rp_pid *p = rb_entry(*link, struct rp_pid, node);
@@ -286,7 +300,8 @@ static struct rp_pid *rp_pid_get(struct replay *r, int32_t pid, const char *comm
 	struct rp_pid *p = calloc(1, sizeof(*p));
 	if (!p)
 		return NULL;
-	p->ioc = (struct io_context){ .pid = pid, .tgid = pid, .uid = 0,
+	p->r = r;
+	p->ioc = (struct io_context){ .pid = pid, .tgid = pid, .uid = (uint32_t)r->id.uid,
 				      .ioprio_class = IOPRIO_CLASS_BE, .ioprio_level = IOPRIO_NORM,
 				      .comm = p->comm };
 	if (comm && *comm) {
@@ -388,7 +403,7 @@ static void rp_end_io(struct sim *sim, struct bio *bio)
 {
 	struct rp_io *io = bio->private;
 	struct rp_pid *p = io->pid;
-	struct replay *r = sim->workload->state;
+	struct replay *r = p->r;
 	int64_t lat = sim_now(sim) - io->sim_issue;
 
 	sim_metrics_op(&sim->metrics, rp_class(p), req_is_write(bio->flags) ? SIM_OP_WRITE : SIM_OP_READ,
@@ -439,7 +454,7 @@ static void rp_issue(struct replay *r, struct rp_io *io)
 static void rp_wake(struct sim *sim, struct blk_waiter *w)
 {
 	struct rp_pid *p = container_of(w, struct rp_pid, waiter);
-	struct replay *r = sim->workload->state;
+	struct replay *r = p->r;
 	p->sleeping = false;
 	while (!p->sleeping && !list_empty(&p->blocked)) {
 		struct rp_io *io = list_first_entry(&p->blocked, struct rp_io, node);
@@ -470,7 +485,7 @@ static void rp_plan_next(struct replay *r, struct rp_pid *p)
 	int64_t now = sim_now(r->sim), at;
 
 	if (!last) {
-		at = rp_scale(r, next->t_q);
+		at = rp_at(r, next->t_q);
 	} else if (!last->sync || (r->trace_has_c && (last->t_c < 0 || last->t_c > next->t_q))) {
 		/* async, or the trace shows both in flight at once */
 		at = rp_add(last->sim_issue, rp_scale(r, next->t_q - last->t_q));
@@ -491,7 +506,7 @@ static void rp_plan_next(struct replay *r, struct rp_pid *p)
 static void rp_pid_fire(struct sim *sim, struct sim_event *ev)
 {
 	struct rp_pid *p = container_of(ev, struct rp_pid, ev);
-	struct replay *r = sim->workload->state;
+	struct replay *r = p->r;
 	SIM_ASSERT(!list_empty(&p->fifo));
 	struct rp_io *io = list_first_entry(&p->fifo, struct rp_io, node);
 	list_del_init(&io->node);
@@ -582,7 +597,7 @@ static bool rp_take(struct replay *r, const struct trace_rec *rec)
 	}
 
 	if (r->mode == REPLAY_OPEN) {
-		int64_t at = rp_scale(r, t);
+		int64_t at = rp_at(r, t);
 		if (at <= sim_now(r->sim)) {
 			rp_issue(r, io);
 			return true;
@@ -600,8 +615,8 @@ static bool rp_take(struct replay *r, const struct trace_rec *rec)
 		rp_plan_next(r, p); /* a pid's first I/O */
 	}
 	/* the clock: stop reading at the first record beyond now */
-	if (rp_scale(r, t) > sim_now(r->sim)) {
-		sim_at(r->sim, &r->tick, rp_scale(r, t));
+	if (rp_at(r, t) > sim_now(r->sim)) {
+		sim_at(r->sim, &r->tick, rp_at(r, t));
 		return false;
 	}
 	return true;
@@ -676,7 +691,7 @@ static void rp_tick(struct sim *sim, struct sim_event *ev)
 static void rp_open_fire(struct sim *sim, struct sim_event *ev)
 {
 	struct rp_io *io = container_of(ev, struct rp_io, ev);
-	struct replay *r = sim->workload->state;
+	struct replay *r = io->pid->r;
 	SIM_ASSERT(r->held == io);
 	r->held = NULL;
 	rp_issue(r, io);

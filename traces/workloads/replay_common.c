@@ -5,6 +5,8 @@
  */
 #include "traces/workloads/replay_common.h"
 
+const char *const rpc_class_names[] = { "auto", "fg", "bg", NULL };
+
 #include <fnmatch.h>
 #include <libgen.h>
 #include <stdio.h>

@@ -33,4 +33,27 @@ int rpc_parse_fg_comm(struct cfg_node *wl, const char **pats, uint32_t *n, uint3
 /* Whether comm matches any of the n patterns (fnmatch, no flags). */
 bool rpc_comm_matches(const char *const *pats, uint32_t n, const char *comm);
 
+/* A replayed source's identity in a scenario that holds several sources
+ * (traces/workloads/composite.c): where its first recorded op lands, who
+ * is foreground, and pids moved clear of the other sources'. */
+enum { RPC_CLASS_AUTO = 0, RPC_CLASS_FG, RPC_CLASS_BG };
+extern const char *const rpc_class_names[];
+struct rpc_ident {
+	int64_t offset_ns;
+	int cls;
+	int64_t uid;
+	int64_t pid_offset;
+};
+/* Its tunables, for a state struct T holding a struct rpc_ident F; the
+ * default uid is given per workload. */
+#define RPC_IDENT_PARAMS(T, F, defuid, uidsrc)                                                  \
+	{ "offset", CFG_T_TIME, offsetof(T, F.offset_ns), "s", "0", 0, 1e6, "scenario",           \
+	  "the trace's first record lands at this simulated time", NULL },                       \
+	{ "class", CFG_T_ENUM, offsetof(T, F.cls), "", "auto", CFG_NO_RANGE, "scenario",          \
+	  "auto: the fg_* rules decide; fg or bg: every process of this trace", rpc_class_names }, \
+	{ "uid", CFG_T_INT, offsetof(T, F.uid), "", defuid, 0, 4294967295.0, uidsrc,             \
+	  "uid of the trace's background processes (the trace has none)", NULL },                \
+	{ "pid_offset", CFG_T_INT, offsetof(T, F.pid_offset), "", "0", 0, 4194304, "scenario",   \
+	  "added to every recorded pid and tid (keeps sources' pids apart)", NULL }
+
 #endif
