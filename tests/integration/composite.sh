@@ -30,6 +30,7 @@ a=$(py "$tmp/alone.json" "$wait") b=$(py "$tmp/bg.json" "$wait")
 py "$tmp/bg.json" '
 s=d["workload"]["sources"]; assert sorted(s)==["bg","bgtrace","launch"], sorted(s)
 assert s["bgtrace"]["ios_completed"]==6999 and s["bgtrace"]["fg_pids"]==[], s["bgtrace"]
+assert [p["pid"] for p in s["bgtrace"]["per_pid"]]==[100000], "pid_offset not applied"
 t=[x for x in d["stack"]["tasks"] if x["uid"]==10050]
 assert t and min(x["start_ns"] for x in t) >= 1000000000, "offset not applied"
 assert any(x["uid"]==10060 for x in d["stack"]["tasks"]), "no BG writer task"
