@@ -1879,9 +1879,19 @@ static void param_store(const struct cfg_param *p, void *obj, const union cfg_va
 	}
 }
 
+static cfg_apply_observer_fn apply_observer;
+static void *apply_observer_ctx;
+
+void cfg_set_apply_observer(cfg_apply_observer_fn fn, void *ctx)
+{
+	apply_observer = fn;
+	apply_observer_ctx = ctx;
+}
+
 int cfg_apply(const struct cfg_param *table, struct cfg_node *map, void *obj,
 	      struct sim_error *err)
 {
+	const struct cfg_node *section = map; /* for the observer: `cfq:` names its section */
 	if (map && node_is_null(map)) {
 		mark_up(map); /* `cfq:` with nothing under it: all defaults */
 		map = NULL;
@@ -1935,6 +1945,8 @@ int cfg_apply(const struct cfg_param *table, struct cfg_node *map, void *obj,
 						  p->key, p->def);
 		}
 		param_store(p, obj, &v);
+		if (apply_observer)
+			apply_observer(apply_observer_ctx, p, section, n, n ? n->value : p->def, bare);
 	}
 	return 0;
 }

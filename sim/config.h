@@ -135,6 +135,16 @@ struct cfg_param {
 int cfg_apply(const struct cfg_param *table, struct cfg_node *map, void *obj,
 	      struct sim_error *err);
 
+/* Tools that study the tunables (`mobisim sensitivity`) watch cfg_apply: fn
+ * is called for every parameter it sets, with the map it read (or the empty
+ * `cfq:` node; NULL when the section is absent: defaults only), the value node (NULL: the default), the
+ * text applied and its value in the parameter's unit (bools 0/1, enums the
+ * index). One observer per process; NULL removes it. */
+typedef void (*cfg_apply_observer_fn)(void *ctx, const struct cfg_param *p,
+				      const struct cfg_node *map, const struct cfg_node *value,
+				      const char *text, double bare);
+void cfg_set_apply_observer(cfg_apply_observer_fn fn, void *ctx);
+
 /* Values of obj as a JSON object in the table's units (echo into results). */
 struct json_t *cfg_params_to_json(const struct cfg_param *table, const void *obj);
 

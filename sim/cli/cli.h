@@ -13,7 +13,8 @@ int cmd_trace(int argc, char **argv);     /* trace stat|convert FILE */
 int cmd_compare(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
-int cmd_validate(int argc, char **argv);   /* validate [FILES] [-j N] [--fast] */
+int cmd_validate(int argc, char **argv);
+int cmd_sensitivity(int argc, char **argv); /* sensitivity SCENARIO --metric PATH */   /* validate [FILES] [-j N] [--fast] */
 
 /* Load SCENARIO and apply nsets "--set" assignments in order. */
 struct cfg_doc;

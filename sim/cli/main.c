@@ -23,6 +23,7 @@ static const struct subcommand subcommands[] = {
 	{ "device", cmd_device, "device curve DEVICE.yaml [--qd N] [--set KEY=VALUE]..." },
 	{ "sweep", cmd_sweep, "sweep SWEEP.yaml [-j N] [--out DIR] [--resume] [--count|--list|--point K|--collect DIR]" },
 	{ "validate", cmd_validate, "validate [FILE.yaml|DIR]... [-j N] [--fast] [--strict] [--doc FILE.md] [--tsv FILE]" },
+	{ "sensitivity", cmd_sensitivity, "sensitivity SCENARIO.yaml --metric PATH [--params LIST|all] [--factors LO,HI] [-j N] [--out DIR]" },
 	{ "calibrate", cmd_calibrate, "calibrate TRACE [-o DEVICE.yaml]" },
 	{ "trace", cmd_trace, "trace stat FILE | trace convert FILE --to blkparse|ops [-o OUT]" },
 	{ NULL, NULL, NULL },

@@ -1,0 +1,627 @@
+/* `mobisim sensitivity`: one-at-a-time perturbation of a scenario's
+ * tunables, ranked by their effect on one metric of the result.
+ *
+ *   mobisim sensitivity SCENARIO.yaml --metric PATH [--scale X]
+ *           [--params KEY,KEY...] [--factors LO,HI] [--set KEY=VALUE]...
+ *           [--repeat N] [-j N] [--out DIR] [--top K] [--quiet]
+ *
+ * Which tunables: building the scenario's simulator once (not running it)
+ * with a cfg_apply observer lists every parameter a module read, its dotted
+ * key, value and its table's `source` string. By default the study takes
+ * those whose source marks them as not measured — assumed, fitted, INFER,
+ * [RECALL] — and that the scenario can reach by key (a section that is
+ * absent gives defaults at no key; they are counted and named with
+ * --params all). Each numeric one runs at value x LO and x HI (default 0.5
+ * and 2, clamped to the parameter's declared range, integers rounded),
+ * each boolean once flipped; enums and strings are left out.
+ *
+ * The runs are one in-memory sweep (the base and one include point per
+ * perturbed value, `--repeat` seeds each) through the sweep runner's fork
+ * pool; the effect of a parameter is the larger |metric(perturbed) -
+ * metric(base)| of its two runs (means over the seeds). Output in DIR:
+ * sensitivity.tsv (ranked), tornado.gp and tornado.png (gnuplot's pngcairo
+ * or png terminal; skipped with a warning when gnuplot is missing), and the
+ * sweep's points/ and summaries.
+ */
+#define _GNU_SOURCE /* strcasestr */
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sim/cli/cli.h"
+#include "sim/cli/sweep.h"
+#include "sim/config.h"
+#include "sim/results.h"
+#include "sim/sim.h"
+
+#define SENS_MAX_PARAMS 4096
+
+static void sens_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: mobisim sensitivity SCENARIO.yaml --metric PATH [options]\n"
+		"  --metric PATH       JSON path into the result (docs/sweeps.md), e.g.\n"
+		"                      \"regions[name=launch].duration_ns\"\n"
+		"  --scale X           multiply the metric by X (e.g. 1e-9 for ns -> s)\n"
+		"  --params LIST       comma list of dotted keys to perturb, or 'all' for every\n"
+		"                      numeric or boolean tunable the scenario reaches (default:\n"
+		"                      those whose source says assumed, fitted, INFER or RECALL)\n"
+		"  --factors LO,HI     multiply each value by LO and by HI (default 0.5,2)\n"
+		"  --set KEY=VALUE     override a scenario value first (repeatable)\n"
+		"  --repeat N          seeds per run (default 1: the scenario's seed)\n"
+		"  -j, --jobs N        runs at once (default: online CPUs)\n"
+		"  -o, --out DIR       output directory (default: sensitivity.out)\n"
+		"  --top K             parameters in the tornado chart (default 15)\n"
+		"  --list              print the tunables found, with source tags, and exit\n"
+		"  --quiet             no table on stdout\n");
+}
+
+struct sparam {
+	char key[320];
+	const struct cfg_param *p;
+	char text[128];            /* value as applied */
+	double bare;               /* in p's unit */
+	bool reachable;            /* has a dotted key (its section exists) */
+	bool tagged;               /* source says assumed / fitted / INFER / RECALL */
+	bool chosen;
+	int nvals;                 /* perturbed values (1 for bools, 0..2 numeric) */
+	char vals[2][64];
+	int group[2];              /* summary-agg row of each value */
+	double metric[2], effect;
+	const char *skip;          /* why not perturbed */
+};
+
+struct discovery {
+	struct sparam *ps;
+	int n;
+};
+
+static bool tagged_source(const char *s)
+{
+	static const char *const tags[] = { "assum", "fitted", "infer", "recall", NULL };
+	if (!s)
+		return true; /* no source at all: an assumption by definition */
+	for (int i = 0; tags[i]; i++)
+		if (strcasestr(s, tags[i]))
+			return true;
+	return false;
+}
+
+static void observe(void *ctx, const struct cfg_param *p, const struct cfg_node *map,
+		    const struct cfg_node *value, const char *text, double bare)
+{
+	(void)value;
+	struct discovery *d = ctx;
+	char path[320] = "";
+	bool reachable = map != NULL;
+	if (map)
+		cfg_node_path(map, path, sizeof(path));
+	if (strchr(path, '['))
+		reachable = false; /* list items: --set cannot name them */
+	char key[320];
+	if (reachable)
+		snprintf(key, sizeof(key), "%s%s%s", path, *path ? "." : "", p->key);
+	else
+		snprintf(key, sizeof(key), "(%s%s%s)", path, *path ? "." : "defaults of ", p->key);
+	for (int i = 0; i < d->n; i++)
+		if (strcmp(d->ps[i].key, key) == 0 && d->ps[i].p == p)
+			return; /* validation passes apply a table twice */
+	if (d->n == SENS_MAX_PARAMS)
+		return;
+	struct sparam *s = &d->ps[d->n++];
+	memset(s, 0, sizeof(*s));
+	snprintf(s->key, sizeof(s->key), "%s", key);
+	s->p = p;
+	snprintf(s->text, sizeof(s->text), "%s", text ? text : "");
+	s->bare = bare;
+	s->reachable = reachable;
+	s->tagged = tagged_source(p->source);
+}
+
+static double clamp_range(const struct cfg_param *p, double v)
+{
+	if (p->min <= p->max) {
+		if (v < p->min)
+			v = p->min;
+		if (v > p->max)
+			v = p->max;
+	}
+	return v;
+}
+
+/* The perturbed values of s, as text in the parameter's bare unit. */
+static void perturb(struct sparam *s, double lo, double hi)
+{
+	const struct cfg_param *p = s->p;
+	s->nvals = 0;
+	if (!s->reachable) {
+		s->skip = "its section is absent (defaults only)";
+		return;
+	}
+	if (p->type == CFG_T_BOOL) {
+		snprintf(s->vals[0], sizeof(s->vals[0]), "%s", s->bare != 0 ? "false" : "true");
+		s->nvals = 1;
+		return;
+	}
+	if (p->type == CFG_T_ENUM || p->type == CFG_T_STRING) {
+		s->skip = "not numeric";
+		return;
+	}
+	if (s->bare == 0) {
+		s->skip = "value 0 (a factor does not move it)";
+		return;
+	}
+	double f[2] = { lo, hi };
+	bool integral = p->type == CFG_T_INT ||
+			((p->type == CFG_T_SIZE || p->type == CFG_T_TIME) && (!p->unit || !*p->unit));
+	for (int i = 0; i < 2; i++) {
+		double v = clamp_range(p, s->bare * f[i]);
+		if (integral)
+			v = floor(v + 0.5);
+		if (v == s->bare)
+			continue;
+		bool dup = false;
+		for (int k = 0; k < s->nvals; k++)
+			dup |= strtod(s->vals[k], NULL) == v;
+		if (dup)
+			continue;
+		snprintf(s->vals[s->nvals++], sizeof(s->vals[0]), integral ? "%.0f" : "%.6g", v);
+	}
+	if (!s->nvals)
+		s->skip = "its range does not let it move";
+}
+
+static int write_tornado(const char *dir, struct sparam **rank, int n, double base,
+			 const char *metric, double lo, double hi, FILE *log)
+{
+	char path[4300];
+	snprintf(path, sizeof(path), "%s/tornado.tsv", dir);
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return -1;
+	/* y from the top: the largest effect first */
+	fprintf(f, "y\tparam\tlow\thigh\tvalue_low\tvalue_high\n");
+	for (int i = 0; i < n; i++) {
+		struct sparam *s = rank[i];
+		double a = s->metric[0], b = s->nvals > 1 ? s->metric[1] : NAN;
+		fprintf(f, "%d\t%s\t%.12g\t%.12g\t%s\t%s\n", n - i, s->key, a, b, s->vals[0],
+			s->nvals > 1 ? s->vals[1] : "-");
+	}
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/tornado.gp", dir);
+	f = fopen(path, "w");
+	if (!f)
+		return -1;
+	fprintf(f,
+		"# Tornado chart of `mobisim sensitivity` (regenerate: gnuplot tornado.gp in this\n"
+		"# directory). Bars run from the base run's metric to the perturbed run's.\n"
+		"if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) { set terminal pngcairo size 1000,%d noenhanced } \\\n"
+		"else { set terminal png size 1000,%d noenhanced }\n"
+		"set output 'tornado.png'\n"
+		"set datafile separator '\\t'\n"
+		"set title 'one at a time: each tunable x%g and x%g (base %.6g)'\n"
+		"set xlabel '%s'\n"
+		"set yrange [0.3:%d.7]\n"
+		"set ytics nomirror\n"
+		"set grid xtics\n"
+		"set key bottom right\n"
+		"set style fill solid 0.8 border -1\n"
+		"base = %.12g\n"
+		"set arrow from base, graph 0 to base, graph 1 nohead dt 2 lc rgb 'black'\n"
+		"plot 'tornado.tsv' skip 1 using (($3 + base) / 2):1:(base < $3 ? base : $3):(base < $3 ? $3 : base):($1 - 0.35):($1 + 0.01):ytic(2) "
+		"with boxxyerror lc rgb '#4477aa' title 'x%g (or flipped)', \\\n"
+		"     '' skip 1 using (($4 + base) / 2):1:(base < $4 ? base : $4):(base < $4 ? $4 : base):($1 - 0.01):($1 + 0.35) "
+		"with boxxyerror lc rgb '#cc6677' title 'x%g'\n",
+		120 + 32 * n, 120 + 32 * n, lo, hi, base, metric, n, base, lo, hi);
+	fclose(f);
+	if (system("command -v gnuplot >/dev/null 2>&1") != 0) {
+		if (log)
+			fprintf(log, "mobisim: warning: gnuplot not found: %s/tornado.png not drawn\n", dir);
+		return 0;
+	}
+	char cmd[4400];
+	snprintf(cmd, sizeof(cmd), "cd '%s' && gnuplot tornado.gp 2>tornado.gp.log", dir);
+	if (system(cmd) != 0 && log)
+		fprintf(log, "mobisim: warning: gnuplot failed (see %s/tornado.gp.log)\n", dir);
+	return 0;
+}
+
+static int cmp_effect(const void *a, const void *b)
+{
+	const struct sparam *x = *(struct sparam *const *)a, *y = *(struct sparam *const *)b;
+	double ex = isnan(x->effect) ? -1 : x->effect, ey = isnan(y->effect) ? -1 : y->effect;
+	if (ex != ey)
+		return ex < ey ? 1 : -1;
+	return strcmp(x->key, y->key);
+}
+
+int cmd_sensitivity(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "metric", required_argument, NULL, 'm' },
+		{ "scale", required_argument, NULL, 'x' },
+		{ "params", required_argument, NULL, 'p' },
+		{ "factors", required_argument, NULL, 'f' },
+		{ "set", required_argument, NULL, 's' },
+		{ "repeat", required_argument, NULL, 'R' },
+		{ "jobs", required_argument, NULL, 'j' },
+		{ "out", required_argument, NULL, 'o' },
+		{ "top", required_argument, NULL, 'T' },
+		{ "list", no_argument, NULL, 'l' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *metric = NULL, *params = NULL, *out = "sensitivity.out";
+	double scale = 1.0, flo = 0.5, fhi = 2.0;
+	long jobs = sysconf(_SC_NPROCESSORS_ONLN), reps = 1, top = 15;
+	bool list = false, quiet = false;
+	char **sets = calloc((size_t)argc + 1, sizeof(char *));
+	int nsets = 0, c, status = 2;
+	struct discovery d = { .ps = calloc(SENS_MAX_PARAMS, sizeof(struct sparam)) };
+	struct sweep *sw = NULL;
+	char *text = NULL;
+	struct sparam **rank = NULL;
+	struct sim_error err = { 0 };
+	if (!sets || !d.ps) {
+		fprintf(stderr, "mobisim: out of memory\n");
+		status = 1;
+		goto done;
+	}
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "m:j:o:qh", opts, NULL)) != -1) {
+		char *end = NULL;
+		switch (c) {
+		case 'm':
+			metric = optarg;
+			break;
+		case 'x':
+			scale = strtod(optarg, &end);
+			if (end == optarg || *end || !isfinite(scale) || scale == 0) {
+				fprintf(stderr, "mobisim: --scale: '%s' is not a non-zero number\n", optarg);
+				goto done;
+			}
+			break;
+		case 'p':
+			params = optarg;
+			break;
+		case 'f':
+			if (sscanf(optarg, "%lf,%lf", &flo, &fhi) != 2 || !(flo > 0) || !(fhi > 0) ||
+			    flo == 1 || fhi == 1 || flo == fhi) {
+				fprintf(stderr, "mobisim: --factors: '%s': expected LO,HI (positive, not 1), "
+					"e.g. 0.5,2\n", optarg);
+				goto done;
+			}
+			break;
+		case 's':
+			sets[nsets++] = optarg;
+			break;
+		case 'R':
+		case 'j':
+		case 'T': {
+			long v = strtol(optarg, &end, 10);
+			if (end == optarg || *end || v < 1 || v > 100000) {
+				fprintf(stderr, "mobisim: %s: '%s' is not a positive integer\n",
+					c == 'R' ? "--repeat" : c == 'j' ? "-j" : "--top", optarg);
+				goto done;
+			}
+			*(c == 'R' ? &reps : c == 'j' ? &jobs : &top) = v;
+			break;
+		}
+		case 'o':
+			out = optarg;
+			break;
+		case 'l':
+			list = true;
+			break;
+		case 'q':
+			quiet = true;
+			break;
+		case 'h':
+			sens_usage(stdout);
+			status = 0;
+			goto done;
+		default:
+			sens_usage(stderr);
+			goto done;
+		}
+	}
+	if (optind != argc - 1 || (!metric && !list)) {
+		if (optind == argc - 1)
+			fprintf(stderr, "mobisim: sensitivity: --metric is required\n");
+		sens_usage(stderr);
+		goto done;
+	}
+	if (metric && sweep_json_path_check(metric)) {
+		fprintf(stderr, "mobisim: --metric '%s': %s\n", metric, sweep_json_path_check(metric));
+		goto done;
+	}
+	const char *scenario = argv[optind];
+	char abs_scn[4096];
+	if (scenario[0] != '/' && getcwd(abs_scn, sizeof(abs_scn)))
+		snprintf(abs_scn + strlen(abs_scn), sizeof(abs_scn) - strlen(abs_scn), "/%s", scenario);
+	else
+		snprintf(abs_scn, sizeof(abs_scn), "%s", scenario);
+
+	/* discovery: build the simulator once (not run), watching every tunable
+	 * it reads. A section the scenario leaves out gives its defaults at no
+	 * key, so the sections a module may read are added empty (`cfq: {}`,
+	 * all defaults); those that nothing reads are dropped again (the
+	 * build's error names them) and the build retried. */
+	static const char *const sections[] = {
+		"block", "cfq", "deadline", "mq_deadline", "kyber", "cpu", "memory", "pagecache",
+		"pagecache_lock", "readahead", "writeback", "fs", "journal", "device.ftl", NULL,
+	};
+	bool drop[32] = { false };
+	char **dsets = calloc((size_t)nsets + 32, sizeof(char *));
+	char setbuf[32][64];
+	int rc = 0;
+	if (!dsets) {
+		status = 1;
+		goto done;
+	}
+	for (int attempt = 0; attempt < 32; attempt++) {
+		struct cfg_doc *doc;
+		struct sim *s = NULL;
+		struct sim_options so = { .quiet = true };
+		int nd = 0;
+		rc = cli_load_scenario(scenario, sets, nsets, &doc, &err);
+		if (rc)
+			break;
+		for (int i = 0; i < nsets; i++)
+			dsets[nd++] = sets[i];
+		for (int i = 0; sections[i]; i++) {
+			if (drop[i] || cfg_lookup(cfg_root(doc), sections[i]))
+				continue; /* present: its keys are reachable as they are */
+			snprintf(setbuf[i], sizeof(setbuf[i]), "%s={}", sections[i]);
+			dsets[nd++] = setbuf[i];
+		}
+		cfg_free(doc);
+		d.n = 0;
+		cfg_set_apply_observer(observe, &d);
+		rc = cli_load_scenario(scenario, dsets, nd, &doc, &err);
+		if (!rc)
+			rc = sim_create(doc, scenario, &so, &s, &err);
+		cfg_set_apply_observer(NULL, NULL);
+		sim_destroy(s);
+		if (!rc)
+			break;
+		bool dropped = false; /* a section we added that the build refused */
+		for (int i = 0; sections[i] && !dropped && strncmp(err.msg, "--set:", 6) == 0; i++) {
+			char needle[96];
+			snprintf(needle, sizeof(needle), " %s: ", sections[i]);
+			if (!drop[i] && strstr(err.msg, needle))
+				drop[i] = dropped = true;
+		}
+		if (!dropped)
+			break; /* the scenario's own error */
+	}
+	free(dsets);
+	if (rc) {
+		status = cli_report(&err);
+		goto done;
+	}
+
+	/* choose */
+	int nchosen = 0, nunreach = 0;
+	bool all = params && strcmp(params, "all") == 0;
+	if (params && !all) {
+		char *copy = strdup(params);
+		for (char *save = NULL, *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+			while (isspace((unsigned char)*t))
+				t++;
+			bool found = false;
+			for (int i = 0; i < d.n; i++)
+				if (strcmp(d.ps[i].key, t) == 0) {
+					d.ps[i].chosen = found = true;
+				}
+			if (!found) {
+				fprintf(stderr, "mobisim: --params: '%s' is not a tunable this scenario reads "
+					"(see --list)\n", t);
+				free(copy);
+				goto done;
+			}
+		}
+		free(copy);
+	} else {
+		for (int i = 0; i < d.n; i++)
+			d.ps[i].chosen = all || d.ps[i].tagged;
+	}
+	for (int i = 0; i < d.n; i++) {
+		if (!d.ps[i].chosen)
+			continue;
+		perturb(&d.ps[i], flo, fhi);
+		if (!d.ps[i].reachable)
+			nunreach++;
+		if (d.ps[i].nvals)
+			nchosen++;
+	}
+	if (list) {
+		printf("# tunables read by %s: key, value, type, tag, source\n", scenario);
+		for (int i = 0; i < d.n; i++) {
+			const struct sparam *p = &d.ps[i];
+			printf("%s\t%s\t%s\t%s\t%s\n", p->key, p->text,
+			       p->p->unit && *p->p->unit ? p->p->unit : "-",
+			       p->tagged ? "assumed" : "sourced", p->p->source ? p->p->source : "(none)");
+		}
+		status = 0;
+		goto done;
+	}
+	if (!nchosen) {
+		fprintf(stderr, "mobisim: sensitivity: no tunable to perturb (see --list)\n");
+		goto done;
+	}
+
+	/* one sweep: the base, then one include point per perturbed value */
+	size_t tlen = 0;
+	FILE *t = open_memstream(&text, &tlen);
+	fprintf(t, "base: \"%s\"\n", abs_scn);
+	if (nsets) {
+		fprintf(t, "set:\n");
+		for (int i = 0; i < nsets; i++) {
+			const char *eq = strchr(sets[i], '=');
+			if (!eq) {
+				fclose(t);
+				fprintf(stderr, "mobisim: --set '%s': expected KEY=VALUE\n", sets[i]);
+				goto done;
+			}
+			fprintf(t, "  \"%.*s\": \"%s\"\n", (int)(eq - sets[i]), sets[i], eq + 1);
+		}
+	}
+	if (reps > 1)
+		fprintf(t, "repetitions: %ld\n", reps);
+	fprintf(t, "include_points:\n");
+	int group = 1;
+	for (int i = 0; i < d.n; i++)
+		for (int k = 0; k < d.ps[i].nvals; k++) {
+			fputs("  - {\"", t);
+			fputs(d.ps[i].key, t);
+			fprintf(t, "\": \"%s\"}\n", d.ps[i].vals[k]);
+			d.ps[i].group[k] = group++;
+		}
+	fprintf(t, "metrics:\n  m: {path: '%s', scale: %.17g}\n", metric, scale);
+	fclose(t);
+	char name[4200];
+	snprintf(name, sizeof(name), "%s/sensitivity-sweep.yaml", out);
+	rc = sweep_load_string(text, tlen, name, &sw, &err);
+	if (rc) {
+		status = cli_report(&err);
+		goto done;
+	}
+	if (sw->ngroups != group) {
+		fprintf(stderr, "mobisim: sensitivity: internal: %d groups for %d runs\n", sw->ngroups,
+			group);
+		status = 1;
+		goto done;
+	}
+	if (!quiet)
+		fprintf(stderr, "mobisim: sensitivity: %d tunables, %d runs%s\n", nchosen, sw->npoints,
+			nunreach ? " (some chosen tunables have no key: see the table)" : "");
+	struct sweep_run_opts o = { .out_dir = out, .jobs = (int)jobs, .progress = !quiet && isatty(2),
+				    .log = stderr };
+	int nfailed = 0;
+	rc = sweep_run_all(sw, &o, &nfailed, &err);
+	if (rc && nfailed == sw->npoints) {
+		status = cli_report(&err);
+		goto done;
+	}
+	if (rc)
+		fprintf(stderr, "mobisim: sensitivity: %s (their parameters get NaN)\n", err.msg);
+	results_write_text_atomic(name, text, tlen, &err); /* what ran, for --collect and reruns */
+
+	/* read the means back */
+	char aggp[4300];
+	snprintf(aggp, sizeof(aggp), "%s/summary-agg.tsv", out);
+	FILE *a = fopen(aggp, "r");
+	double *mean = calloc((size_t)group, sizeof(double));
+	if (!a || !mean) {
+		fprintf(stderr, "mobisim: %s: %s\n", aggp, strerror(errno));
+		free(mean);
+		if (a)
+			fclose(a);
+		status = 1;
+		goto done;
+	}
+	char *line = NULL;
+	size_t cap = 0;
+	int mcol = -1;
+	for (int row = -1; getline(&line, &cap, a) >= 0; row++) {
+		line[strcspn(line, "\n")] = '\0';
+		int col = 0;
+		for (char *save = NULL, *f = strtok_r(line, "\t", &save); f; f = strtok_r(NULL, "\t", &save), col++) {
+			if (row < 0 && strcmp(f, "m.mean") == 0)
+				mcol = col;
+			if (row >= 0 && row < group && col == mcol)
+				mean[row] = strtod(f, NULL);
+		}
+	}
+	free(line);
+	fclose(a);
+	double base = mean[0];
+	rank = calloc((size_t)d.n + 1, sizeof(*rank));
+	int nr = 0;
+	for (int i = 0; i < d.n; i++) {
+		struct sparam *p = &d.ps[i];
+		if (!p->chosen)
+			continue;
+		p->effect = NAN;
+		for (int k = 0; k < p->nvals; k++) {
+			p->metric[k] = mean[p->group[k]];
+			double e = fabs(p->metric[k] - base);
+			if (isnan(e))
+				p->skip = k ? "the high value did not run (see above)"
+					    : "the low value did not run (see above)";
+			else if (isnan(p->effect) || e > p->effect)
+				p->effect = e;
+		}
+		rank[nr++] = p;
+	}
+	free(mean);
+	qsort(rank, (size_t)nr, sizeof(*rank), cmp_effect);
+
+	/* sensitivity.tsv */
+	char *tsv = NULL;
+	size_t tsvlen = 0;
+	FILE *ts = open_memstream(&tsv, &tsvlen);
+	fprintf(ts, "# mobisim sensitivity %s --metric %s (scale %g), base %.12g, factors x%g x%g, "
+		    "%ld seed(s) per run\n", scenario, metric, scale, base, flo, fhi, reps);
+	fprintf(ts, "rank\tparam\ttag\tvalue\tunit\tvalue_low\tvalue_high\tmetric_low\tmetric_high\t"
+		    "effect\teffect_rel\tsource\n");
+	for (int i = 0; i < nr; i++) {
+		struct sparam *p = rank[i];
+		fprintf(ts, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%.12g\t%.12g\t%.6g\t%.4g\t%s\n", i + 1, p->key,
+			p->tagged ? "assumed" : "sourced", p->text,
+			p->p->unit && *p->p->unit ? p->p->unit : "-", p->nvals ? p->vals[0] : "-",
+			p->nvals > 1 ? p->vals[1] : "-", p->nvals ? p->metric[0] : NAN,
+			p->nvals > 1 ? p->metric[1] : NAN, p->effect,
+			base != 0 ? p->effect / fabs(base) : NAN,
+			p->skip ? p->skip : (p->p->source ? p->p->source : "(none)"));
+	}
+	fclose(ts);
+	snprintf(aggp, sizeof(aggp), "%s/sensitivity.tsv", out);
+	if (results_write_text_atomic(aggp, tsv, tsvlen, &err)) {
+		free(tsv);
+		status = cli_report(&err);
+		goto done;
+	}
+	free(tsv);
+	int ntop = 0;
+	while (ntop < nr && ntop < top && rank[ntop]->nvals && !isnan(rank[ntop]->effect))
+		ntop++;
+	write_tornado(out, rank, ntop, base, metric, flo, fhi, quiet ? NULL : stderr);
+	if (!quiet) {
+		printf("mobisim sensitivity %s: %s = %.6g at the base; each tunable x%g and x%g\n\n",
+		       scenario, metric, base, flo, fhi);
+		printf("%4s  %-44s %-12s %12s %12s %10s  %s\n", "rank", "tunable", "value", "metric lo",
+		       "metric hi", "effect", "");
+		for (int i = 0; i < nr; i++) {
+			struct sparam *p = rank[i];
+			char lo[32] = "-", hi[32] = "-";
+			if (p->nvals)
+				snprintf(lo, sizeof(lo), "%.6g", p->metric[0]);
+			if (p->nvals > 1)
+				snprintf(hi, sizeof(hi), "%.6g", p->metric[1]);
+			printf("%4d  %-44s %-12s %12s %12s %9.1f%%  %s\n", i + 1, p->key, p->text, lo, hi,
+			       base != 0 ? 100.0 * p->effect / fabs(base) : NAN, p->skip ? p->skip : "");
+		}
+		printf("\n%s/sensitivity.tsv, %s/tornado.png\n", out, out);
+	}
+	/* perturbed values a module refuses (out of a cross-field range) are
+	 * reported above and ranked last; only a base that did not run fails */
+	status = isnan(base) ? 1 : 0;
+done:
+	cfg_set_apply_observer(NULL, NULL);
+	sweep_free(sw);
+	free(text);
+	free(rank);
+	free(d.ps);
+	free(sets);
+	return status;
+}
