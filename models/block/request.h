@@ -61,7 +61,25 @@ struct io_context {
 	bool fg;              /* currently foreground (from the fg_uid timeline) */
 	const char *comm;     /* process name, for traces */
 	void *elv_data;
+	/* The task's blkio cgroup as Android's task profiles place it
+	 * (models/stack/task_profiles.c); all zero = the root group, no policy.
+	 * Group-aware schedulers (bfq: blkio.bfq.weight; cfq groups:
+	 * blkio.weight) read these; blk-ioprio's policy via ioc_io_class(). */
+	uint16_t blkcg_id;          /* tasks with the same id share a group; 0 = root */
+	uint16_t blkcg_weight;      /* blkio.weight of the group (10..1000), 0 = not set */
+	uint16_t blkcg_bfq_weight;  /* blkio.bfq.weight (1..1000), 0 = not set (bfq: 100) */
+	uint8_t blkcg_prio_policy;  /* blkio.prio.class: 0 no-change, 1 none-to-rt,
+				     * 2 restrict-to-be, 3 idle (values as the classes) */
 };
+
+/* The I/O class a request of ioc gets with blk-ioprio (Linux 5.15
+ * block/blk-ioprio.c blkcg_ioprio_track: bi_ioprio = max(bi_ioprio,
+ * policy << IOPRIO_CLASS_SHIFT), so the class is the larger of the two). */
+static inline uint8_t ioc_io_class(const struct io_context *ioc)
+{
+	return ioc->blkcg_prio_policy > ioc->ioprio_class ? ioc->blkcg_prio_policy
+							  : ioc->ioprio_class;
+}
 
 struct bio {
 	uint64_t sector;

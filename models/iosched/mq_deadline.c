@@ -73,7 +73,7 @@ static int dd_prio(const struct dd_data *dd, const struct io_context *ioc)
 {
 	if (!dd->prio_aware || !ioc)
 		return DD_BE_PRIO;
-	switch (ioc->ioprio_class) {
+	switch (ioc_io_class(ioc)) { /* with blk-ioprio's cgroup policy */
 	case IOPRIO_CLASS_RT:
 		return DD_RT_PRIO;
 	case IOPRIO_CLASS_IDLE:

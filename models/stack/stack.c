@@ -271,14 +271,15 @@ int stack_create(struct sim *sim, struct cfg_node *root, struct stack **out, str
 		free(s);
 		return sim_errorf(err, SIM_E_NOMEM, "out of memory");
 	}
-	struct cfg_node *n_cpu, *n_mem, *n_pc, *n_lock, *n_ra, *n_wb, *n_fs, *n_jn;
+	struct cfg_node *n_cpu, *n_mem, *n_pc, *n_lock, *n_ra, *n_wb, *n_fs, *n_jn, *n_tp;
 	int rc;
 	if ((rc = section(root, "cpu", &n_cpu, err)) || (rc = section(root, "memory", &n_mem, err)) ||
 	    (rc = section(root, "pagecache", &n_pc, err)) ||
 	    (rc = section(root, "pagecache_lock", &n_lock, err)) ||
 	    (rc = section(root, "readahead", &n_ra, err)) ||
 	    (rc = section(root, "writeback", &n_wb, err)) || (rc = section(root, "fs", &n_fs, err)) ||
-	    (rc = section(root, "journal", &n_jn, err)))
+	    (rc = section(root, "journal", &n_jn, err)) ||
+	    (rc = section(root, "task_profiles", &n_tp, err)))
 		goto fail;
 	s->fs.ops = &ext4_fs_ops;
 	if (n_fs && cfg_get(n_fs, "kind")) {
@@ -294,7 +295,7 @@ int stack_create(struct sim *sim, struct cfg_node *root, struct stack **out, str
 	}
 	if ((rc = cpu_init(s, n_cpu, err)) || (rc = pagecache_init(s, n_mem, n_pc, err)) ||
 	    (rc = pglock_init(s, n_lock, err)) || (rc = readahead_init(s, n_ra, err)) ||
-	    (rc = s->fs.ops->init(s, n_fs, n_jn, err)))
+	    (rc = s->fs.ops->init(s, n_fs, n_jn, err)) || (rc = task_profiles_init(s, n_tp, err)))
 		goto fail;
 	if ((rc = writeback_init(s, n_wb, err)) || (rc = fg_parse(s, cfg_get(root, "fg"), err)))
 		goto fail;
@@ -394,6 +395,7 @@ struct json_t *stack_stats_json(const struct stack *s)
 	if (s->fs.ops == &ext4_fs_ops)
 		json_object_set_new(o, "journal", journal_to_json(s));
 	json_object_set_new(o, "fs", s->fs.ops->to_json(s));
+	json_object_set_new(o, "task_profiles", task_profiles_to_json(s));
 	json_t *tasks = json_array();
 	struct list_head *pos;
 	list_for_each(pos, &s->tasks) {
@@ -405,6 +407,7 @@ struct json_t *stack_stats_json(const struct stack *s)
 		json_object_set_new(j, "uid", json_integer(t->uid));
 		json_object_set_new(j, "ioprio_class", json_integer(t->ioc.ioprio_class));
 		json_object_set_new(j, "ioprio_level", json_integer(t->ioc.ioprio_level));
+		json_object_set_new(j, "blkcg", json_integer(t->ioc.blkcg_id));
 		json_object_set_new(j, "ops", json_integer((json_int_t)t->ops_done));
 		json_object_set_new(j, "bytes_read", json_integer((json_int_t)t->bytes_read));
 		json_object_set_new(j, "bytes_written", json_integer((json_int_t)t->bytes_written));

@@ -96,6 +96,13 @@ struct fs_params {
 	bool cold_metadata;           /* inode blocks not cached at start */
 };
 
+struct tp_params {
+	bool enabled;
+	int64_t root_weight, bg_weight, bg_bfq_weight;
+	int bg_prio_policy;
+	const char *foreground_uids;
+};
+
 struct journal_params {
 	bool enabled;
 	int64_t commit_interval_ns;
@@ -423,6 +430,11 @@ struct journal {
 	int64_t ordered_start_ns;
 };
 
+struct task_profiles {
+	struct tp_params p;
+	uint64_t moves;               /* group changes applied */
+};
+
 struct fs_ops;
 struct f2fs;
 
@@ -453,6 +465,7 @@ struct stack {
 	struct writeback wb;
 	struct fs fs;
 	struct journal jn;
+	struct task_profiles tp;
 
 	struct list_head tasks;       /* creation order */
 	uint32_t ntasks, user_alive;
@@ -672,6 +685,14 @@ void jbd2_run(struct stack_task *t);
 void journal_ordered_progress(struct stack *s, struct stack_file *f);
 void journal_bio_done(struct stack *s, struct stack_bio *sb);
 struct json_t *journal_to_json(const struct stack *s);
+
+/* ------------------------------------------------- task_profiles.c */
+
+int task_profiles_init(struct stack *s, struct cfg_node *node, struct sim_error *err);
+/* Place t in its blkio group for its current state (no-op when disabled). */
+void task_profiles_apply(struct stack *s, struct stack_task *t);
+void task_profiles_apply_all(struct stack *s);
+struct json_t *task_profiles_to_json(const struct stack *s);
 
 /* -------------------------------------------------- stack_launch.c */
 

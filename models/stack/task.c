@@ -723,6 +723,7 @@ struct stack_task *stack_task_create(struct stack *s, const struct stack_task_at
 	}
 	t->src = *src;
 	s->user_alive++;
+	task_profiles_apply(s, t);
 	return t;
 }
 
@@ -767,6 +768,8 @@ void stack_set_fg_uid(struct stack *s, uint32_t uid)
 		struct stack_task *t = list_entry(pos, struct stack_task, all_node);
 		t->ioc.fg = t->uid != 0 && t->uid == uid;
 	}
+	/* the activity manager applies SCHED_SP_TOP_APP / _BACKGROUND too */
+	task_profiles_apply_all(s);
 }
 
 uint32_t stack_fg_uid(const struct stack *s)
