@@ -575,6 +575,10 @@ static const struct trace_reader_ops *const registry[] = {
 	&trace_blkparse_ops,
 	&trace_disksim_ops,
 	&trace_ftrace_ops,
+	&trace_csv_ops,
+	&trace_fio_ops,
+	&trace_perfetto_ops,
+	&trace_tracecmd_ops,
 	NULL,
 };
 

@@ -161,7 +161,8 @@ struct trace_diag {
 struct trace_opts {
 	enum trace_disksim_time disksim_time;
 	/* Refuse (SIM_E_INPUT with file and offset) what the default reads
-	 * past with a warning: a cut last record, a missing CPU file. */
+	 * past with a warning: a cut last record, a missing CPU file, what the
+	 * csv, fio and perfetto readers skip (docs/traces.md). */
 	bool strict;
 	/* Where readers report (trace_open_auto points it at the reader's own
 	 * struct trace_reader.diag when NULL). */
@@ -170,6 +171,9 @@ struct trace_opts {
 	 * were printed out of time order back in order (0 = the default, 512,
 	 * blkparse's own batch; 1 = input order; at most 65536). */
 	uint32_t blkparse_reorder_window;
+	/* csv: column mapping for text formats the reader does not know
+	 * (traces/csvtrace.c, docs/traces.md); NULL = detect MSR/SNIA. */
+	const char *columns;
 };
 
 /* Bytes given to probe(). */
@@ -199,6 +203,10 @@ struct trace_reader_ops {
 	 * the reader must not be read again). */
 	int (*next)(void *state, struct trace_rec *rec, struct sim_error *err);
 	void (*close)(void *state);
+	/* Optional: "key: value" lines for `trace stat` on what the reader saw
+	 * beyond block records (other events, names) and what it skipped with
+	 * a warning. NULL when the reader has nothing to add. */
+	void (*report)(void *state, FILE *out);
 };
 
 struct trace_reader {
@@ -211,6 +219,10 @@ extern const struct trace_reader_ops trace_blktrace_ops;
 extern const struct trace_reader_ops trace_blkparse_ops;
 extern const struct trace_reader_ops trace_disksim_ops;
 extern const struct trace_reader_ops trace_ftrace_ops; /* traces/ftrace.c: block events only */
+extern const struct trace_reader_ops trace_csv_ops;      /* traces/csvtrace.c: MSR/SNIA CSV, --columns */
+extern const struct trace_reader_ops trace_fio_ops;      /* traces/csvtrace.c: fio iolog v2/v3 */
+extern const struct trace_reader_ops trace_perfetto_ops; /* traces/perfetto.c: Perfetto protobuf */
+extern const struct trace_reader_ops trace_tracecmd_ops; /* traces/tracecmd.c: trace-cmd trace.dat */
 
 /* NULL-terminated table of every reader, in probe order. */
 const struct trace_reader_ops *const *trace_reader_registry(void);

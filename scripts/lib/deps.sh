@@ -4,7 +4,9 @@
 # parallel: tests/integration/sweep.sh runs a sweep through GNU parallel (issue 8).
 # zlib1g-dev liblzma-dev libzstd-dev: compressed traces (traces/trace.c); zstd xz-utils
 # gzip: tests/integration/trace_field.sh compresses its inputs.
-MOBISIM_DEBS="cmake gcc make pkg-config libyaml-dev libjansson-dev libgsl-dev libcmocka-dev zlib1g-dev liblzma-dev libzstd-dev zstd xz-utils gzip gnuplot-nox blktrace python3 parallel"
+# libtracecmd-dev, libtracefs-dev (its pkg-config needs it), libtraceevent-dev: the trace.dat
+# reader (traces/tracecmd.c); trace-cmd: tests/integration/trace_readers.sh checks its fixture.
+MOBISIM_DEBS="cmake gcc make pkg-config libyaml-dev libjansson-dev libgsl-dev libcmocka-dev zlib1g-dev liblzma-dev libzstd-dev zstd xz-utils gzip gnuplot-nox blktrace python3 parallel libtracecmd-dev libtracefs-dev libtraceevent-dev trace-cmd"
 
 mobisim_ensure_packages() {
 	local missing=() p

@@ -452,21 +452,25 @@ static void trace_usage(FILE *f)
 		"usage: mobisim trace stat FILE [options]\n"
 		"       mobisim trace convert FILE --to blkparse|blktrace|mqsim [-o OUT] [options]\n"
 		"  FILE: blktrace (one file, a per-CPU set by its base NAME or any NAME.blktrace.N,\n"
-		"  a blkparse -d dump), blkparse text, DiskSim/MQSim ASCII or ftrace text; '-' or a\n"
-		"  pipe for standard input; gzip, xz and zstd are decompressed. The format is\n"
-		"  detected from the content.\n"
+		"  a blkparse -d dump), blkparse text, DiskSim/MQSim ASCII, ftrace text, Perfetto,\n"
+		"  trace-cmd trace.dat, MSR/SNIA CSV or a fio iolog; '-' or a pipe for standard\n"
+		"  input; gzip, xz and zstd are decompressed. The format is detected from the\n"
+		"  content.\n"
 		"  --to blkparse          text as Debian's blkparse 1.2.0 prints it\n"
 		"  --to blktrace          binary: -o NAME.blktrace.0 writes a per-CPU set\n"
 		"                         NAME.blktrace.N (`blkparse -i NAME`); any other name or\n"
 		"                         stdout one combined stream (`blkparse -i -`, `btt -i`)\n"
 		"  --to mqsim             MQSim/SSDSim ASCII: time_ns devno lba sectors 1=read|0=write\n"
 		"                         (mobisim reads it back)\n"
-		"  --format NAME          force a reader (blktrace, blkparse, disksim, ftrace)\n"
+		"  --format NAME          force a reader (blktrace, blkparse, disksim, ftrace, csv, fio,\n"
+		"                         perfetto, tracecmd)\n"
 		"  --disksim-time ns|ms   DiskSim/MQSim time unit (default: ns for integers,\n"
 		"                         ms for decimals)\n"
 		"  --window N             blkparse text: reorder window in events (1 = input order)\n"
-		"  --strict               refuse a cut last record or a missing CPU file (default:\n"
-		"                         read past them with a warning, as blkparse does)\n"
+		"  --columns SPEC         text request lists: which column holds what, e.g.\n"
+		"                         time=1:us,op=2,offset=3:sector,size=4:sector,sep=ws\n"
+		"  --strict               refuse a cut last record, a missing CPU file and what the\n"
+		"                         readers otherwise skip with a warning (as blkparse does)\n"
 		"  -o, --out FILE         write here (atomically) instead of stdout\n");
 }
 
@@ -753,6 +757,10 @@ static int do_stat(const char *path, const char *format, const struct trace_opts
 		stat_print(stdout, path, r.ops->name, &s, &r.diag);
 		if (fflush(stdout) || ferror(stdout))
 			rc = sim_errorf(err, SIM_E_IO, "stdout: %s", strerror(errno));
+		if (r.ops->report) {
+			fprintf(stdout, "\n# %s reader\n", r.ops->name);
+			r.ops->report(r.state, stdout);
+		}
 		report_warnings(&r, path);
 	}
 	trace_close(&r);
@@ -769,6 +777,7 @@ int cmd_trace(int argc, char **argv)
 		{ "disksim-time", required_argument, NULL, 'T' },
 		{ "window", required_argument, NULL, 'w' },
 		{ "strict", no_argument, NULL, 'S' },
+		{ "columns", required_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -819,6 +828,9 @@ int cmd_trace(int argc, char **argv)
 		case 'S':
 			opts.strict = true;
 			break;
+		case 'C':
+			opts.columns = optarg;
+			break;
 		case 'h':
 			trace_usage(stdout);
 			return 0;
@@ -835,6 +847,8 @@ int cmd_trace(int argc, char **argv)
 	}
 	const char *path = argv[first];
 	int rc;
+	if (opts.columns && !format)
+		format = "csv";
 	if (!strcmp(sub, "stat")) {
 		if (to || out) {
 			fprintf(stderr, "mobisim: trace stat: --to and -o belong to trace convert\n");
