@@ -635,7 +635,9 @@ static void csv_due(struct csv_reader *c, const struct trace_rec *q, int64_t res
 		return;
 	}
 	struct csv_done *d = &c->pend[c->npend];
-	d->t = q->time_ns + (resp < INT64_MAX - q->time_ns ? resp : INT64_MAX - q->time_ns);
+	/* resp >= 0: saturate only when the queue time is positive (fuzzing found
+	 * the overflow of INT64_MAX - a negative time) */
+	d->t = q->time_ns > 0 && resp > INT64_MAX - q->time_ns ? INT64_MAX : q->time_ns + resp;
 	d->order = c->pend_order++;
 	d->dev = q->dev_major;
 	d->sector = q->sector;
