@@ -357,6 +357,38 @@ struct tc_reader {
 static int tc_check_format(const char *sys, const uint8_t *fmt, uint64_t size, uint64_t off,
 			   const char *name, struct sim_error *err)
 {
+	/* libtraceevent 1.7.1 itself dereferences NULL on some malformed
+	 * formats (fuzzing: a non-digit array size, a misspelt "field:"), so
+	 * the layout the kernel writes (kernel/trace/trace_events.c f_show) is
+	 * checked first: printable ASCII; after "format:" each line blank,
+	 * "print fmt: ..." or "\tfield:TYPE NAME[DIGITS];\toffset:D;\tsize:D;..." */
+	bool in_fields = false;
+	for (uint64_t i = 0, ls = 0; i <= size; i++) {
+		if (i < size && fmt[i] != '\n') {
+			if ((fmt[i] < 32 || fmt[i] > 126) && fmt[i] != '\t')
+				return sim_errorf(err, SIM_E_INPUT, "%s: byte offset %" PRIu64 ": byte 0x%02x in "
+						  "an event format", name, off + i, fmt[i]);
+			continue;
+		}
+		const char *l = (const char *)fmt + ls;
+		size_t n = (size_t)(i - ls);
+		ls = i + 1;
+		if (n == 7 && !memcmp(l, "format:", 7)) {
+			in_fields = true;
+			continue;
+		}
+		if (!in_fields || n == 0 || (n >= 10 && !memcmp(l, "print fmt:", 10)))
+			continue;
+		bool ok = n > 7 && !memcmp(l, "\tfield:", 7);
+		for (size_t k = 0; ok && k < n; k++)
+			if (l[k] == '[')
+				for (k++; ok && k < n && l[k] != ']'; k++)
+					ok = l[k] >= '0' && l[k] <= '9';
+		if (!ok)
+			return sim_errorf(err, SIM_E_INPUT, "%s: byte offset %" PRIu64 ": an event format "
+					  "line is not \"\\tfield:TYPE NAME;\\toffset:...\"", name,
+					  off + (uint64_t)(l - (const char *)fmt));
+	}
 	struct tep_handle *tep = tep_alloc();
 	if (!tep)
 		return sim_errorf(err, SIM_E_NOMEM, "%s: out of memory", name);
