@@ -99,7 +99,7 @@ static void observe(void *ctx, const struct cfg_param *p, const struct cfg_node 
 {
 	(void)value;
 	struct discovery *d = ctx;
-	char path[320] = "";
+	char path[240] = "";
 	bool reachable = map != NULL;
 	if (map)
 		cfg_node_path(map, path, sizeof(path));
@@ -107,9 +107,9 @@ static void observe(void *ctx, const struct cfg_param *p, const struct cfg_node 
 		reachable = false; /* list items: --set cannot name them */
 	char key[320];
 	if (reachable)
-		snprintf(key, sizeof(key), "%s%s%s", path, *path ? "." : "", p->key);
+		snprintf(key, sizeof(key), "%s%s%.64s", path, *path ? "." : "", p->key);
 	else
-		snprintf(key, sizeof(key), "(%s%s%s)", path, *path ? "." : "defaults of ", p->key);
+		snprintf(key, sizeof(key), "(%s%s%.64s)", path, *path ? "." : "defaults of ", p->key);
 	for (int i = 0; i < d->n; i++)
 		if (strcmp(d->ps[i].key, key) == 0 && d->ps[i].p == p)
 			return; /* validation passes apply a table twice */
