@@ -32,6 +32,8 @@ void sim_metrics_init(struct sim_metrics *m)
 {
 	memset(m, 0, sizeof(*m));
 	for (int c = 0; c < SIM_NCLASS; c++) {
+		m->cls[c].first_ns = INT64_MAX;
+		m->cls[c].last_ns = INT64_MIN;
 		for (int op = 0; op < SIM_NOP; op++)
 			stats_dist_init(&m->cls[c].op[op].lat);
 		for (int b = 0; b < SIM_NBTT; b++)
@@ -73,6 +75,14 @@ void sim_metrics_op(struct sim_metrics *m, enum sim_class c, enum sim_op op, uin
 	s->count++;
 	s->bytes += bytes;
 	metrics_note(m, stats_dist_add(&s->lat, lat_ns));
+	if (m->clock) {
+		struct sim_class_metrics *cm = &m->cls[c];
+		int64_t now = *m->clock;
+		if (now - lat_ns < cm->first_ns)
+			cm->first_ns = now - lat_ns;
+		if (now > cm->last_ns)
+			cm->last_ns = now;
+	}
 }
 
 void sim_metrics_wait(struct sim_metrics *m, enum sim_class c, enum sim_wait w, int64_t ns)
@@ -151,7 +161,27 @@ static json_t *metrics_json_str(const char *s)
 
 /* json_object_set_new and json_array_append_new take the reference even on
  * failure and fail on a NULL value, so errors just accumulate. */
-static json_t *metrics_opstat_json(const struct sim_opstat *s)
+int sim_metrics_fio_keys(struct json_t *o, uint64_t count, uint64_t bytes, int64_t runtime_ns)
+{
+	double s = runtime_ns > 0 ? (double)runtime_ns / 1e9 : 0;
+	int err = 0;
+	err |= json_object_set_new(o, "total_ios", json_integer((json_int_t)count));
+	err |= json_object_set_new(o, "io_bytes", json_integer((json_int_t)bytes));
+	err |= json_object_set_new(o, "io_kbytes", json_integer((json_int_t)(bytes >> 10)));
+	err |= json_object_set_new(o, "runtime", json_integer((json_int_t)(runtime_ns / 1000000)));
+	err |= json_object_set_new(o, "iops", json_real(s > 0 ? (double)count / s : 0));
+	err |= json_object_set_new(o, "bw_bytes",
+				   json_integer((json_int_t)(s > 0 ? (double)bytes / s : 0)));
+	err |= json_object_set_new(o, "bw",
+				   json_integer((json_int_t)(s > 0 ? (double)bytes / 1024 / s : 0)));
+	return err;
+}
+
+/* lat_ns is the op's whole latency, from the call to its return. fio splits
+ * it into submission (slat) and completion (clat) latency; the model issues
+ * synchronously at the call, so slat is not modelled and clat_ns repeats
+ * lat_ns, which is what fio reports for a synchronous engine up to slat. */
+static json_t *metrics_opstat_json(const struct sim_opstat *s, int64_t runtime_ns)
 {
 	json_t *o = json_object();
 	if (!o)
@@ -160,6 +190,8 @@ static json_t *metrics_opstat_json(const struct sim_opstat *s)
 	err |= json_object_set_new(o, "count", json_integer((json_int_t)s->count));
 	err |= json_object_set_new(o, "bytes", json_integer((json_int_t)s->bytes));
 	err |= json_object_set_new(o, "lat_ns", stats_dist_to_json(&s->lat));
+	err |= json_object_set_new(o, "clat_ns", stats_dist_to_json(&s->lat));
+	err |= sim_metrics_fio_keys(o, s->count, s->bytes, runtime_ns);
 	if (err) {
 		json_decref(o);
 		return NULL;
@@ -172,8 +204,12 @@ struct json_t *sim_metrics_class_json(const struct sim_class_metrics *cm)
 {
 	json_t *o = json_object(), *btt = json_object();
 	int err = !o || !btt;
+	int64_t runtime = cm->last_ns > cm->first_ns ? cm->last_ns - cm->first_ns : 0;
 	for (int op = 0; op < SIM_NOP && !err; op++)
-		err |= json_object_set_new(o, sim_op_names[op], metrics_opstat_json(&cm->op[op]));
+		err |= json_object_set_new(o, sim_op_names[op],
+					   metrics_opstat_json(&cm->op[op], runtime));
+	if (!err)
+		err |= json_object_set_new(o, "runtime_ns", json_integer(runtime));
 	for (int b = 0; b < SIM_NBTT && !err; b++)
 		err |= json_object_set_new(btt, sim_btt_names[b], stats_dist_to_json(&cm->btt[b]));
 	if (!err) {

@@ -43,6 +43,9 @@ struct sim_waitstat {
 
 struct sim_class_metrics {
 	struct sim_opstat op[SIM_NOP];
+	/* span from the first op's start to the last op's end (fio's runtime
+	 * of the class); INT64_MAX / INT64_MIN while no op was measured */
+	int64_t first_ns, last_ns;
 	struct stats_dist btt[SIM_NBTT];
 	struct sim_waitstat wait[SIM_NWAIT];
 };
@@ -58,6 +61,7 @@ struct sim_metrics {
 	struct sim_region *regions;
 	uint32_t nregions, cap_regions;
 	int error; /* first histogram allocation failure (SIM_E_NOMEM) of a void recorder, or 0 */
+	const int64_t *clock; /* the run's clock (ns), for the class spans; NULL: no spans */
 };
 
 extern const char *const sim_class_names[SIM_NCLASS];
@@ -74,6 +78,11 @@ void sim_metrics_btt(struct sim_metrics *m, enum sim_class c, enum sim_btt b, in
 /* Returns 0 or SIM_E_NOMEM. Strings are copied. */
 int sim_metrics_region(struct sim_metrics *m, const char *name, const char *task, int64_t start_ns,
 		       int64_t duration_ns);
+
+/* The keys fio's JSON output gives one direction of a job, for tools that
+ * post-process fio: total_ios, io_bytes, io_kbytes, runtime (ms), iops,
+ * bw_bytes, bw (KiB/s), over runtime_ns (0: rates are 0). */
+int sim_metrics_fio_keys(struct json_t *o, uint64_t count, uint64_t bytes, int64_t runtime_ns);
 
 /* CONTRACT.md result pieces (caller owns the returned JSON). */
 struct json_t;

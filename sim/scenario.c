@@ -22,6 +22,7 @@
 #include "models/stack/stack.h"
 #include "sim/scenario.h"
 #include "sim/sim.h"
+#include "sim/cli/timeline_out.h"
 #include "sim/cli/trace_out.h"
 #include "sim/workload.h"
 
@@ -213,6 +214,11 @@ static int scenario_build(struct sim *s, const char *path, const struct sim_opti
 
 	if (opt && opt->trace_out) {
 		rc = sim_trace_out_open(s, opt->trace_out, err);
+		if (rc)
+			return rc;
+	}
+	if (opt && opt->timeline) {
+		rc = sim_timeline_out_open(s, opt->timeline, err);
 		if (rc)
 			return rc;
 	}

@@ -15,6 +15,7 @@
 #include "models/device/device.h"
 #include "sim/assert.h"
 #include "sim/scenario.h"
+#include "sim/cli/timeline_out.h"
 #include "sim/cli/trace_out.h"
 #include "sim/workload.h"
 #include "version.h"
@@ -36,6 +37,7 @@ struct sim *sim_new_bare(uint64_t seed)
 	}
 	s->seed = seed;
 	sim_metrics_init(&s->metrics);
+	s->metrics.clock = &s->engine.now;
 	s->until_ns = SIM_TIME_MAX;
 	s->replay = "none";
 	return s;
@@ -171,6 +173,7 @@ void sim_destroy(struct sim *s)
 	if (s->device)
 		device_destroy(s->device);
 	sim_trace_out_free(s->trace_out);
+	sim_timeline_out_free(s->timeline_out);
 	sim_metrics_free(&s->metrics);
 	sim_rng_set_free(s->rng);
 	cfg_free(s->doc);

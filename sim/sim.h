@@ -25,12 +25,15 @@ struct stack;
 struct policy_set;
 struct workload;
 struct sim_trace_out;
+struct sim_timeline;
+struct sim_timeline_out;
 struct json_t;
 
 struct sim_options {
 	uint64_t seed;              /* used when the scenario has no `seed:` or --seed given */
 	bool seed_given;            /* --seed overrides the scenario's */
 	const char *trace_out;      /* --trace-out: blkparse text of the simulated run */
+	const char *timeline;       /* --timeline: trace-event JSON of the simulated run */
 	bool quiet;
 	const char *const *plugins; /* --plugin paths, NULL-terminated, may be NULL */
 };
@@ -53,6 +56,8 @@ struct sim {
 
 	int64_t until_ns;           /* run.until: stop the clock here (SIM_TIME_MAX) */
 	struct sim_trace_out *trace_out; /* --trace-out writer, or NULL */
+	struct sim_timeline *timeline;   /* --timeline recorder the models feed, or NULL */
+	struct sim_timeline_out *timeline_out; /* its file and block-layer tracks */
 
 	/* A failure detected inside an event handler: the run stops and
 	 * sim_run() returns it. */

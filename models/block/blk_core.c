@@ -77,7 +77,7 @@ void blk_trace(struct blk_queue *q, char action, const struct io_request *rq,
 	struct blk_trace_event ev;
 	const struct io_context *ioc = rq ? rq->ioc : bio ? bio->ioc : NULL;
 
-	if (!q->has_sink)
+	if (!q->nsinks)
 		return;
 	memset(&ev, 0, sizeof(ev));
 	ev.time_ns = sim_now(q->sim);
@@ -95,18 +95,33 @@ void blk_trace(struct blk_queue *q, char action, const struct io_request *rq,
 	ev.pid = ioc ? ioc->pid : 0;
 	ev.comm = ioc && ioc->comm ? ioc->comm : "kworker";
 	ev.depth = depth;
-	q->sink.event(q->sink.ctx, &ev);
+	for (int i = 0; i < q->nsinks; i++)
+		q->sinks[i].event(q->sinks[i].ctx, &ev);
+}
+
+int blk_add_trace_sink(struct blk_queue *q, const struct blk_trace_sink *sink)
+{
+	if (!sink || !sink->event || q->nsinks >= BLK_MAX_TRACE_SINKS)
+		return -1;
+	q->sinks[q->nsinks++] = *sink;
+	return 0;
 }
 
 void blk_set_trace_sink(struct blk_queue *q, const struct blk_trace_sink *sink)
 {
-	if (sink && sink->event) {
-		q->sink = *sink;
-		q->has_sink = true;
-	} else {
-		memset(&q->sink, 0, sizeof(q->sink));
-		q->has_sink = false;
-	}
+	q->nsinks = 0;
+	blk_add_trace_sink(q, sink);
+}
+
+void blk_remove_trace_sink(struct blk_queue *q, const void *ctx)
+{
+	for (int i = 0; i < q->nsinks; i++)
+		if (q->sinks[i].ctx == ctx) {
+			memmove(&q->sinks[i], &q->sinks[i + 1],
+				(size_t)(q->nsinks - i - 1) * sizeof(q->sinks[0]));
+			q->nsinks--;
+			return;
+		}
 }
 
 /* --------------------------------------------------------- request pool */

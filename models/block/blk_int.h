@@ -142,8 +142,8 @@ struct blk_queue {
 	struct sim_event wake_event;  /* woken get_request sleepers retry */
 	struct sim_event run_event;   /* deferred run (kblockd) after a from_schedule unplug */
 
-	struct blk_trace_sink sink;
-	bool has_sink;
+	struct blk_trace_sink sinks[BLK_MAX_TRACE_SINKS];
+	int nsinks;
 	struct blk_counters c;
 
 	struct blk_mq *mq;            /* block.kind: mq (models/block/blk_mq.c); NULL = 3.10 path */

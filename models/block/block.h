@@ -118,6 +118,13 @@ enum blk_where {
  * get_request sleepers: O(outstanding); meant for the rare miss path. */
 enum blk_where blk_locate_sector(const struct blk_queue *q, uint64_t sector);
 
+/* Trace points go to every sink added (--trace-out, --timeline, the launch
+ * recorder ...), in the order they were added. Add: 0, or -1 when
+ * BLK_MAX_TRACE_SINKS are in place. Remove: the sink whose ctx is ctx. */
+#define BLK_MAX_TRACE_SINKS 8
+int blk_add_trace_sink(struct blk_queue *q, const struct blk_trace_sink *sink);
+void blk_remove_trace_sink(struct blk_queue *q, const void *ctx);
+/* Make sink the only one (NULL: none); for tests that watch one queue. */
 void blk_set_trace_sink(struct blk_queue *q, const struct blk_trace_sink *sink);
 
 struct sim *blk_queue_sim(const struct blk_queue *q);

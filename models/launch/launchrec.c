@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "models/block/blk_int.h" /* the queue's current sink, to chain it */
+#include "models/block/block.h"
 #include "models/stack/stack.h"
 #include "sim/sim.h"
 
@@ -23,8 +23,6 @@ static bool app_has_pid(const struct lrec_app *a, int32_t pid, bool *helper)
 static void lrec_event(void *ctx, const struct blk_trace_event *ev)
 {
 	struct lrec *r = ctx;
-	if (r->has_prev)
-		r->prev.event(r->prev.ctx, ev);
 	if (ev->action != 'D' || req_is_write(ev->flags) ||
 	    ev->nr_sectors == 0)
 		return;
@@ -65,12 +63,9 @@ static void lrec_install(struct lrec *r)
 {
 	if (r->installed || !r->q)
 		return;
-	r->has_prev = r->q->has_sink;
-	if (r->has_prev)
-		r->prev = r->q->sink;
 	struct blk_trace_sink s = { .event = lrec_event, .ctx = r };
-	blk_set_trace_sink(r->q, &s);
-	r->installed = true;
+	if (blk_add_trace_sink(r->q, &s) == 0)
+		r->installed = true;
 }
 
 struct lrec_app *lrec_begin(struct lrec *r, const char *name, int32_t pid, bool record)
@@ -132,15 +127,8 @@ void lrec_end(struct lrec_app *a)
 
 void lrec_destroy(struct lrec *r)
 {
-	/* Only if the sink is still ours: --trace-out may have closed (and
-	 * cleared it) already, and its sink must not come back. */
-	if (r->installed && r->q && r->q->has_sink && r->q->sink.event == lrec_event &&
-	    r->q->sink.ctx == r) {
-		if (r->has_prev)
-			blk_set_trace_sink(r->q, &r->prev);
-		else
-			blk_set_trace_sink(r->q, NULL);
-	}
+	if (r->installed && r->q)
+		blk_remove_trace_sink(r->q, r);
 	struct lrec_app *a = r->apps;
 	while (a) {
 		struct lrec_app *n = a->next;

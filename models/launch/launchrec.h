@@ -40,8 +40,7 @@ struct lrec_app {
 struct lrec {
 	struct sim *sim;
 	struct blk_queue *q;
-	struct blk_trace_sink prev;
-	bool has_prev, installed;
+	bool installed;
 	struct stack_file *bdev;
 	struct lprof *prof;          /* where recordings go (owned by the policy) */
 	struct lrec_app *apps, *tail;

@@ -47,6 +47,7 @@
 
 #include "models/stack/stack_int.h"
 #include "sim/sim.h"
+#include "sim/timeline.h"
 
 #define NS_PER_S 1000000000LL
 /* mm/page-writeback.c BANDWIDTH_INTERVAL max(HZ/5, 1) */
@@ -182,6 +183,22 @@ static void wb_wake_all(struct stack *s)
 
 /* ---------------------------------------------------------- dirtying */
 
+/* Sampled at most every millisecond of simulated time: a 4 GiB write
+ * dirties a million pages, and the curve is what a reader looks at. */
+#define WB_TIMELINE_INTERVAL_NS 1000000LL
+
+static void wb_timeline(struct stack *s)
+{
+	struct sim_timeline *tl = s->sim->timeline;
+	if (!tl)
+		return;
+	int64_t now = sim_now(s->sim);
+	sim_timeline_counter(tl, TIMELINE_PID_MEMORY, "dirty pages", now, (double)s->wb.nr_dirty,
+			     WB_TIMELINE_INTERVAL_NS);
+	sim_timeline_counter(tl, TIMELINE_PID_MEMORY, "writeback pages", now,
+			     (double)s->wb.nr_writeback, WB_TIMELINE_INTERVAL_NS);
+}
+
 void wb_page_dirtied(struct stack *s, struct pc_page *pg)
 {
 	struct writeback *wb = &s->wb;
@@ -190,6 +207,7 @@ void wb_page_dirtied(struct stack *s, struct pc_page *pg)
 	f->nr_dirty++;
 	if (wb->nr_dirty + wb->nr_writeback > wb->peak_dirty)
 		wb->peak_dirty = wb->nr_dirty + wb->nr_writeback;
+	wb_timeline(s);
 	if (!f->on_dirty_list) {
 		f->on_dirty_list = true;
 		f->dirtied_when = sim_now(s->sim);
@@ -289,6 +307,7 @@ uint32_t wb_build_bios(struct stack *s, struct stack_file *f, uint64_t index, ui
 	f->nr_dirty -= n;
 	wb->nr_writeback += n;
 	f->nr_writeback += n;
+	wb_timeline(s);
 	f->wb_cur += n;
 	if (sync)
 		wb->pages_sync += n;
@@ -357,6 +376,7 @@ void wb_bio_done(struct stack *s, struct stack_bio *sb)
 	}
 	wb->nr_writeback -= n;
 	f->nr_writeback -= n;
+	wb_timeline(s);
 	if (sb->epoch == f->wb_epoch)
 		f->wb_cur -= n;
 	else

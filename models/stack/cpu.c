@@ -90,7 +90,7 @@ static void cpu_dispatch(struct cpu_model *c, int core, int64_t now)
 	if (!u)
 		return;
 	list_del_init(&u->rq_node);
-	task_charge(u, SIM_WAIT_CPU, now - u->cpu_ready_since);
+	task_charge_since(u, SIM_WAIT_CPU, u->cpu_ready_since);
 	cpu_start(c, u, core, now);
 }
 
@@ -126,6 +126,7 @@ void cpu_burst_event(struct stack_task *t)
 	struct cpu_model *c = &s->cpu;
 	int64_t now = sim_now(s->sim);
 	int core = t->core;
+	task_timeline_slice(t, "cpu", "running", t->slice_start, t->slice_len);
 	t->vruntime += t->slice_len;
 	t->cpu_left -= t->slice_len;
 	c->busy_ns += t->slice_len;
@@ -181,6 +182,7 @@ void cpu_run(struct stack_task *t, int64_t ns)
 	if (victim >= 0 && worst - t->vruntime > c->wakeup_gran) {
 		struct stack_task *u = c->core[victim];
 		int64_t ran = now - u->slice_start;
+		task_timeline_slice(u, "cpu", "running", u->slice_start, ran);
 		sim_cancel(s->sim, &u->cpu_ev);
 		u->vruntime += ran;
 		u->cpu_left -= ran;

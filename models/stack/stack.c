@@ -386,6 +386,29 @@ struct json_t *stack_to_json(const struct stack *s)
 
 static const char *const task_kind_names[] = { "user", "flusher", "jbd2", "kswapd", "fs" };
 
+/* fio-style numbers of one task over its life (start to exit, or to now). */
+static json_t *task_io_json(const struct stack *s, const struct stack_task *t)
+{
+	int64_t end = t->state == TS_EXITED ? t->exit_ns : sim_now(s->sim);
+	int64_t runtime = end > t->start_ns ? end - t->start_ns : 0;
+	json_t *o = json_object();
+	for (int op = 0; op < SIM_NOP; op++) {
+		const struct task_iostat *io = &t->io[op];
+		json_t *d = json_object(), *clat = json_object();
+		json_object_set_new(clat, "N", json_integer((json_int_t)io->count));
+		json_object_set_new(clat, "min", json_integer(io->count ? io->lat_min : 0));
+		json_object_set_new(clat, "max", json_integer(io->lat_max));
+		json_object_set_new(clat, "mean",
+				    json_real(io->count ? io->lat_sum / (double)io->count : 0));
+		json_object_set_new(d, "count", json_integer((json_int_t)io->count));
+		json_object_set_new(d, "bytes", json_integer((json_int_t)io->bytes));
+		json_object_set_new(d, "clat_ns", clat);
+		sim_metrics_fio_keys(d, io->count, io->bytes, runtime);
+		json_object_set_new(o, sim_op_names[op], d);
+	}
+	return o;
+}
+
 struct json_t *stack_stats_json(const struct stack *s)
 {
 	json_t *o = json_object();
@@ -421,6 +444,8 @@ struct json_t *stack_stats_json(const struct stack *s)
 			if (t->wait_total[c] > 0)
 				json_object_set_new(w, sim_wait_names[c], json_integer(t->wait_total[c]));
 		json_object_set_new(j, "wait_ns", w);
+		if (t->kind == TASK_USER)
+			json_object_set_new(j, "io", task_io_json(s, t));
 		json_array_append_new(tasks, j);
 	}
 	json_object_set_new(o, "tasks", tasks);

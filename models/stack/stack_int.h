@@ -306,6 +306,14 @@ struct stack_task {
 	int64_t region_start[STACK_REGION_DEPTH];
 	int nregions;
 
+	/* per-op totals of this task, for its fio-style numbers (no histogram:
+	 * replays may hold thousands of threads) */
+	struct task_iostat {
+		uint64_t count, bytes;
+		int64_t lat_min, lat_max;
+		double lat_sum;
+	} io[SIM_NOP];
+
 	/* dirty throttling (task_struct nr_dirtied, nr_dirtied_pause) */
 	uint64_t nr_dirtied, nr_dirtied_pause;
 	int bdp_phase;
@@ -498,6 +506,11 @@ void task_free(struct stack_task *t);
 void task_block(struct stack_task *t, enum sim_wait cause);
 /* Charge ns of wait to cause without blocking (one part of a compound delay). */
 void task_charge(struct stack_task *t, enum sim_wait cause, int64_t ns);
+/* Charge the wait from since_ns until now (it is over). */
+void task_charge_since(struct stack_task *t, enum sim_wait cause, int64_t since_ns);
+/* A state slice of t on the run's timeline (no-op without --timeline). */
+void task_timeline_slice(struct stack_task *t, const char *cat, const char *name,
+			 int64_t start_ns, int64_t ns);
 /* Become runnable again (resume at the current instant, via an event). */
 void task_wake(struct stack_task *t);
 /* Blocked for wait_ns (accounted to cause) then busy_ns more (not a wait),

@@ -28,6 +28,7 @@
 #include "models/stack/stack_int.h"
 #include "sim/assert.h"
 #include "sim/sim.h"
+#include "sim/timeline.h"
 
 const char *const stack_op_names[STACK_NOPKIND] = {
 	"read", "write", "fault", "fsync", "fdatasync", "cpu", "sleep",
@@ -42,20 +43,49 @@ enum sim_class task_class(const struct stack_task *t)
 	return t->ioc.fg ? SIM_CLASS_FG : SIM_CLASS_BG;
 }
 
+/* The task's timeline track: apps under their process (tgid), kernel
+ * threads together. Named on first use. */
+static void task_track(struct stack_task *t, int64_t *pid, int64_t *tid)
+{
+	struct sim_timeline *tl = t->stack->sim->timeline;
+	bool user = t->kind == TASK_USER;
+	*pid = user ? t->ioc.tgid : TIMELINE_PID_KERNEL;
+	*tid = t->ioc.pid;
+	sim_timeline_track(tl, *pid, *tid, user ? (t->ioc.comm ? t->ioc.comm : t->name) : NULL,
+			   t->name);
+}
+
+void task_timeline_slice(struct stack_task *t, const char *cat, const char *name,
+			 int64_t start_ns, int64_t ns)
+{
+	if (!t->stack->sim->timeline || ns <= 0)
+		return;
+	int64_t pid, tid;
+	task_track(t, &pid, &tid);
+	sim_timeline_slice(t->stack->sim->timeline, pid, tid, cat, name, start_ns, ns, true,
+			   sim_class_names[task_class(t)], NULL, 0);
+}
+
 /* Kernel threads keep their own totals (stack_stats_json) but stay out of
  * the fg/bg metrics, which describe the apps. */
-static void task_account(struct stack_task *t, enum sim_wait cause, int64_t ns)
+static void task_account(struct stack_task *t, enum sim_wait cause, int64_t start_ns, int64_t ns)
 {
 	if (cause >= SIM_NWAIT || ns <= 0)
 		return;
 	t->wait_total[cause] += ns;
 	if (t->kind == TASK_USER)
 		sim_metrics_wait(&t->stack->sim->metrics, task_class(t), cause, ns);
+	task_timeline_slice(t, "wait", sim_wait_names[cause], start_ns, ns);
 }
 
 void task_charge(struct stack_task *t, enum sim_wait cause, int64_t ns)
 {
-	task_account(t, cause, ns);
+	task_account(t, cause, sim_now(t->stack->sim), ns);
+}
+
+void task_charge_since(struct stack_task *t, enum sim_wait cause, int64_t since_ns)
+{
+	task_account(t, cause, since_ns, sim_now(t->stack->sim) - since_ns);
 }
 
 static void task_run_event(struct sim *sim, struct sim_event *ev)
@@ -167,7 +197,7 @@ void task_wake(struct stack_task *t)
 	if (sim_event_pending(&t->timer_ev))
 		sim_cancel(sim, &t->timer_ev);
 	if (t->wait_cause != SIM_NWAIT)
-		task_account(t, t->wait_cause, sim_now(sim) - t->wait_since);
+		task_account(t, t->wait_cause, t->wait_since, sim_now(sim) - t->wait_since);
 	t->wait_cause = SIM_NWAIT;
 	t->state = TS_READY;
 	sim_at(sim, &t->run_ev, sim_now(sim));
@@ -182,7 +212,7 @@ enum step task_delay(struct stack_task *t, int64_t wait_ns, enum sim_wait cause,
 		busy_ns = 0;
 	if (wait_ns + busy_ns == 0)
 		return STEP_DONE;
-	task_account(t, cause, wait_ns);
+	task_account(t, cause, sim_now(t->stack->sim), wait_ns);
 	t->state = TS_BLOCKED;
 	t->wait_cause = SIM_NWAIT;
 	t->wait_since = sim_now(t->stack->sim);
@@ -275,8 +305,16 @@ static void op_end(struct stack_task *t)
 		uint64_t bytes = t->os.op.kind == STACK_OP_FAULT ? STACK_PAGE_SIZE : t->os.op.len;
 		if (mop == SIM_OP_FSYNC)
 			bytes = 0;
-		sim_metrics_op(&s->sim->metrics, t->os.cls, mop, bytes,
-			       sim_now(s->sim) - t->os.start_ns);
+		int64_t lat = sim_now(s->sim) - t->os.start_ns;
+		sim_metrics_op(&s->sim->metrics, t->os.cls, mop, bytes, lat);
+		struct task_iostat *io = &t->io[mop];
+		if (io->count == 0 || lat < io->lat_min)
+			io->lat_min = lat;
+		if (lat > io->lat_max)
+			io->lat_max = lat;
+		io->count++;
+		io->bytes += bytes;
+		io->lat_sum += (double)lat;
 	}
 	if (t->os.op.kind == STACK_OP_READ)
 		t->bytes_read += t->os.op.len;
@@ -578,6 +616,17 @@ static void region_end(struct stack_task *t, const char *name)
 		if (sim_metrics_region(&sim->metrics, t->regions[i], t->name, t->region_start[i],
 				       sim_now(sim) - t->region_start[i]))
 			sim_fail(sim, SIM_E_NOMEM, "out of memory recording a region");
+		if (sim->timeline) {
+			int64_t pid, tid;
+			char label[96];
+			task_track(t, &pid, &tid);
+			snprintf(label, sizeof(label), "%s regions", t->name);
+			sim_timeline_track(sim->timeline, pid, TIMELINE_REGION_TID(tid), NULL, label);
+			sim_timeline_slice(sim->timeline, pid, TIMELINE_REGION_TID(tid), "region",
+					   t->regions[i], t->region_start[i],
+					   sim_now(sim) - t->region_start[i], false,
+					   sim_class_names[task_class(t)], NULL, 0);
+		}
 		t->nregions = i;
 		return;
 	}

@@ -11,6 +11,7 @@
 #include "sim/results.h"
 #include "sim/sim.h"
 #include "sim/cli/summary.h"
+#include "sim/cli/timeline_out.h"
 #include "sim/cli/trace_out.h"
 
 int cli_report(const struct sim_error *err)
@@ -27,6 +28,7 @@ static void run_usage(FILE *f)
 		"  --seed N            run seed (overrides the scenario's seed:)\n"
 		"  --out FILE          write the result JSON here (atomically; - for stdout)\n"
 		"  --trace-out FILE    write the simulated block trace as blkparse text\n"
+		"  --timeline FILE     write the run as Chrome/Perfetto trace-event JSON\n"
 		"  --plugin FILE.so    load policies from a plugin (repeatable)\n"
 		"  --quiet             no summary on stdout\n");
 }
@@ -58,6 +60,7 @@ int cmd_run(int argc, char **argv)
 		{ "seed", required_argument, NULL, 'S' },
 		{ "out", required_argument, NULL, 'o' },
 		{ "trace-out", required_argument, NULL, 't' },
+		{ "timeline", required_argument, NULL, 'T' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "plugin", required_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
@@ -98,6 +101,9 @@ int cmd_run(int argc, char **argv)
 		case 't':
 			so.trace_out = optarg;
 			break;
+		case 'T':
+			so.timeline = optarg;
+			break;
 		case 'q':
 			so.quiet = true;
 			break;
@@ -132,6 +138,8 @@ int cmd_run(int argc, char **argv)
 		rc = sim_run(s, &err);
 	if (!rc)
 		rc = sim_trace_out_finish(s, &err);
+	if (!rc)
+		rc = sim_timeline_out_finish(s, &err);
 	if (rc) {
 		status = cli_report(&err);
 		sim_destroy(s);

@@ -106,7 +106,10 @@ int sim_trace_out_open(struct sim *s, const char *path, struct sim_error *err)
 	}
 	t->sink.event = trace_out_event;
 	t->sink.ctx = t;
-	blk_set_trace_sink(s->blk, &t->sink);
+	if (blk_add_trace_sink(s->blk, &t->sink)) {
+		sim_trace_out_free(t);
+		return sim_errorf(err, SIM_E_RUNTIME, "--trace-out: too many block trace sinks");
+	}
 	s->trace_out = t;
 	return 0;
 }
@@ -116,7 +119,7 @@ int sim_trace_out_finish(struct sim *s, struct sim_error *err)
 	struct sim_trace_out *t = s->trace_out;
 	if (!t)
 		return 0;
-	blk_set_trace_sink(s->blk, NULL);
+	blk_remove_trace_sink(s->blk, t);
 	int rc = t->bw ? trace_blktrace_writer_finish(t->bw, err)
 		       : trace_blkparse_writer_finish(t->w, err);
 	if (rc) {

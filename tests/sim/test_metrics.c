@@ -1,6 +1,7 @@
 /* Tests for sim/metrics.c: name tables, recording by class, region storage
  * and the CONTRACT.md "classes", "waits" and "regions" JSON.
  */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -168,6 +169,39 @@ static void test_metrics_classes_json(void **state)
 	sim_metrics_free(&m);
 }
 
+/* fio's keys: 100 reads of 8 KiB, each 1 ms, back to back from t = 2 s:
+ * runtime 100 ms, 1000 IOPS, 8192000 B/s, 8000 KiB/s; clat_ns = lat_ns. */
+static void test_metrics_fio_keys(void **state)
+{
+	struct sim_metrics m;
+	int64_t now = 2000000000;
+	sim_metrics_init(&m);
+	m.clock = &now;
+	for (int i = 0; i < 100; i++) {
+		now += 1000000;
+		sim_metrics_op(&m, SIM_CLASS_FG, SIM_OP_READ, 8192, 1000000);
+	}
+	json_t *j = sim_metrics_classes_json(&m);
+	json_t *fg = json_object_get(j, "fg");
+	assert_int_equal(json_integer_value(json_object_get(fg, "runtime_ns")), 100000000);
+	json_t *rd = json_object_get(fg, "read");
+	assert_int_equal(json_integer_value(json_object_get(rd, "total_ios")), 100);
+	assert_int_equal(json_integer_value(json_object_get(rd, "io_bytes")), 819200);
+	assert_int_equal(json_integer_value(json_object_get(rd, "io_kbytes")), 800);
+	assert_int_equal(json_integer_value(json_object_get(rd, "runtime")), 100);
+	assert_true(fabs(json_real_value(json_object_get(rd, "iops")) - 1000.0) < 1e-9);
+	assert_int_equal(json_integer_value(json_object_get(rd, "bw_bytes")), 8192000);
+	assert_int_equal(json_integer_value(json_object_get(rd, "bw")), 8000);
+	assert_true(json_equal(json_object_get(rd, "clat_ns"), json_object_get(rd, "lat_ns")));
+	json_t *pct = json_object_get(json_object_get(rd, "clat_ns"), "percentile");
+	assert_int_equal(json_integer_value(json_object_get(pct, "99.000000")), 1000000);
+	/* a class with no ops has zero rates, not a division by zero */
+	json_t *bw = json_object_get(json_object_get(j, "bg"), "write");
+	assert_true(json_real_value(json_object_get(bw, "iops")) == 0.0);
+	json_decref(j);
+	sim_metrics_free(&m);
+}
+
 static void test_metrics_waits_json_order(void **state)
 {
 	struct sim_metrics m;
@@ -232,6 +266,7 @@ int main(void)
 		cmocka_unit_test(test_metrics_record_by_class),
 		cmocka_unit_test(test_metrics_regions_grow_and_copy),
 		cmocka_unit_test(test_metrics_classes_json),
+		cmocka_unit_test(test_metrics_fio_keys),
 		cmocka_unit_test(test_metrics_waits_json_order),
 		cmocka_unit_test(test_metrics_regions_json),
 	};

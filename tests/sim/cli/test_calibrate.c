@@ -204,7 +204,7 @@ static void replay_d2c(const char *trace, const char *device_yaml, struct d2c_si
 	if (sim_create(doc, "cal.yaml", &opt, &sim, &err))
 		fail_msg("%s", err.msg);
 	struct blk_trace_sink sink = { .event = sink_event, .ctx = s };
-	blk_set_trace_sink(sim->blk, &sink);
+	assert_int_equal(blk_add_trace_sink(sim->blk, &sink), 0);
 	if (sim_run(sim, &err))
 		fail_msg("%s", err.msg);
 	sim_destroy(sim);
