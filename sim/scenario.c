@@ -17,13 +17,11 @@
 #include "models/block/block.h"
 #include "models/completion/completion.h"
 #include "models/device/device.h"
-#include "models/iosched/elevator.h"
+#include "models/block/elevator.h"
 #include "models/policies/policy.h"
 #include "models/stack/stack.h"
 #include "sim/scenario.h"
 #include "sim/sim.h"
-#include "sim/cli/timeline_out.h"
-#include "sim/cli/trace_out.h"
 #include "sim/workload.h"
 
 struct run_limits {
@@ -212,16 +210,6 @@ static int scenario_build(struct sim *s, const char *path, const struct sim_opti
 	if (rc)
 		return rc;
 
-	if (opt && opt->trace_out) {
-		rc = sim_trace_out_open(s, opt->trace_out, err);
-		if (rc)
-			return rc;
-	}
-	if (opt && opt->timeline) {
-		rc = sim_timeline_out_open(s, opt->timeline, err);
-		if (rc)
-			return rc;
-	}
 
 	s->workload = calloc(1, sizeof(*s->workload));
 	if (!s->workload)

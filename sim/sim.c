@@ -15,8 +15,6 @@
 #include "models/device/device.h"
 #include "sim/assert.h"
 #include "sim/scenario.h"
-#include "sim/cli/timeline_out.h"
-#include "sim/cli/trace_out.h"
 #include "sim/workload.h"
 #include "version.h"
 
@@ -172,8 +170,6 @@ void sim_destroy(struct sim *s)
 		blk_queue_destroy(s->blk);
 	if (s->device)
 		device_destroy(s->device);
-	sim_trace_out_free(s->trace_out);
-	sim_timeline_out_free(s->timeline_out);
 	sim_metrics_free(&s->metrics);
 	sim_rng_set_free(s->rng);
 	cfg_free(s->doc);

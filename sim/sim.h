@@ -32,8 +32,6 @@ struct json_t;
 struct sim_options {
 	uint64_t seed;              /* used when the scenario has no `seed:` or --seed given */
 	bool seed_given;            /* --seed overrides the scenario's */
-	const char *trace_out;      /* --trace-out: blkparse text of the simulated run */
-	const char *timeline;       /* --timeline: trace-event JSON of the simulated run */
 	bool quiet;
 	const char *const *plugins; /* --plugin paths, NULL-terminated, may be NULL */
 };
@@ -55,6 +53,8 @@ struct sim {
 	const char *replay;         /* "closed", "open" or "synthetic" */
 
 	int64_t until_ns;           /* run.until: stop the clock here (SIM_TIME_MAX) */
+	/* Output adapters the program attaches after sim_create and finishes
+	 * or frees before sim_destroy (sim/cli/trace_out.h, timeline_out.h). */
 	struct sim_trace_out *trace_out; /* --trace-out writer, or NULL */
 	struct sim_timeline *timeline;   /* --timeline recorder the models feed, or NULL */
 	struct sim_timeline_out *timeline_out; /* its file and block-layer tracks */

@@ -2,7 +2,7 @@
  * elevator.c (the kernel keeps the same split between blk-core.c,
  * blk-merge.c and elevator.c with block/blk.h as their private header).
  * Nothing outside those files may include this; the public interface is
- * models/block/block.h and models/iosched/elevator.h.
+ * models/block/block.h and models/block/elevator.h.
  */
 #ifndef MODELS_BLK_INT_H
 #define MODELS_BLK_INT_H
@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #include "models/block/block.h"
-#include "models/iosched/elevator.h"
+#include "models/block/elevator.h"
 #include "models/block/request.h"
 #include "sim/list.h"
 #include "sim/metrics.h"

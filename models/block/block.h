@@ -19,7 +19,7 @@
 #include <stdint.h>
 
 #include "models/device/device.h"
-#include "models/iosched/elevator.h"
+#include "models/block/elevator.h"
 #include "models/block/request.h"
 #include "sim/config.h"
 #include "sim/error.h"

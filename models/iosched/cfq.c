@@ -1,7 +1,7 @@
 /* CFQ, the Completely Fair Queueing I/O scheduler, as in Linux 3.10
  * block/cfq-iosched.c (read in AndreiLux/ref-3.10; the ~4.3 copy in
  * torvalds/linux for the later differences). Facts and numbers carry over
- * with their source; the code is written afresh against models/iosched/elevator.h.
+ * with their source; the code is written afresh against models/block/elevator.h.
  *
  * Modelled, with the kernel's structure and names:
  *  - one cfq_queue per process for sync I/O (a cfq_io_cq behind
@@ -145,7 +145,7 @@
 
 #include "models/block/block.h"
 #include "models/iosched/cfq.h"
-#include "models/iosched/elevator.h"
+#include "models/block/elevator.h"
 #include "models/block/request.h"
 #include "sim/assert.h"
 #include "sim/config.h"

@@ -6,7 +6,7 @@
 
 #include <stdbool.h>
 
-#include "models/iosched/elevator.h"
+#include "models/block/elevator.h"
 
 extern const struct elevator_ops cfq_elevator_ops;
 

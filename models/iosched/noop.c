@@ -7,7 +7,7 @@
 
 #include <jansson.h>
 
-#include "models/iosched/elevator.h"
+#include "models/block/elevator.h"
 #include "sim/list.h"
 
 struct noop_data {

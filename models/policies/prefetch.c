@@ -46,7 +46,7 @@
 
 #include <jansson.h>
 
-#include "models/launch/launch_common.h"
+#include "models/policies/launch_common.h"
 #include "models/launch/launchprof.h"
 #include "models/launch/launchrec.h"
 #include "models/launch/pfplan.h"

@@ -8,7 +8,7 @@
 
 #include "models/completion/completion.h"
 #include "models/device/device.h"
-#include "models/iosched/elevator.h"
+#include "models/block/elevator.h"
 #include "models/policies/policy.h"
 #include "sim/cli/cli.h"
 #include "sim/sim.h"

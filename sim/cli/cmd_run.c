@@ -77,7 +77,7 @@ int cmd_run(int argc, char **argv)
 		return 1;
 	}
 	so.plugins = plugins;
-	const char *out = NULL;
+	const char *out = NULL, *trace_out = NULL, *timeline = NULL;
 	int c, status = 2;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "s:o:qh", opts, NULL)) != -1) {
@@ -99,10 +99,10 @@ int cmd_run(int argc, char **argv)
 			out = optarg;
 			break;
 		case 't':
-			so.trace_out = optarg;
+			trace_out = optarg;
 			break;
 		case 'T':
-			so.timeline = optarg;
+			timeline = optarg;
 			break;
 		case 'q':
 			so.quiet = true;
@@ -134,6 +134,10 @@ int cmd_run(int argc, char **argv)
 	int rc = cli_load_scenario(path, sets, nsets, &doc, &err);
 	if (!rc)
 		rc = sim_create(doc, path, &so, &s, &err);
+	if (!rc && trace_out)
+		rc = sim_trace_out_open(s, trace_out, &err);
+	if (!rc && timeline)
+		rc = sim_timeline_out_open(s, timeline, &err);
 	if (!rc)
 		rc = sim_run(s, &err);
 	if (!rc)
@@ -142,6 +146,10 @@ int cmd_run(int argc, char **argv)
 		rc = sim_timeline_out_finish(s, &err);
 	if (rc) {
 		status = cli_report(&err);
+		if (s) {
+			sim_trace_out_free(s->trace_out);
+			sim_timeline_out_free(s->timeline_out);
+		}
 		sim_destroy(s);
 		goto done;
 	}

@@ -23,7 +23,7 @@
 #include "models/block/block.h"
 #include "models/iosched/cfq.h"
 #include "models/device/device.h"
-#include "models/iosched/elevator.h"
+#include "models/block/elevator.h"
 #include "models/policies/policy.h"
 #include "models/block/request.h"
 #include "sim/config.h"

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "models/block/blk_int.h"
-#include "models/iosched/elevator.h"
+#include "models/block/elevator.h"
 #include "sim/assert.h"
 
 /* ------------------------------------------------------------ registry */

@@ -4,7 +4,7 @@
  * ESL'20 loader profile and replay a launch the same way; only the plan
  * differs.
  */
-#include "models/launch/launch_common.h"
+#include "models/policies/launch_common.h"
 
 #include <stdio.h>
 #include <stdlib.h>
