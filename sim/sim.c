@@ -124,6 +124,8 @@ int sim_run(struct sim *s, struct sim_error *err)
 				       : now + (int64_t)k * SIM_DONE_CHECK_NS;
 		}
 		r = sim_engine_run(&s->engine, stop);
+		if (s->on_progress)
+			s->on_progress(s, s->progress_ctx);
 		if (r != SIM_RUN_UNTIL || sim_now(s) >= s->until_ns)
 			break;
 	}

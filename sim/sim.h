@@ -64,6 +64,11 @@ struct sim {
 	struct sim_error fail;
 	bool failed;
 	double wall_s;              /* wall-clock time of sim_run, for the result only */
+
+	/* Called by sim_run between slices of simulated time (about every
+	 * millisecond of it); the program's progress line. NULL: none. */
+	void (*on_progress)(struct sim *s, void *ctx);
+	void *progress_ctx;
 	const char *end_reason;     /* "done", "until", "max_events" (engine.end) */
 };
 

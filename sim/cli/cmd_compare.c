@@ -37,6 +37,7 @@
 
 #include "models/policies/policy.h"
 #include "sim/cli/cli.h"
+#include "sim/cli/progress.h"
 #include "sim/cli/sweep.h"
 #include "sim/results.h"
 #include "sim/sim.h"
@@ -735,8 +736,12 @@ int cmd_compare(int argc, char **argv)
 			rc = cli_load_scenario(path, sets_kv, nkv + 1, &cd, &err);
 			if (!rc)
 				rc = sim_create(cd, path, &so, &s, &err);
-			if (!rc)
+			if (!rc) {
+				struct cli_progress prog;
+				cli_progress_attach(&prog, s, sets[k].label);
 				rc = sim_run(s, &err);
+				cli_progress_done(&prog);
+			}
 			if (rc) {
 				sim_destroy(s);
 				json_decref(seeds);

@@ -8,6 +8,7 @@
 #include <jansson.h>
 
 #include "sim/cli/cli.h"
+#include "sim/cli/progress.h"
 #include "sim/results.h"
 #include "sim/sim.h"
 #include "sim/cli/summary.h"
@@ -138,8 +139,12 @@ int cmd_run(int argc, char **argv)
 		rc = sim_trace_out_open(s, trace_out, &err);
 	if (!rc && timeline)
 		rc = sim_timeline_out_open(s, timeline, &err);
-	if (!rc)
+	struct cli_progress prog;
+	if (!rc) {
+		cli_progress_attach(&prog, s, NULL);
 		rc = sim_run(s, &err);
+		cli_progress_done(&prog);
+	}
 	if (!rc)
 		rc = sim_trace_out_finish(s, &err);
 	if (!rc)
