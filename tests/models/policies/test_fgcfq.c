@@ -30,9 +30,6 @@
 #include "sim/sim.h"
 #include "sim/stats.h"
 
-#define MS 1000000LL
-#define US 1000LL
-#define MAXD 64
 
 /* A rotational queue: CFQ idles from the start (on flash it waits for
  * hw_tag detection), so the idling rules of the mode are exercised. */
@@ -42,213 +39,12 @@
 /* Service time grows with size: 100 us + 2 us per KiB. */
 #define DEV_QD1_SIZE "model: ideal\nservice: fixed\nmean_us: 100\nper_kib_ns: 2000\nqueue_depth: 1\n"
 
-struct harness;
-
-struct tio {
-	struct bio bio;
-	struct sim_event ev;
-	struct stream *s;
-	int64_t t_done;
-};
-
-/* A closed-loop submitter: depth bios outstanding; each completion issues
- * the next one after think_ns. */
-struct stream {
-	struct harness *h;
-	struct io_context ioc;
-	struct io_context *iocp;
-	uint32_t flags;
-	uint32_t nr_sectors;
-	uint64_t next_sector, stride;
-	int depth;
-	int64_t think_ns;
-	int64_t stop_ns;
-	struct tio io[MAXD];
-	uint64_t issued, done;
-	struct stats_dist lat;
-	struct stats_dist lat_window;
-	int64_t win_from, win_to;
-};
-
-struct harness {
-	struct sim *sim;
-	struct cfg_doc *dev_doc, *cfq_doc;
-	struct device *dev;
-	struct blk_queue *q;
-	int32_t *order;     /* pid of each completion, in order */
-	uint64_t *osec;     /* its first sector */
-	int64_t *otime;     /* its time */
-	size_t norder, cap;
-	struct stream *streams[8];
-	int nstreams;
-};
-
-static struct harness *h_new(const char *dev_yaml, const char *cfq_yaml)
-{
-	struct harness *h = calloc(1, sizeof(*h));
-	struct sim_error err = { 0 };
-	assert_non_null(h);
-	h->sim = sim_new_bare(1);
-	assert_non_null(h->sim);
-	assert_int_equal(cfg_load_string(dev_yaml, strlen(dev_yaml), "dev", &h->dev_doc, &err), 0);
-	assert_int_equal(device_create(h->sim, cfg_root(h->dev_doc), &h->dev, &err), 0);
-	assert_int_equal(cfg_load_string(cfq_yaml, strlen(cfq_yaml), "cfq", &h->cfq_doc, &err), 0);
-	int rc = blk_queue_create(h->sim, h->dev, NULL, "cfq", cfg_root(h->cfq_doc), &h->q, &err);
-	if (rc)
-		fprintf(stderr, "blk_queue_create: %s\n", err.msg);
-	assert_int_equal(rc, 0);
-	return h;
-}
-
-static void stream_free(struct stream *s)
-{
-	stats_dist_free(&s->lat);
-	stats_dist_free(&s->lat_window);
-}
-
-static void h_free(struct harness *h)
-{
-	for (int i = 0; i < h->nstreams; i++)
-		h->streams[i]->stop_ns = 0;
-	sim_engine_run(&h->sim->engine, SIM_TIME_MAX);
-	assert_int_equal(sim_engine_pending(&h->sim->engine), 0);
-	assert_int_equal(blk_queue_outstanding(h->q), 0);
-	struct sim_error err = { 0 };
-	assert_int_equal(blk_queue_check(h->q, true, &err), 0);
-	for (int i = 0; i < h->nstreams; i++)
-		stream_free(h->streams[i]);
-	blk_queue_destroy(h->q);
-	device_destroy(h->dev);
-	sim_destroy(h->sim);
-	cfg_free(h->dev_doc);
-	cfg_free(h->cfq_doc);
-	free(h->order);
-	free(h->osec);
-	free(h->otime);
-	free(h);
-}
-
-static void h_run(struct harness *h, int64_t until)
-{
-	sim_engine_run(&h->sim->engine, until);
-	assert_false(h->sim->failed);
-}
-
-static void stream_issue(struct stream *s, struct tio *t);
-
-static void tio_end(struct sim *sim, struct bio *bio)
-{
-	struct tio *t = container_of(bio, struct tio, bio);
-	struct stream *s = t->s;
-	struct harness *h = s->h;
-	int64_t now = sim_now(sim);
-	int64_t lat = now - bio->t_queue;
-
-	s->done++;
-	t->t_done = now;
-	stats_dist_add(&s->lat, lat);
-	if (now >= s->win_from && now < s->win_to)
-		stats_dist_add(&s->lat_window, lat);
-	if (h->norder == h->cap) {
-		h->cap = h->cap ? 2 * h->cap : 4096;
-		h->order = realloc(h->order, h->cap * sizeof(*h->order));
-		h->osec = realloc(h->osec, h->cap * sizeof(*h->osec));
-		h->otime = realloc(h->otime, h->cap * sizeof(*h->otime));
-		assert_non_null(h->order);
-		assert_non_null(h->osec);
-		assert_non_null(h->otime);
-	}
-	h->osec[h->norder] = bio->sector;
-	h->otime[h->norder] = now;
-	h->order[h->norder++] = s->iocp->pid;
-
-	int64_t when = now + s->think_ns;
-	if (when < s->stop_ns)
-		sim_at(sim, &t->ev, when);
-}
-
-static void tio_fire(struct sim *sim, struct sim_event *ev)
-{
-	struct tio *t = container_of(ev, struct tio, ev);
-	(void)sim;
-	stream_issue(t->s, t);
-}
-
-static void stream_bio(struct stream *s, struct tio *t)
-{
-	struct bio *b = &t->bio;
-
-	memset(b, 0, sizeof(*b));
-	b->sector = s->next_sector;
-	b->nr_sectors = s->nr_sectors;
-	b->flags = s->flags;
-	b->ioc = s->iocp;
-	b->t_queue = sim_now(s->h->sim);
-	b->end_io = tio_end;
-	b->private = s;
-	s->next_sector += s->stride;
-	s->issued++;
-}
-
-static void stream_issue(struct stream *s, struct tio *t)
-{
-	stream_bio(s, t);
-	blk_submit_bio(s->h->q, NULL, &t->bio, NULL);
-}
-
-/* A stream of pid with class/prio and bio flags; starts at start_ns. */
-static void stream_init(struct stream *s, struct harness *h, int32_t pid, int cls, int prio,
-			uint32_t flags, uint32_t nr_sectors, uint64_t first_sector, int depth,
-			int64_t think_ns, int64_t start_ns)
-{
-	memset(s, 0, sizeof(*s));
-	s->h = h;
-	s->ioc.pid = pid;
-	s->ioc.tgid = pid;
-	s->ioc.ioprio_class = (uint8_t)cls;
-	s->ioc.ioprio_level = (uint8_t)prio;
-	s->ioc.comm = "test";
-	s->iocp = &s->ioc;
-	s->flags = flags;
-	s->nr_sectors = nr_sectors;
-	s->next_sector = first_sector;
-	s->stride = nr_sectors + 8; /* sequential, never merging */
-	s->depth = depth;
-	s->think_ns = think_ns;
-	s->stop_ns = SIM_TIME_MAX;
-	s->win_from = s->win_to = -1;
-	stats_dist_init(&s->lat);
-	stats_dist_init(&s->lat_window);
-	assert_true(depth <= MAXD);
-	assert_true(h->nstreams < 8);
-	h->streams[h->nstreams++] = s;
-	for (int i = 0; i < depth; i++) {
-		s->io[i].s = s;
-		sim_event_init(&s->io[i].ev, tio_fire);
-		sim_at(h->sim, &s->io[i].ev, start_ns);
-	}
-}
-
-/* One bio of s, issued by hand (depth 0 streams). */
-static void tio_init(struct tio *t, struct stream *s)
-{
-	memset(t, 0, sizeof(*t));
-	t->s = s;
-	sim_event_init(&t->ev, tio_fire);
-}
-
-static json_t *h_stats(struct harness *h)
-{
-	struct elevator *e = blk_queue_elevator(h->q);
-	json_t *o = json_object();
-	e->ops->stats_json(e, o);
-	return o;
-}
+#include "tests/models/iosched/sched_harness.h"
 
 /* stats_json "fg" counter (the mode's own object). */
 static int64_t h_fg_stat(struct harness *h, const char *key)
 {
-	json_t *o = h_stats(h);
+	json_t *o = h_cfq_stats(h);
 	json_t *fg = json_object_get(o, "fg");
 	assert_non_null(fg);
 	json_t *v = json_object_get(fg, key);
@@ -302,7 +98,7 @@ struct mix_result {
 
 static void run_mix(const char *cfq_yaml, struct mix_result *r)
 {
-	struct harness *h = h_new(DEV_QD1_SIZE, cfq_yaml);
+	struct harness *h = h_new("cfq", DEV_QD1_SIZE, cfq_yaml);
 	struct stream fg, bgr, bgw;
 	struct blk_trace_sink sink = { .event = fg_probe_event, .ctx = &r->probe };
 
@@ -390,7 +186,7 @@ static void test_fgcfq_fg_first_and_lower_latency(void **state)
  * Plain CFQ lets RT B preempt A; the mode serves A, B, C in turn. */
 static void run_three(const char *cfq_yaml, int32_t *first, size_t *n)
 {
-	struct harness *h = h_new(DEV_QD1, cfq_yaml);
+	struct harness *h = h_new("cfq", DEV_QD1, cfq_yaml);
 	struct stream a, b, c;
 
 	stream_init(&a, h, 1, IOPRIO_CLASS_BE, 7, REQ_FG, 8, 0, 8, 0, 0);
@@ -432,7 +228,7 @@ static void test_fgcfq_fifo_among_fg_queues(void **state)
  * serves the RT read next; the mode after the FG batch. */
 static size_t rt_position(const char *cfq_yaml)
 {
-	struct harness *h = h_new(DEV_QD1, cfq_yaml);
+	struct harness *h = h_new("cfq", DEV_QD1, cfq_yaml);
 	struct stream fg, rt;
 	size_t pos = SIZE_MAX;
 
@@ -463,7 +259,7 @@ static void test_fgcfq_bg_never_preempts_fg(void **state)
  * the mode serves both at once. */
 static void run_two_boosts(const char *cfq_yaml, int64_t *lat_first, int64_t *lat_second)
 {
-	struct harness *h = h_new(DEV_QD1, cfq_yaml);
+	struct harness *h = h_new("cfq", DEV_QD1, cfq_yaml);
 	struct stream r, w;
 	const uint64_t base = 10000000;
 
@@ -515,7 +311,7 @@ static void test_fgcfq_boosted_async_served_high(void **state)
 static int64_t run_bg_into_fg(const char *cfq_yaml, bool with_bg, uint64_t *dev_requests,
 			      int64_t *refused)
 {
-	struct harness *h = h_new(DEV_QD1_SIZE, cfq_yaml);
+	struct harness *h = h_new("cfq", DEV_QD1_SIZE, cfq_yaml);
 	struct stream busy, p, pbg;
 	struct tio tr, tb;
 
@@ -567,7 +363,7 @@ static void test_fgcfq_bg_merge_does_not_delay_fg(void **state)
  * which back-merge into it; the mode serves it at once. */
 static int64_t run_fg_into_bg(const char *cfq_yaml, int64_t *lifted)
 {
-	struct harness *h = h_new(DEV_QD1, cfq_yaml);
+	struct harness *h = h_new("cfq", DEV_QD1, cfq_yaml);
 	struct stream q, p, pfg;
 	struct tio tb, tf;
 
@@ -615,7 +411,7 @@ static void test_fgcfq_fg_merge_lifts_bg_request(void **state)
  * data is not left in the starved async queue. */
 static int64_t run_fsync_meets_flusher(const char *cfq_yaml, int64_t *lifted)
 {
-	struct harness *h = h_new(DEV_QD1, cfq_yaml);
+	struct harness *h = h_new("cfq", DEV_QD1, cfq_yaml);
 	struct stream r, w, f;
 	struct tio tw, tf;
 	struct blk_plug plug;
@@ -681,7 +477,7 @@ static void rec_event(void *ctx, const struct blk_trace_event *ev)
 
 static json_t *run_no_fg(const char *cfq_yaml, struct trace_rec *rec)
 {
-	struct harness *h = h_new(DEV_QD1_SIZE, cfq_yaml);
+	struct harness *h = h_new("cfq", DEV_QD1_SIZE, cfq_yaml);
 	struct blk_trace_sink sink = { .event = rec_event, .ctx = rec };
 	struct stream a, b, rt, w, idle, m;
 
@@ -695,7 +491,7 @@ static json_t *run_no_fg(const char *cfq_yaml, struct trace_rec *rec)
 	stream_init(&m, h, 6, IOPRIO_CLASS_BE, 4, REQ_WRITE | REQ_SYNC, 16, 150000000, 4, 300 * US, 0);
 	m.stride = 16;
 	h_run(h, 1500 * MS);
-	json_t *o = h_stats(h);
+	json_t *o = h_cfq_stats(h);
 	json_object_set_new(o, "completions", json_integer((json_int_t)h->norder));
 	json_object_set_new(o, "device_requests", json_integer((json_int_t)h->dev->requests));
 	h_free(h);
@@ -768,7 +564,7 @@ static void test_fgcfq_set_only_on_cfq(void **state)
  * nearly free. */
 static void run_deep(const char *cfq_yaml, double *fg_mean_us, uint64_t *bg_writes, int64_t *hw_tag)
 {
-	struct harness *h = h_new("model: ideal\nservice: fixed\nmean_us: 100\nper_kib_ns: 2000\n"
+	struct harness *h = h_new("cfq", "model: ideal\nservice: fixed\nmean_us: 100\nper_kib_ns: 2000\n"
 				  "servers: 1\nqueue_depth: 32\n", cfq_yaml);
 	struct stream fg, w;
 
@@ -781,7 +577,7 @@ static void run_deep(const char *cfq_yaml, double *fg_mean_us, uint64_t *bg_writ
 	h_run(h, 2000 * MS);
 	*fg_mean_us = stats_dist_mean(&fg.lat_window) / 1000.0;
 	*bg_writes = w.done;
-	json_t *o = h_stats(h);
+	json_t *o = h_cfq_stats(h);
 	*hw_tag = json_integer_value(json_object_get(o, "hw_tag"));
 	json_decref(o);
 	h_free(h);
