@@ -1,12 +1,12 @@
 # ESL'20 (papers/README.md §3): average request size of the 16 launches under
 # demand paging (baseline) and explicit loading with reordering, merging and
-# padding, without and with background I/O. Paper's numbers withheld.
+# padding, without and with background I/O. The figure is the model's prediction.
 # Data: out/figures/data/esl20.tsv (configs/sweeps/esl20-padding.yaml); columns
 #   mode kib_nobg kib_bg launch_nobg_s launch_bg_s change_nobg_pct change_bg_pct
 #   gnuplot -e "data='out/figures/data/esl20.tsv'; out='out/figures/esl20-iosize'; fmt='png'" scripts/esl20-iosize.gp
 if (!exists("lib")) lib = 'scripts/lib'
 load lib.'/figure.gp'
-set title "ESL'20: average I/O size of app launches (16 launches, Nexus 5 eMMC; simulated, paper withheld)"
+set title "ESL'20: average I/O size of app launches (16 launches, Nexus 5 eMMC: model prediction)"
 set ylabel 'average request size (KiB)'
 set xlabel 'how the launch working set is loaded'
 set style fill solid 0.9 border lc rgb '#333333'

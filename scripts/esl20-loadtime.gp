@@ -1,11 +1,11 @@
 # ESL'20 (papers/README.md §3): mean launch time of the 16 launches under demand
 # paging (baseline) and explicit loading with reordering, merging and padding,
 # without and with background I/O; labels give the change against demand paging.
-# Paper's numbers withheld. Data: out/figures/data/esl20.tsv (as esl20-iosize.gp).
+# The figure is the model's prediction. Data: out/figures/data/esl20.tsv (as esl20-iosize.gp).
 #   gnuplot -e "data='out/figures/data/esl20.tsv'; out='out/figures/esl20-loadtime'; fmt='png'" scripts/esl20-loadtime.gp
 if (!exists("lib")) lib = 'scripts/lib'
 load lib.'/figure.gp'
-set title "ESL'20: mean app launch time (16 launches, Nexus 5 eMMC; simulated, paper withheld)"
+set title "ESL'20: mean app launch time (16 launches, Nexus 5 eMMC: model prediction)"
 set ylabel 'mean launch time (s)'
 set xlabel 'how the launch working set is loaded'
 set style fill solid 0.9 border lc rgb '#333333'

@@ -1,13 +1,12 @@
 # FAST (USENIX FAST 2011; papers/README.md §2): launch time of each desktop app,
 # cold and with the FAST prefetcher (profiled launch sequence fadvised while the app
-# computes), and the app's CPU time (the max(t_ssd, t_cpu) bound). Paper's numbers
-# withheld: the simulator's prediction. Data: out/figures/data/fast-launch.tsv
+# computes), and the app's CPU time (the max(t_ssd, t_cpu) bound). The figure is the model's prediction. Data: out/figures/data/fast-launch.tsv
 # (configs/sweeps/fast-prefetch.yaml); columns app cold_s fast_s cpu_s change_pct.
 #   gnuplot -e "data='out/figures/data/fast-launch.tsv'; out='out/figures/fast-launch'; fmt='png'" scripts/fast-launch.gp
 if (!exists("lib")) lib = 'scripts/lib'
 width = 1100
 load lib.'/figure.gp'
-set title 'FAST: application launch time on a SATA SSD, cold start vs FAST prefetcher (simulated; paper withheld)'
+set title 'FAST: application launch time on a SATA SSD, cold start vs FAST prefetcher (model prediction)'
 set ylabel 'launch time (s)'
 set style fill solid 0.9 border lc rgb '#333333'
 stats data using 2 nooutput

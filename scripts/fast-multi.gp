@@ -1,12 +1,12 @@
 # FAST (USENIX FAST 2011; papers/README.md §2): 5 to 20 apps launched together,
 # cold and each with its prefetcher: the set's launch time (its longest launch) and
-# the mean app's. Paper's numbers withheld: the simulator's prediction.
+# the mean app's. The figure is the model's prediction.
 # Data: out/figures/data/fast-multi.tsv (configs/sweeps/fast-multi.yaml); columns
 #   apps cold_max_s fast_max_s cold_mean_s fast_mean_s change_pct
 #   gnuplot -e "data='out/figures/data/fast-multi.tsv'; out='out/figures/fast-multi'; fmt='png'" scripts/fast-multi.gp
 if (!exists("lib")) lib = 'scripts/lib'
 load lib.'/figure.gp'
-set title 'FAST: N apps launched together on a SATA SSD (simulated; paper withheld)'
+set title 'FAST: N apps launched together on a SATA SSD (model prediction)'
 set xlabel 'apps launched together'
 set ylabel 'launch time (s)'
 set xtics 5 scale 1

@@ -4,7 +4,8 @@
 # commit, which waits on the BG inode's writeback in data=ordered; fsync_io = own
 # sync writes); the thesis's bar is its single number (1.58 s -> 0.45 s).
 # Data: out/figures/data/fig14.tsv (Figure 12's runs); columns
-#   group writeback journal fsync_io thesis mobisim_label thesis_label
+#   group writeback journal fsync_io thesis mobisim_label thesis_label total_ci95
+# (means over the runs; the error bar is the 95 % CI of the total)
 #   gnuplot -e "data='out/figures/data/fig14.tsv'; out='out/figures/fig14'; fmt='png'" scripts/fig14.gp
 if (!exists("lib")) lib = 'scripts/lib'
 load lib.'/figure.gp'
@@ -25,6 +26,7 @@ plot data using 0:(1/0):xtic(nl(strcol(1))) with points notitle, \
      '' using ($0 - dx):($2 + $3 + $4) with boxes lc rgb c_fourth title 'mobisim: fsync_io (own sync writes)', \
      '' using ($0 - dx):($2 + $3) with boxes lc rgb c_sim2 title 'mobisim: journal (commit waits on writeback)', \
      '' using ($0 - dx):2 with boxes lc rgb c_sim title 'mobisim: writeback (wait_on_page_writeback)', \
+     '' using ($0 - dx):($2 + $3 + $4):8 with yerrorbars lc rgb '#000000' pt 7 ps 0 lw 1.5 title 'mobisim 95 % CI (total)', \
      '' using ($0 + dx):5 with boxes lc rgb c_paper fs pattern 2 border lc rgb '#555555' title 'thesis (measured)', \
-     '' using ($0 - dx):($2 + $3 + $4):6 with labels offset 0, 0.8 notitle, \
+     '' using ($0 - dx):($2 + $3 + $4 + ($8 == $8 ? $8 : 0)):6 with labels offset 0, 0.8 notitle, \
      '' using ($0 + dx):5:7 with labels offset 0, 0.8 tc rgb '#555555' notitle

@@ -18,8 +18,7 @@ unset label
 set title "BG process run time\n(thesis: rises slightly with the techniques)"
 set ylabel 'BG run time (s)'
 data = data_bg
-stats data using 2 nooutput
-ymin = 20
-ymax = (STATS_max + 2 > 34 ? STATS_max + 2 : 34)
+ymin = 0
+undefine ymax
 load lib.'/bars.gp'
 unset multiplot
