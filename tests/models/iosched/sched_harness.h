@@ -16,7 +16,7 @@
 #include <jansson.h>
 
 #include "models/block/block.h"
-#include "models/iosched/elevator.h"
+#include "models/block/elevator.h"
 #include "models/block/request.h"
 #include "models/device/device.h"
 #include "sim/config.h"
