@@ -124,8 +124,14 @@ int cmd_run(int argc, char **argv)
 		run_usage(stderr);
 		goto done;
 	}
-	if (out && so.trace_out && results_same_output(out, so.trace_out)) {
+	if (out && trace_out && results_same_output(out, trace_out)) {
 		fprintf(stderr, "mobisim: --out and --trace-out name the same file '%s'\n", out);
+		goto done;
+	}
+	if (timeline && ((out && results_same_output(out, timeline)) ||
+			 (trace_out && results_same_output(trace_out, timeline)))) {
+		fprintf(stderr, "mobisim: --timeline names the same file as --out or --trace-out '%s'\n",
+			timeline);
 		goto done;
 	}
 	const char *path = argv[optind];

@@ -30,8 +30,7 @@ struct tlo_slot {
 };
 
 struct sim_timeline_out {
-	char *path, *tmp;
-	FILE *f;
+	struct results_out *out;
 	struct sim *sim;
 	struct blk_trace_sink sink;
 	bool sink_added;
@@ -116,12 +115,7 @@ void sim_timeline_out_free(struct sim_timeline_out *t)
 		sim_timeline_free(t->sim->timeline);
 		t->sim->timeline = NULL;
 	}
-	if (t->f) {
-		fclose(t->f);
-		unlink(t->tmp);
-	}
-	free(t->path);
-	free(t->tmp);
+	results_out_abort(t->out);
 	free(t);
 }
 
@@ -131,19 +125,12 @@ int sim_timeline_out_open(struct sim *s, const char *path, struct sim_error *err
 	if (!t)
 		return sim_errorf(err, SIM_E_NOMEM, "out of memory");
 	t->sim = s;
-	t->path = strdup(path);
-	t->tmp = results_tmp_path(path);
-	if (!t->path || !t->tmp) {
-		sim_timeline_out_free(t);
-		return sim_errorf(err, SIM_E_NOMEM, "out of memory");
+	int rc = results_out_open(path, &t->out, err);
+	if (rc) {
+		free(t);
+		return rc;
 	}
-	t->f = fopen(t->tmp, "w");
-	if (!t->f) {
-		int e = errno;
-		sim_timeline_out_free(t);
-		return sim_errorf(err, SIM_E_IO, "%s: cannot create: %s", path, strerror(e));
-	}
-	s->timeline = sim_timeline_new(t->f);
+	s->timeline = sim_timeline_new(results_out_file(t->out));
 	if (!s->timeline) {
 		sim_timeline_out_free(t);
 		return sim_errorf(err, SIM_E_NOMEM, "out of memory");
@@ -173,19 +160,10 @@ int sim_timeline_out_finish(struct sim *s, struct sim_error *err)
 			sim_timeline_slice(s->timeline, TIMELINE_PID_DEVICE, i, "device", "(in flight)",
 					   t->slot[i].start, sim_now(s) - t->slot[i].start, true, NULL,
 					   "sector", (int64_t)t->slot[i].sector);
-	errno = 0;
-	int wrc = sim_timeline_finish(s->timeline, sim_now(s));
+	sim_timeline_finish(s->timeline, sim_now(s));
 	s->timeline = NULL;
-	if (wrc || fflush(t->f) != 0 || fsync(fileno(t->f)) != 0)
-		rc = sim_errorf(err, SIM_E_IO, "%s: write failed: %s", t->path, strerror(errno));
-	if (!rc) {
-		int closed = fclose(t->f);
-		t->f = NULL;
-		if (closed != 0 || rename(t->tmp, t->path) != 0) {
-			unlink(t->tmp);
-			rc = sim_errorf(err, SIM_E_IO, "%s: cannot write: %s", t->path, strerror(errno));
-		}
-	}
+	rc = results_out_commit(t->out, err); /* names the file and errno on a write error */
+	t->out = NULL;
 	sim_timeline_out_free(t);
 	s->timeline_out = NULL;
 	return rc;
