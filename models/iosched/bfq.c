@@ -55,7 +55,7 @@
 #include <jansson.h>
 
 #include "models/block/block.h"
-#include "models/iosched/elevator.h"
+#include "models/block/elevator.h"
 #include "sim/list.h"
 #include "sim/rbtree.h"
 #include "sim/sim.h"

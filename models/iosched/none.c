@@ -5,7 +5,7 @@
  * software queues and issues requests to the device directly when the
  * hardware queue is not busy (models/block/blk_mq.c).
  */
-#include "models/iosched/elevator.h"
+#include "models/block/elevator.h"
 
 const struct elevator_ops none_elevator_ops = {
 	.name = "none",

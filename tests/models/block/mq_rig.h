@@ -14,7 +14,7 @@
 
 #include "models/block/block.h"
 #include "models/device/device.h"
-#include "models/iosched/elevator.h"
+#include "models/block/elevator.h"
 #include "sim/config.h"
 #include "sim/sim.h"
 
