@@ -17,8 +17,16 @@
  * bandwidth (the table model's own rule beyond its last point); a
  * direction without samples copies the other one. Measured medians are
  * written unchanged, so the table reproduces them where it was measured.
- * queue_depth is the largest number of commands the trace had in flight
- * (the table device serves that many at once, each with the curve).
+ * queue_depth is the largest number of commands the trace had in flight at
+ * once, counting only commands that completed: a D whose C never comes
+ * (lost with a missing CPU file, cut by the end of the recording, requeued
+ * with R, issued again, or outstanding longer than the block layer's
+ * request timeout, 30 s: Linux block/blk-mq.c blk_mq_init_allocated_queue,
+ * drivers/scsi/sd.h SD_TIMEOUT, drivers/nvme/host/core.c nvme_io_timeout)
+ * was not in flight on the device. Counted exactly: each D is held until
+ * every older D is resolved, so the overlap at its issue time is known. The
+ * value is clamped to the range the table device accepts, with a note.
+ * (The table device serves that many at once, each with the curve.)
  *
  * Output: a `model: table` YAML, written atomically (temporary file in the
  * same directory, then rename), with a comment header naming the trace,
@@ -39,6 +47,7 @@
 #include <gsl/gsl_fit.h>
 
 #include "models/block/request.h"
+#include "models/device/device.h"
 #include "sim/cli/cli.h"
 #include "sim/error.h"
 #include "sim/list.h"
@@ -50,13 +59,18 @@
 #define CALIB_NBUCKETS 21          /* 1 KiB .. 1 GiB */
 #define CALIB_PENDING_MAX (1u << 20)
 
+/* Block layer request timeout (see above), ns. */
+#define CALIB_TIMEOUT_NS (30LL * 1000000000LL)
+
 struct calib_pend {
 	struct rb_node node;
-	struct list_head age;
+	struct list_head age;       /* by issue time; completed ones wait here */
 	uint64_t dev, sector, seq;
 	int64_t t_d;
 	uint32_t nr_sectors;
+	uint32_t cover;             /* completed commands in flight at t_d (with itself) */
 	bool write;
+	bool done;                  /* completed: out of the tree, waiting in age */
 };
 
 struct calib_bucket {
@@ -72,8 +86,10 @@ struct calib {
 	struct rb_root pend;
 	struct list_head age;
 	uint64_t npend, seq;
-	uint32_t inflight, max_inflight;
-	uint64_t records, pairs, unmatched_c, dropped, zero_size;
+	uint32_t max_inflight, qd_limit;
+	bool qd_clamped;
+	bool strict;                /* --strict: refuse a cut record or missing CPU file */
+	uint64_t records, pairs, unmatched_c, dropped, zero_size, lost, requeued;
 	double fit_a[2], fit_b[2];
 	int fit_n[2];
 	const char *format;
@@ -120,27 +136,60 @@ static struct calib_pend *calib_find(struct calib *c, uint64_t dev, uint64_t sec
 	return best;
 }
 
-static void calib_del(struct calib *c, struct calib_pend *p)
+/* Free p: a completed one has its overlap count final. */
+static void calib_free_pend(struct calib *c, struct calib_pend *p)
 {
-	rb_erase(&p->node, &c->pend);
+	if (p->done && p->cover > c->max_inflight)
+		c->max_inflight = p->cover;
+	if (!p->done)
+		rb_erase(&p->node, &c->pend);
 	list_del_init(&p->age);
 	c->npend--;
-	if (c->inflight)
-		c->inflight--;
 	free(p);
+}
+
+/* Completed Ds whose older Ds are all resolved have their final count. */
+static void calib_settle(struct calib *c)
+{
+	while (!list_empty(&c->age)) {
+		struct calib_pend *h = list_first_entry(&c->age, struct calib_pend, age);
+		if (!h->done)
+			return;
+		calib_free_pend(c, h);
+	}
+}
+
+/* A D that will not complete: it was never in flight for the count. */
+static void calib_lost(struct calib *c, struct calib_pend *p)
+{
+	calib_free_pend(c, p);
+	calib_settle(c);
+}
+
+/* Ds outstanding past the request timeout at time now are lost. */
+static void calib_expire(struct calib *c, int64_t now)
+{
+	while (!list_empty(&c->age)) {
+		struct calib_pend *h = list_first_entry(&c->age, struct calib_pend, age);
+		if (h->done || now - h->t_d <= CALIB_TIMEOUT_NS)
+			return;
+		c->lost++;
+		calib_lost(c, h);
+	}
 }
 
 static int calib_issue(struct calib *c, const struct trace_rec *rec, uint64_t dev,
 		       struct sim_error *err)
 {
-	/* a re-issue after a requeue restarts the clock of the same request */
+	/* Issued again without a C (its R may be in a missing file): the
+	 * first issue did not complete; D2C runs from the last D, as btt's. */
 	struct calib_pend *old = calib_find(c, dev, rec->sector);
 	if (old && old->nr_sectors == rec->nr_sectors) {
-		old->t_d = rec->time_ns;
-		return 0;
+		c->requeued++;
+		calib_lost(c, old);
 	}
 	if (c->npend >= CALIB_PENDING_MAX) {
-		calib_del(c, list_first_entry(&c->age, struct calib_pend, age));
+		calib_lost(c, list_first_entry(&c->age, struct calib_pend, age));
 		c->dropped++;
 	}
 	struct calib_pend *p = calloc(1, sizeof(*p));
@@ -162,9 +211,17 @@ static int calib_issue(struct calib *c, const struct trace_rec *rec, uint64_t de
 	rb_insert_color(&p->node, &c->pend);
 	list_add_tail(&p->age, &c->age);
 	c->npend++;
-	if (++c->inflight > c->max_inflight)
-		c->max_inflight = c->inflight;
 	return 0;
+}
+
+/* R: the request went back to the queue; that issue never completes. */
+static void calib_requeue(struct calib *c, const struct trace_rec *rec, uint64_t dev)
+{
+	struct calib_pend *p = calib_find(c, dev, rec->sector);
+	if (p) {
+		c->requeued++;
+		calib_lost(c, p);
+	}
 }
 
 static int calib_complete(struct calib *c, const struct trace_rec *rec, uint64_t dev,
@@ -181,14 +238,21 @@ static int calib_complete(struct calib *c, const struct trace_rec *rec, uint64_t
 	if (d2c >= 0 && (stats_dist_add(&b->lat, d2c) || stats_dist_add(&b->size, (int64_t)bytes)))
 		return sim_errorf(err, SIM_E_NOMEM, "calibrate: out of memory");
 	c->pairs++;
-	calib_del(c, p);
+	/* p was in flight from t_d to now, and so over the issue time of
+	 * every D still held from p on (all issued before now). */
+	rb_erase(&p->node, &c->pend);
+	p->done = true;
+	for (struct list_head *l = &p->age; l != &c->age; l = l->next)
+		list_entry(l, struct calib_pend, age)->cover++;
+	calib_settle(c);
 	return 0;
 }
 
 static int calib_read(struct calib *c, const char *path, struct sim_error *err)
 {
 	struct trace_reader rd;
-	int rc = trace_open_auto(path, NULL, &rd, err);
+	struct trace_opts o = { .strict = c->strict };
+	int rc = trace_open_auto(path, &o, &rd, err);
 	if (rc)
 		return rc;
 	c->format = rd.ops->name;
@@ -199,7 +263,10 @@ static int calib_read(struct calib *c, const char *path, struct sim_error *err)
 			continue;
 		uint64_t dev = ((uint64_t)rec.dev_major << 32) | rec.dev_minor;
 		int frc = 0;
-		if (rec.action == TRACE_A_ISSUE) {
+		calib_expire(c, rec.time_ns);
+		if (rec.action == TRACE_A_REQUEUE) {
+			calib_requeue(c, &rec, dev);
+		} else if (rec.action == TRACE_A_ISSUE) {
 			if (rec.nr_sectors == 0 || rec.dir == TRACE_DIR_NONE) {
 				c->zero_size++;
 				continue;
@@ -213,6 +280,16 @@ static int calib_read(struct calib *c, const char *path, struct sim_error *err)
 			break;
 		}
 	}
+	/* The end of the recording: what is still outstanding was not seen to
+	 * complete. */
+	while (!list_empty(&c->age)) {
+		struct calib_pend *h = list_first_entry(&c->age, struct calib_pend, age);
+		if (!h->done)
+			c->lost++;
+		calib_lost(c, h);
+	}
+	if (rc == 0)
+		(void)trace_diag_print(&rd.diag, path, stderr);
 	trace_close(&rd);
 	return rc < 0 ? rc : 0;
 }
@@ -325,11 +402,14 @@ static int calib_write(FILE *f, const struct calib *c, const char *trace, bool c
 			fprintf(f, "#   %-5s: one bucket; second point assumes constant bandwidth\n",
 				dir_names[d]);
 	}
-	fprintf(f, "# %llu records, %llu D/C pairs, %llu C without D, %llu D dropped, %llu D without data;\n"
-		   "# at most %u command(s) in flight at once.\n",
+	fprintf(f, "# %llu records, %llu D/C pairs, %llu C without D, %llu D dropped, %llu D without data,\n"
+		   "# %llu D never completed, %llu D requeued or issued again;\n"
+		   "# at most %u completed command(s) in flight at once%s.\n",
 		(unsigned long long)c->records, (unsigned long long)c->pairs,
 		(unsigned long long)c->unmatched_c, (unsigned long long)c->dropped,
-		(unsigned long long)c->zero_size, c->max_inflight);
+		(unsigned long long)c->zero_size, (unsigned long long)c->lost,
+		(unsigned long long)c->requeued, c->max_inflight,
+		c->qd_clamped ? " (queue_depth clamped to the table device's limit)" : "");
 	fprintf(f, "#\n#   dir    bucket_kib      count   size_kib    median_us  source\n");
 	for (int d = 0; d < 2; d++)
 		for (int i = 0; i < CALIB_NBUCKETS; i++) {
@@ -341,7 +421,8 @@ static int calib_write(FILE *f, const struct calib *c, const char *trace, bool c
 				b->lat.n ? "measured" : b->filled ? "fit" : "assumed");
 		}
 	fprintf(f, "model: table\n");
-	fprintf(f, "queue_depth: %u\n", c->max_inflight ? c->max_inflight : 1);
+	uint32_t qd = c->max_inflight ? c->max_inflight : 1;
+	fprintf(f, "queue_depth: %u\n", qd > c->qd_limit ? c->qd_limit : qd);
 	for (int d = 0; d < 2; d++)
 		calib_write_curve(f, c, dir_names[d], copied[d] ? !d : d);
 	fflush(f);
@@ -351,7 +432,7 @@ static int calib_write(FILE *f, const struct calib *c, const char *trace, bool c
 static void calib_free(struct calib *c)
 {
 	while (!list_empty(&c->age))
-		calib_del(c, list_first_entry(&c->age, struct calib_pend, age));
+		calib_free_pend(c, list_first_entry(&c->age, struct calib_pend, age));
 	for (int d = 0; d < 2; d++)
 		for (int i = 0; i < CALIB_NBUCKETS; i++) {
 			stats_dist_free(&c->b[d][i].lat);
@@ -361,7 +442,7 @@ static void calib_free(struct calib *c)
 
 static void calib_usage(FILE *f)
 {
-	fprintf(f, "usage: mobisim calibrate TRACE [-o DEVICE.yaml]\n"
+	fprintf(f, "usage: mobisim calibrate TRACE [-o DEVICE.yaml] [--strict]\n"
 		   "Fit a table device (model: table) from the D2C times of a recorded block trace\n"
 		   "(blktrace, blkparse text, ftrace; format detected from content): median per\n"
 		   "power-of-two size bucket, reads and writes apart, empty buckets filled by a\n"
@@ -373,15 +454,18 @@ int cmd_calibrate(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
+		{ "strict", no_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *out = NULL;
+	bool strict = false;
 	int ch;
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
 		switch (ch) {
 		case 'o': out = optarg; break;
+		case 'S': strict = true; break;
 		case 'h': calib_usage(stdout); return 0;
 		default: calib_usage(stderr); return 2;
 		}
@@ -398,6 +482,7 @@ int cmd_calibrate(int argc, char **argv)
 		return 1;
 	}
 	c->pend = RB_ROOT;
+	c->strict = strict;
 	list_init(&c->age);
 	for (int d = 0; d < 2; d++)
 		for (int i = 0; i < CALIB_NBUCKETS; i++) {
@@ -407,6 +492,16 @@ int cmd_calibrate(int argc, char **argv)
 	struct sim_error err;
 	sim_error_clear(&err);
 	int status = 0;
+	if (out) {
+		/* An unwritable -o is found before the trace is read. */
+		char d[4096];
+		snprintf(d, sizeof(d), "%s", out);
+		if (access(dirname(d), W_OK | X_OK)) {
+			fprintf(stderr, "mobisim: %s: cannot write there: %s\n", out, strerror(errno));
+			status = 1;
+			goto done;
+		}
+	}
 	int rc = calib_read(c, trace, &err);
 	if (rc) {
 		status = cli_report(&err);
@@ -426,6 +521,17 @@ int cmd_calibrate(int argc, char **argv)
 				lo = i < lo ? i : lo;
 				hi = i > hi ? i : hi;
 			}
+	/* The range the table device accepts (its queue_depth parameter). */
+	c->qd_limit = UINT32_MAX;
+	const struct device_ops *tab = device_find("table");
+	for (const struct cfg_param *p = tab ? tab->params : NULL; p && p->key; p++)
+		if (!strcmp(p->key, "queue_depth") && p->max >= p->min)
+			c->qd_limit = (uint32_t)p->max;
+	if (c->max_inflight > c->qd_limit) {
+		c->qd_clamped = true;
+		fprintf(stderr, "mobisim: warning: %s: %u commands in flight at once; the table device "
+				"takes at most %u: queue_depth clamped\n", trace, c->max_inflight, c->qd_limit);
+	}
 	bool copied[2] = { false, false };
 	for (int d = 0; d < 2; d++)
 		copied[d] = calib_fit_dir(c, d, lo, hi) == 0;

@@ -156,6 +156,72 @@ static void test_calibrate_rejects_trace_without_pairs(void **state)
 	unlink(trace);
 }
 
+/* Write n_conc commands in flight together (D at t0 + i us, all C at
+ * t0 + 500 us), then lost Ds that never complete, one every 10 us. */
+static void write_inflight_trace(const char *path, int n_conc, int n_lost)
+{
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	double t = 1.0;
+	for (int i = 0; i < n_conc; i++)
+		fprintf(f, "  app-100 [000] .... %.6f: block_rq_issue: 8,0 R 0 () %d + 8 [app]\n",
+			t + i * 1e-6, 1000 + i * 8);
+	for (int i = 0; i < n_conc; i++)
+		fprintf(f, "  <idle>-0 [000] d.h. %.6f: block_rq_complete: 8,0 R () %d + 8 [0]\n",
+			t + 500e-6 + i * 1e-6, 1000 + i * 8);
+	for (int i = 0; i < n_lost; i++)
+		fprintf(f, "  app-100 [000] .... %.6f: block_rq_issue: 8,0 R 0 () %d + 8 [app]\n",
+			t + 1e-3 + i * 10e-6, 900000 + i * 8);
+	/* and later two more that complete, overlapping the lost ones */
+	fprintf(f, "  app-100 [000] .... %.6f: block_rq_issue: 8,0 R 0 () 5000 + 8 [app]\n", t + 0.5);
+	fprintf(f, "  app-100 [000] .... %.6f: block_rq_issue: 8,0 R 0 () 6000 + 8 [app]\n", t + 0.5);
+	fprintf(f, "  <idle>-0 [000] d.h. %.6f: block_rq_complete: 8,0 R () 5000 + 8 [0]\n", t + 0.5001);
+	fprintf(f, "  <idle>-0 [000] d.h. %.6f: block_rq_complete: 8,0 R () 6000 + 8 [0]\n", t + 0.5002);
+	fclose(f);
+}
+
+static long queue_depth_of(const char *yaml)
+{
+	struct cfg_doc *doc;
+	struct sim_error err;
+	if (cfg_load_file(yaml, &doc, &err))
+		fail_msg("%s", err.msg);
+	long qd = strtol(cfg_get(cfg_root(doc), "queue_depth")->value, NULL, 10);
+	cfg_free(doc);
+	return qd;
+}
+
+/* Ds that never complete were not in flight: queue_depth is what completed
+ * commands overlapped (the field trace gave 46904, which `run` refuses). */
+static void test_calibrate_queue_depth_counts_completed_only(void **state)
+{
+	(void)state;
+	char trace[] = "/tmp/mobisim-cal-XXXXXX";
+	int fd = mkstemp(trace);
+	assert_true(fd >= 0);
+	close(fd);
+	char out[64];
+	snprintf(out, sizeof(out), "%s.yaml", trace);
+
+	write_inflight_trace(trace, 4, 1000);
+	assert_int_equal(calibrate(trace, out), 0);
+	assert_int_equal(queue_depth_of(out), 4);
+
+	/* more than the table device takes: clamped to its limit, with a note */
+	write_inflight_trace(trace, 300, 0);
+	assert_int_equal(calibrate(trace, out), 0);
+	assert_int_equal(queue_depth_of(out), 256);
+	FILE *f = fopen(out, "r");
+	char buf[8192];
+	size_t got = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[got] = '\0';
+	fclose(f);
+	assert_non_null(strstr(buf, "clamped"));
+	assert_non_null(strstr(buf, "at most 300 completed"));
+	unlink(out);
+	unlink(trace);
+}
+
 /* ------------------------------------------------ replay on the fitted device */
 
 #define MAXB 24
@@ -284,6 +350,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_calibrate_reproduces_medians_and_fills_gaps),
 		cmocka_unit_test(test_calibrate_rejects_trace_without_pairs),
+		cmocka_unit_test(test_calibrate_queue_depth_counts_completed_only),
 		cmocka_unit_test(test_calibrate_replay_reproduces_recorded_d2c),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
