@@ -1111,6 +1111,12 @@ int ftrace_parse_line(struct ftrace_reader *r, const char *line, size_t len,
 	while (p < e && (*p == ' ' || *p == '\t'))
 		p++;
 	r->st.lines++;
+	/* A NUL is never part of ftrace text (the kernel prints comm with %s):
+	 * refused here, so `trace stat`, block replay and ftrace replay give
+	 * the one verdict the other text readers give. */
+	if (memchr(line, '\0', len))
+		return sim_errorf(err, SIM_E_INPUT, "%s:%llu: NUL byte in a text line", r->name,
+				  (unsigned long long)r->lineno);
 	if (p == e || *p == '#' || is_header_line(p, e)) {
 		r->st.comments++;
 		return 0;

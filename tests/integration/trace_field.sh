@@ -102,7 +102,24 @@ msg=$("$BIN" trace convert g.txt --to blkparse -o no-dir/out.txt 2>&1)
 [ $? -ne 0 ] && echo "$msg" | grep -q 'no-dir' || err "unwritable -o: $msg"
 "$BIN" list --help > /dev/null 2>&1 || err "list --help failed"
 
-# 5. ftrace: stat counts every event, not only block ones.
+# 5. run takes a per-CPU set by its base name, and counts what the reader read past.
+"$BIN" run "$SRC/configs/scenarios/block-replay.yaml" --set workload.trace="$TMP/s" --quiet --out r.json ||
+	err "run with a per-CPU set's base name exited $?"
+grep -q '"cut_last_records": 1' r.json || err "run result does not count the cut record"
+msg=$("$BIN" run "$SRC/configs/scenarios/block-replay.yaml" --set workload.trace="$TMP/none" --quiet 2>&1)
+echo "$msg" | grep -q 'cannot be read: No such file' || err "run with a missing trace gives no reason: $msg"
+msg=$("$BIN" run "$SRC/configs/scenarios/block-replay.yaml" --set run.max_events=1000 --quiet 2>&1)
+echo "$msg" | grep -q 'stopped early' || err "a run cut by run.max_events does not say so: $msg"
+
+# 6. A NUL in [comm]: one verdict from trace stat, block replay and ftrace replay.
+printf '  app-100 [000] .... 1.000000: block_rq_issue: 8,0 R 0 () 1000 + 8 [ap\0p]\n' > nul.trace
+printf '  <idle>-0 [000] d.h. 1.000100: block_rq_complete: 8,0 R () 1000 + 8 [0]\n' >> nul.trace
+"$BIN" trace stat nul.trace > /dev/null 2>&1; a=$?
+"$BIN" run "$SRC/configs/scenarios/block-replay.yaml" --set workload.trace="$TMP/nul.trace" --quiet > /dev/null 2>&1; b=$?
+"$BIN" run "$SRC/configs/scenarios/ftrace-replay.yaml" --set workload.trace="$TMP/nul.trace" --quiet > /dev/null 2>&1; c=$?
+[ $a -eq 2 ] && [ $b -eq 2 ] && [ $c -eq 2 ] || err "NUL in [comm]: stat $a, block replay $b, ftrace replay $c (want 2 2 2)"
+
+# 7. ftrace: stat counts every event, not only block ones.
 "$BIN" trace stat "$SRC/tests/data/android-ftrace/trace-head2000.trace" | grep -Eq '^events: +[1-9]' ||
 	err "ftrace stat counts no events"
 exit $fail

@@ -859,6 +859,19 @@ static void replay_stats_json(struct sim *sim, void *state, json_t *obj)
 	json_object_set_new(obj, "pids", json_integer((json_int_t)r->npids));
 	json_object_set_new(obj, "peak_live_ios", json_integer((json_int_t)r->peak_live_ios));
 	json_object_set_new(obj, "peak_read_ahead_ios", json_integer((json_int_t)r->peak_queued));
+	/* What the reader read past (lenient as blkparse): counted here. */
+	const struct trace_diag *dg = &r->rd.diag;
+	json_t *rw = json_object();
+	json_object_set_new(rw, "files", json_integer((json_int_t)dg->files));
+	json_object_set_new(rw, "missing_cpu_files", json_integer((json_int_t)dg->missing_files));
+	json_object_set_new(rw, "cut_last_records", json_integer((json_int_t)dg->truncated_files));
+	json_object_set_new(rw, "time_backwards", json_integer((json_int_t)dg->backwards));
+	json_object_set_new(rw, "clock_jumps", json_integer((json_int_t)dg->jumps));
+	json_t *notes = json_array();
+	for (unsigned i = 0; i < dg->nnotes; i++)
+		json_array_append_new(notes, json_string(dg->notes[i]));
+	json_object_set_new(rw, "notes", notes);
+	json_object_set_new(obj, "reader_warnings", rw);
 	if (r->nfg_uid)
 		json_object_set_new(obj, "fg_uid_note",
 				    json_string("block traces carry no uid; fg_uid matched nothing"));

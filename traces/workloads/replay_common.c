@@ -7,11 +7,23 @@
 
 const char *const rpc_class_names[] = { "auto", "fg", "bg", NULL };
 
+#include <errno.h>
 #include <fnmatch.h>
 #include <libgen.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+
+/* A readable file, or the base name of a per-CPU set NAME.blktrace.N
+ * (what `trace stat NAME` takes). */
+static bool trace_readable(const char *p)
+{
+	char first[4200];
+	if (access(p, R_OK) == 0)
+		return true;
+	snprintf(first, sizeof(first), "%s.blktrace.0", p);
+	return access(first, R_OK) == 0;
+}
 
 int rpc_resolve_path(const char *v, const struct cfg_node *node, char *path, size_t size,
 		     struct sim_error *err)
@@ -22,11 +34,14 @@ int rpc_resolve_path(const char *v, const struct cfg_node *node, char *path, siz
 		char dir[4096], rel[4096];
 		snprintf(dir, sizeof(dir), "%s", node->file);
 		snprintf(rel, sizeof(rel), "%s/%s", dirname(dir), v);
-		if (access(rel, R_OK) == 0)
+		if (trace_readable(rel))
 			snprintf(path, size, "%s", rel);
 	}
-	if (access(path, R_OK) != 0)
-		return cfg_errorf(err, node, "trace '%s' cannot be read", path);
+	if (!trace_readable(path)) {
+		int e = errno;
+		return cfg_errorf(err, node, "trace '%s' cannot be read: %s (nor is there a per-CPU "
+				  "set '%s.blktrace.N')", path, strerror(e), path);
+	}
 	return 0;
 }
 
