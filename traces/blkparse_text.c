@@ -31,6 +31,10 @@
 #include "traces/trace.h"
 #include "traces/trace_int.h"
 
+/* include/linux/threads.h PID_MAX_LIMIT on 64-bit kernels: no task id is
+ * larger, so a bigger number is a corrupt line, not a pid. */
+#define BP_PID_MAX 4194304u
+
 #define BP_DEFAULT_WINDOW 512u
 #define BP_MAX_WINDOW 65536u
 #define BP_COMM_MAX 64u
@@ -253,7 +257,11 @@ static int parse_event(const char *line, size_t len, struct bp_slot *s, const ch
 	}
 	if (!take_u64(&c, &v))
 		return -1;
-	r->pid = (int32_t)(uint32_t)v;
+	if (v > BP_PID_MAX) {
+		*why = "pid out of range (0..4194304, the kernel's PID_MAX_LIMIT)";
+		return -1;
+	}
+	r->pid = (int32_t)v;
 	if (!take_word(&c, &w, &wl))
 		return -1;
 	if (wl == 2 && w[0] == 'U' && w[1] == 'T') {
@@ -376,6 +384,10 @@ static int parse_event(const char *line, size_t len, struct bp_slot *s, const ch
 	}
 	if (r->nr_sectors > (UINT32_MAX >> 9)) {
 		*why = "sector count out of range";
+		return -1;
+	}
+	if (r->sector > UINT64_MAX - r->nr_sectors) {
+		*why = "sector + count passes 2^64";
 		return -1;
 	}
 	if (!(r->tflags & TRACE_T_PC))

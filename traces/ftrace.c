@@ -33,6 +33,11 @@
 #include "traces/trace_int.h"
 
 #define FTRACE_CHUNK (256 * 1024)
+/* include/linux/threads.h PID_MAX_LIMIT (64-bit): no task id is larger. */
+#define FTRACE_PID_MAX 4194304
+/* fs/read_write.c MAX_RW_COUNT = INT_MAX & PAGE_MASK (4 KiB pages): no
+ * read or write transfers more in one call. */
+#define FTRACE_MAX_RW_COUNT 2147479552LL
 /* The CPU field is searched for only in the first bytes of a line: a comm
  * is at most 16 characters, padded to 16, plus "-PID" and "(TGID)". */
 #define FTRACE_PREFIX_SCAN 256
@@ -563,8 +568,14 @@ static int parse_block(struct ftrace_reader *r, struct ftrace_rec *rec, const ch
 		return line_error(r, err, line, c.p, "expected '+' between sector and size");
 	cur_ws(&c);
 	at = c.p;
-	if (!cur_u64(&c, &nr) || nr > UINT32_MAX)
+	if (!cur_u64(&c, &nr))
 		return line_error(r, err, line, at, "expected a sector count");
+	/* what the DiskSim reader checks: the bytes fit the record's 32 bits,
+	 * the request ends inside 2^64 sectors */
+	if (nr > (UINT32_MAX >> 9))
+		return line_error(r, err, line, at, "sector count out of range (at most 8388607)");
+	if (sector > UINT64_MAX - nr)
+		return line_error(r, err, line, at, "sector + count passes 2^64");
 	rec->u.blk.sector = sector;
 	rec->u.blk.nr_sectors = (uint32_t)nr;
 
@@ -1138,7 +1149,14 @@ int ftrace_parse_line(struct ftrace_reader *r, const char *line, size_t len,
 	rec->line = r->lineno;
 	copy_span(rec->comm, sizeof(rec->comm), px.comm_p, px.comm_e);
 	memset(&rec->u, 0, sizeof(rec->u));
+	if (px.pid < 0 || px.pid > FTRACE_PID_MAX)
+		return line_error(r, err, line, px.rest, "pid out of range (0..4194304)");
 	int rc = parse_event(r, rec, line, px.rest, e, err);
+	if (rc == 1 && rec->type == FTRACE_SYS_EXIT && rec->u.sys.ret > FTRACE_MAX_RW_COUNT &&
+	    (rec->u.sys.call == FTRACE_SYS_READ || rec->u.sys.call == FTRACE_SYS_PREAD64 ||
+	     rec->u.sys.call == FTRACE_SYS_WRITE || rec->u.sys.call == FTRACE_SYS_PWRITE64))
+		return line_error(r, err, line, px.rest,
+				  "read/write returned more than MAX_RW_COUNT (2147479552) bytes");
 	if (rc == 1) {
 		r->st.events++;
 		r->st.by_type[rec->type]++;

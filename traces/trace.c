@@ -184,8 +184,9 @@ static long z_read(struct trace_src *s, uint8_t *dst, size_t room, struct sim_er
 				}
 				continue;
 			}
-			if (zr == Z_NEED_DICT || zr == Z_DATA_ERROR || zr == Z_MEM_ERROR ||
-			    (zr == Z_BUF_ERROR && in_end && !produced))
+			if (zr == Z_BUF_ERROR && in_end && !produced)
+				goto cut;
+			if (zr == Z_NEED_DICT || zr == Z_DATA_ERROR || zr == Z_MEM_ERROR)
 				goto corrupt;
 		} else if (s->zkind == TRACE_Z_XZ) {
 			lzma_stream *ls = s->z;

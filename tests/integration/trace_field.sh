@@ -76,6 +76,12 @@ for z in gzip xz zstd; do
 	rc=$?
 	[ $rc -eq 2 ] && grep -q "data ends early\|truncated\|corrupt" cut.err || err "cut $z: exit $rc: $(cat cut.err)"
 done
+# the broken compressed corpus: exit 2, with a byte offset
+for f in "$SRC"/tests/fuzz/corpus/decompress/cut.* "$SRC"/tests/fuzz/corpus/decompress/corrupt.gz; do
+	msg=$("$BIN" trace stat "$f" 2>&1 >/dev/null)
+	rc=$?
+	[ $rc -eq 2 ] && echo "$msg" | grep -Eq ': byte offset [0-9]+: ' || err "$f: exit $rc: $msg"
+done
 gzip -c g.txt > g.txt.gz
 "$BIN" trace convert g.txt.gz --to blkparse --window 1 > a.txt && "$BIN" trace convert g.txt --to blkparse --window 1 > b.txt &&
 	cmp -s a.txt b.txt || err "gzip'd blkparse text converts differently"

@@ -281,6 +281,15 @@ static void test_blkparse_summary_and_junk(void **state)
 	uint64_t n;
 
 	(void)state;
+	/* A pid that wrapped to 1569325055 before; a request past 2^64. */
+	assert_int_equal(drain("  8,0    1        1     0.000000100   10  Q   R 90 + 8 [a]\n"
+			       "  8,0    1        2     0.000000200 99999999999999999  Q   R 100 + 8 [a]\n",
+			       &n, &err), SIM_E_INPUT);
+	assert_non_null(strstr(err.msg, "pid out of range"));
+	assert_int_equal(drain("  8,0    1        1     0.000000100   10  Q   R 90 + 8 [a]\n"
+			       "  8,0    1        2     0.000000200   10  Q   R 18446744073709551615 + 8 [a]\n",
+			       &n, &err), SIM_E_INPUT);
+	assert_non_null(strstr(err.msg, "passes 2^64"));
 	/* Summary blocks of two CPUs, Total, Throughput, Events, Skips. */
 	static const char with_summary[] =
 		"  8,0    1        1     0.000000200   10  Q   R 100 + 8 [a]\n"

@@ -420,6 +420,29 @@ static void test_ftrace_junk_is_an_error_with_position(void **state)
 	assert_int_equal(parse(f, "  a-1 [000] .... 1.0: sched_switch: prev_comm=a ==> b"), SIM_E_INPUT);
 }
 
+/* Out-of-range fields are refused with the line, as the DiskSim reader
+ * refuses them: a request past 2^64 sectors or larger than 32-bit bytes, a
+ * read returning more than MAX_RW_COUNT, a pid above PID_MAX_LIMIT, a NUL. */
+static void test_ftrace_out_of_range_fields(void **state)
+{
+	struct fx *f = *state;
+	assert_int_equal(parse(f, "  a-1 [000] .... 1.0: block_rq_issue: 8,0 R 0 () "
+				  "18446744073709551608 + 4096 [a]"), SIM_E_INPUT);
+	assert_non_null(strstr(f->err.msg, "passes 2^64"));
+	assert_int_equal(parse(f, "  a-1 [000] .... 1.0: block_rq_issue: 8,0 R 0 () 0 + 4294967295 [a]"),
+			 SIM_E_INPUT);
+	assert_non_null(strstr(f->err.msg, "sector count out of range"));
+	assert_int_equal(parse(f, "  a-1 [000] .... 1.0: sys_exit: NR 67 = 9223372036854775807"),
+			 SIM_E_INPUT);
+	assert_non_null(strstr(f->err.msg, "MAX_RW_COUNT"));
+	assert_int_equal(parse(f, "  a-1 [000] .... 1.0: sys_exit: NR 67 = 4096"), 1);
+	assert_int_equal(parse(f, "  a-99999999 [000] .... 1.0: block_plug: [a]"), SIM_E_INPUT);
+	assert_non_null(strstr(f->err.msg, "pid out of range"));
+	static const char nul[] = "  a-1 [000] .... 1.0: block_plug: [a\0b]";
+	assert_int_equal(ftrace_parse_line(f->r, nul, sizeof(nul) - 1, &f->rec, &f->err), SIM_E_INPUT);
+	assert_non_null(strstr(f->err.msg, "NUL byte"));
+}
+
 static void test_ftrace_markers_pair_into_regions(void **state)
 {
 	(void)state;
@@ -624,6 +647,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_ftrace_comments_and_lost_events, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ftrace_unknown_events_counted_by_name, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ftrace_junk_is_an_error_with_position, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ftrace_out_of_range_fields, setup, teardown),
 		cmocka_unit_test(test_ftrace_stream_crlf_no_final_newline),
 		cmocka_unit_test(test_ftrace_error_names_line_and_sticks),
 		cmocka_unit_test(test_ftrace_probe_tells_formats_apart),
