@@ -1,9 +1,13 @@
 /* `mobisim run`: load a scenario, apply --set overrides, run it, print a
  * summary and write the result document atomically. */
+#include <errno.h>
 #include <getopt.h>
+#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
@@ -52,6 +56,33 @@ int cli_load_scenario(const char *path, char **sets, int nsets, struct cfg_doc *
 		}
 	}
 	return 0;
+}
+
+/* --out that cannot be written is found before the run, not after it:
+ * a directory, or a directory we may not create files in. Devices and
+ * "-" are left to the writer. Prints the message; true when unwritable. */
+static bool out_unwritable(const char *out)
+{
+	struct stat st;
+	char dir[4096];
+
+	if (!strcmp(out, "-"))
+		return false;
+	if (stat(out, &st) == 0) {
+		if (S_ISDIR(st.st_mode)) {
+			fprintf(stderr, "mobisim: --out %s: is a directory\n", out);
+			return true;
+		}
+		if (!S_ISREG(st.st_mode))
+			return false;
+	}
+	snprintf(dir, sizeof(dir), "%s", out);
+	const char *d = dirname(dir);
+	if (access(d, W_OK | X_OK)) {
+		fprintf(stderr, "mobisim: --out %s: cannot write in %s: %s\n", out, d, strerror(errno));
+		return true;
+	}
+	return false;
 }
 
 int cmd_run(int argc, char **argv)
@@ -135,6 +166,8 @@ int cmd_run(int argc, char **argv)
 		goto done;
 	}
 	const char *path = argv[optind];
+	if (out && out_unwritable(out))
+		return 2;
 	struct sim_error err = { 0 };
 	struct cfg_doc *doc;
 	struct sim *s = NULL;

@@ -107,6 +107,9 @@ grep ' C ' g.txt > conly.txt
 msg=$("$BIN" trace convert g.txt --to blkparse -o no-dir/out.txt 2>&1)
 [ $? -ne 0 ] && echo "$msg" | grep -q 'no-dir' || err "unwritable -o: $msg"
 "$BIN" list --help > /dev/null 2>&1 || err "list --help failed"
+msg=$("$BIN" run "$SRC/configs/scenarios/block-replay.yaml" --quiet --out no-dir/r.json 2>&1)
+rc=$?
+[ $rc -eq 2 ] && echo "$msg" | grep -q 'cannot write in no-dir' || err "run --out no-dir/...: exit $rc: $msg"
 
 # 5. run takes a per-CPU set by its base name, and counts what the reader read past.
 "$BIN" run "$SRC/configs/scenarios/block-replay.yaml" --set workload.trace="$TMP/s" --quiet --out r.json ||
