@@ -670,7 +670,9 @@ static int bt_open(const char *path, const struct trace_opts *opts, void **state
 	if (br->diag) {
 		br->diag->files = br->nfiles;
 		br->diag->missing_files = gaps;
-		snprintf(br->diag->set_base, sizeof(br->diag->set_base), "%s", base);
+		size_t bl = strnlen(base, sizeof(br->diag->set_base) - 1);
+		memcpy(br->diag->set_base, base, bl);
+		br->diag->set_base[bl] = '\0';
 	}
 	if (gaps)
 		trace_diag_note(br->diag, "%s.blktrace.%u: missing from the per-CPU set; read the other "

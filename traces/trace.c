@@ -793,15 +793,18 @@ int trace_next(struct trace_reader *r, struct trace_rec *rec, struct sim_error *
 	if (rc != 1)
 		return rc;
 	if (d->events) {
-		int64_t step = rec->time_ns - d->last_ns;
+		/* in 128 bits: any two recorded times have a difference */
+		__int128 step = (__int128)rec->time_ns - d->last_ns;
+		int64_t mag = step < 0 ? (-step > INT64_MAX ? INT64_MAX : (int64_t)-step)
+				       : (step > INT64_MAX ? INT64_MAX : (int64_t)step);
 		if (step < 0) {
 			d->backwards++;
-			if (-step > d->max_backwards_ns)
-				d->max_backwards_ns = -step;
-		} else if (step > TRACE_CLOCK_JUMP_NS) {
+			if (mag > d->max_backwards_ns)
+				d->max_backwards_ns = mag;
+		} else if (mag > TRACE_CLOCK_JUMP_NS) {
 			d->jumps++;
-			if (step > d->max_jump_ns)
-				d->max_jump_ns = step;
+			if (mag > d->max_jump_ns)
+				d->max_jump_ns = mag;
 		}
 	}
 	d->events++;

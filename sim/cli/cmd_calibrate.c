@@ -171,7 +171,7 @@ static void calib_expire(struct calib *c, int64_t now)
 {
 	while (!list_empty(&c->age)) {
 		struct calib_pend *h = list_first_entry(&c->age, struct calib_pend, age);
-		if (h->done || now - h->t_d <= CALIB_TIMEOUT_NS)
+		if (h->done || (__int128)now - h->t_d <= CALIB_TIMEOUT_NS)
 			return;
 		c->lost++;
 		calib_lost(c, h);
@@ -232,7 +232,8 @@ static int calib_complete(struct calib *c, const struct trace_rec *rec, uint64_t
 		c->unmatched_c++;
 		return 0;
 	}
-	int64_t d2c = rec->time_ns - p->t_d;
+	__int128 d2c_wide = (__int128)rec->time_ns - p->t_d;
+	int64_t d2c = d2c_wide > INT64_MAX ? -1 : (int64_t)d2c_wide; /* beyond 292 years: not a sample */
 	uint64_t bytes = (uint64_t)p->nr_sectors << SECTOR_SHIFT;
 	struct calib_bucket *b = &c->b[p->write][calib_bucket_of(bytes)];
 	if (d2c >= 0 && (stats_dist_add(&b->lat, d2c) || stats_dist_add(&b->size, (int64_t)bytes)))

@@ -96,7 +96,7 @@ struct stat_state {
 /* btt's tdelta: a non-positive step counts as 1 ns. */
 static double tdelta_s(int64_t from, int64_t to)
 {
-	return (double)(from < to ? (uint64_t)(to - from) : 1u) / 1.0e9;
+	return (double)(from < to ? (uint64_t)to - (uint64_t)from : 1u) / 1.0e9;
 }
 
 static void lat_add(struct lat *l, double t)
@@ -371,7 +371,7 @@ static void stat_print(FILE *o, const char *path, const char *format, const stru
 		fprintf(o, "events:   %" PRIu64 "\n", s->events);
 	/* Earliest to latest: never negative, whatever the order. */
 	fprintf(o, "duration: %.9f s%s\n\n",
-		s->events ? (double)(dg->max_ns - dg->min_ns) / 1e9 : 0.0,
+		s->events ? ((double)dg->max_ns - (double)dg->min_ns) / 1e9 : 0.0,
 		dg->jumps ? " (spans a clock jump: see warnings)" : "");
 	fprintf(o, "# events by action\n");
 	for (unsigned a = 0; a < TRACE_A_NR_BLOCK; a++)
