@@ -166,8 +166,10 @@ int cmd_run(int argc, char **argv)
 		goto done;
 	}
 	const char *path = argv[optind];
-	if (out && out_unwritable(out))
-		return 2;
+	if (out && out_unwritable(out)) {
+		status = 2;
+		goto done;
+	}
 	struct sim_error err = { 0 };
 	struct cfg_doc *doc;
 	struct sim *s = NULL;
