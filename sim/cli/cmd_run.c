@@ -200,10 +200,9 @@ int cmd_run(int argc, char **argv)
 		goto done;
 	}
 	/* A run cut short is not a normal end: say so (the summary follows). */
-	if (s->end_reason && (!strcmp(s->end_reason, "max_events") || !strcmp(s->end_reason, "until")))
-		fprintf(stderr, "mobisim: stopped early: %s reached at t = %.6f s before the workload "
-				"finished\n", !strcmp(s->end_reason, "until") ? "run.until_s" : "run.max_events",
-			(double)sim_now(s) / 1e9);
+	if (s->end_reason && !strcmp(s->end_reason, "max_events"))
+		fprintf(stderr, "mobisim: stopped early: run.max_events reached at t = %.6f s before the "
+				"workload finished\n", (double)sim_now(s) / 1e9);
 	json_t *res = sim_result_json(s);
 	if (!so.quiet)
 		summary_print(stdout, s, res);
