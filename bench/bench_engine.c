@@ -1,4 +1,4 @@
-/* Hold-model benchmark of the event engine (issue 2 item 9): P events
+/* Hold-model benchmark of the event engine: P events
  * pending; each fired event reschedules itself an exponentially
  * distributed delay later (mean 1 ms, from a precomputed table so that the
  * benchmark measures the queue, not libm), so the queue size stays P.

@@ -1,5 +1,5 @@
 /* Deterministic generator of DiskSim 4.0 ASCII request lists for the
- * replay benchmarks (issue 9): one request per line,
+ * replay benchmarks: one request per line,
  *
  *     arrival_ms  devno  lba  size_sectors  flags
  *

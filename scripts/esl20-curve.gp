@@ -1,4 +1,4 @@
-# ESL'20 (papers/README.md §3): why padding pays on flash - the Nexus 5 eMMC
+# ESL'20 (docs/papers.md §3): why padding pays on flash - the Nexus 5 eMMC
 # preset's QD1 read time and bandwidth against request size, the table the padding
 # DP reads (device idle latency). Data: `mobisim device curve configs/devices/emmc45.yaml`
 # (columns size_kib read_us write_us read_mbps write_mbps; block 0 = QD1).

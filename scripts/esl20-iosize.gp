@@ -1,4 +1,4 @@
-# ESL'20 (papers/README.md §3): average request size of the 16 launches under
+# ESL'20 (docs/papers.md §3): average request size of the 16 launches under
 # demand paging (baseline) and explicit loading with reordering, merging and
 # padding, without and with background I/O. The figure is the model's prediction.
 # Data: out/figures/data/esl20.tsv (configs/sweeps/esl20-padding.yaml); columns

@@ -1,4 +1,4 @@
-# ESL'20 (papers/README.md §3): mean launch time of the 16 launches under demand
+# ESL'20 (docs/papers.md §3): mean launch time of the 16 launches under demand
 # paging (baseline) and explicit loading with reordering, merging and padding,
 # without and with background I/O; labels give the change against demand paging.
 # The figure is the model's prediction. Data: out/figures/data/esl20.tsv (as esl20-iosize.gp).

@@ -1,4 +1,4 @@
-# FAST (USENIX FAST 2011; papers/README.md §2): launch time of each desktop app,
+# FAST (USENIX FAST 2011; docs/papers.md §2): launch time of each desktop app,
 # cold and with the FAST prefetcher (profiled launch sequence fadvised while the app
 # computes), and the app's CPU time (the max(t_ssd, t_cpu) bound). The figure is the model's prediction. Data: out/figures/data/fast-launch.tsv
 # (configs/sweeps/fast-prefetch.yaml); columns app cold_s fast_s cpu_s change_pct.

@@ -1,4 +1,4 @@
-# FAST (USENIX FAST 2011; papers/README.md §2): 5 to 20 apps launched together,
+# FAST (USENIX FAST 2011; docs/papers.md §2): 5 to 20 apps launched together,
 # cold and each with its prefetcher: the set's launch time (its longest launch) and
 # the mean app's. The figure is the model's prediction.
 # Data: out/figures/data/fast-multi.tsv (configs/sweeps/fast-multi.yaml); columns

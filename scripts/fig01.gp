@@ -1,4 +1,4 @@
-# Thesis Figure 1 (papers/README.md §1): Google Photos launch time, FG only and
+# Thesis Figure 1 (docs/papers.md §1): Google Photos launch time, FG only and
 # with a 4 GB background buffered write; mobisim beside the thesis's measurement.
 # Data: out/figures/data/fig01.tsv (scripts/figures: configs/sweeps/thesis-fig01.yaml).
 #   gnuplot -e "data='out/figures/data/fig01.tsv'; out='out/figures/fig01'; fmt='png'" scripts/fig01.gp

@@ -1,4 +1,4 @@
-# Thesis Figure 2 (papers/README.md §1): time to switch to Gallery right after a
+# Thesis Figure 2 (docs/papers.md §1): time to switch to Gallery right after a
 # camera burst shot, FG only and with a 4 GB background buffered write.
 # Data: out/figures/data/fig02.tsv (configs/sweeps/thesis-fig02.yaml).
 #   gnuplot -e "data='out/figures/data/fig02.tsv'; out='out/figures/fig02'; fmt='png'" scripts/fig02.gp

@@ -1,4 +1,4 @@
-# Thesis Figure 3 (papers/README.md §1): time to switch to Gallery right after a
+# Thesis Figure 3 (docs/papers.md §1): time to switch to Gallery right after a
 # video recording, FG only and with a 4 GB background buffered write.
 # Data: out/figures/data/fig03.tsv (configs/sweeps/thesis-fig03.yaml).
 #   gnuplot -e "data='out/figures/data/fig03.tsv'; out='out/figures/fig03'; fmt='png'" scripts/fig03.gp

@@ -1,4 +1,4 @@
-# Thesis Figure 12 (papers/README.md §1): Google Photos launch time FG only, with
+# Thesis Figure 12 (docs/papers.md §1): Google Photos launch time FG only, with
 # the 4 GB BG write, and with the BG write under the techniques (expc + boost +
 # fgcfq); mobisim beside the thesis (FG+BG and techniques derived from its ~2.3x
 # and -2.9 s). Data: out/figures/data/fig12.tsv (configs/sweeps/thesis-fig12.yaml).

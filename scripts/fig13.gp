@@ -1,4 +1,4 @@
-# Thesis Figure 13 (papers/README.md §1): the BG process's run time (its 4 GB
+# Thesis Figure 13 (docs/papers.md §1): the BG process's run time (its 4 GB
 # buffered write) during the Photos launch, without and with the techniques. The
 # thesis gives only the difference (0.98 s shorter) on a 20-34 s axis, which this
 # figure shows from zero. Data: out/figures/data/fig13.tsv (Figure 12's runs).

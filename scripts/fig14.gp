@@ -1,4 +1,4 @@
-# Thesis Figure 14 (papers/README.md §1): the FG's total wait on writeback during
+# Thesis Figure 14 (docs/papers.md §1): the FG's total wait on writeback during
 # the Photos launch, without and with the techniques. mobisim's bar is stacked by
 # wait cause (writeback = wait_on_page_writeback; journal = fsync waiting on a jbd2
 # commit, which waits on the BG inode's writeback in data=ordered; fsync_io = own

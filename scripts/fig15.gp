@@ -1,4 +1,4 @@
-# Thesis Figure 15 (papers/README.md §1): the camera burst shot's fsync() time
+# Thesis Figure 15 (docs/papers.md §1): the camera burst shot's fsync() time
 # (mean over its 20 fsyncs) FG only, with the 4 GB BG write, and with the
 # techniques. The thesis gives ratios only (24.3x with BG; -4.94 % in the chapter,
 # -49.4 % in the conclusion with the techniques), shown as a note.

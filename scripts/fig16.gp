@@ -1,4 +1,4 @@
-# Thesis Figure 16 (papers/README.md §1): the video recording's fsync() time FG
+# Thesis Figure 16 (docs/papers.md §1): the video recording's fsync() time FG
 # only, with the 4 GB BG write, with the techniques but boost, and with all the
 # techniques (left; boost's share of the saving is the difference of the last two),
 # and the BG writer's run time (right). The thesis: -49.4 %, boosting ~51 % of the

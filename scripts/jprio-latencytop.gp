@@ -1,4 +1,4 @@
-# Journal priority inversion (LKML, October 2007; papers/README.md §5): the
+# Journal priority inversion (LKML, October 2007; docs/papers.md §5): the
 # LatencyTOP-style maximum wait per cause of the build's (FG) tasks in the
 # kernel-build-like mix, with the journal thread best-effort (as CFQ serves it) and
 # in the RT class at level 4 (the patch). docs/reproduction.md has the full table

@@ -1,4 +1,4 @@
-/* Invariants that are loud in debug builds and free in release (STYLE.md 13). */
+/* Invariants that are loud in debug builds and free in release (docs/architecture.md §6). */
 #ifndef SIM_ASSERT_H
 #define SIM_ASSERT_H
 

@@ -1,7 +1,7 @@
 /* Configuration: YAML scenario files -> a tree of cfg_node that remembers
  * file:line:col of every key and value, `include:` expansion, `--set`
  * overrides, typed tunable tables with units, and the "unknown key" check
- * (contract in config.h; STYLE.md 8).
+ * (contract in config.h; docs/architecture.md §6).
  *
  * Parsing uses the libyaml event API, so the tree is built in one pass with
  * bounded recursion. Choices made here (and documented in the messages):

@@ -1,5 +1,5 @@
 /* Configuration: YAML (libyaml) -> a tree of nodes that remember file:line:col,
- * then typed values through declared tunable tables (STYLE.md 8).
+ * then typed values through declared tunable tables (docs/architecture.md §6).
  *
  * Flow: cfg_load_file() parses a scenario, expanding `include:` (a string or
  * list of paths relative to the including file; keys of the including map

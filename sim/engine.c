@@ -15,7 +15,7 @@
  * checked, and sorted if need be, when it becomes current; insertions
  * always carry the largest seq yet and keep order.
  *
- * Speed (issue 9; goal >= 10 M events/s on the hold model). The cost of
+ * Speed (goal >= 10 M events/s on the hold model). The cost of
  * a radix heap is the moves of entries between buckets, and each move
  * writes the event's slot and bucket - a cache miss into the owner
  * object: perf put half of the binary radix heap's refill() on those two

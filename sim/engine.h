@@ -1,5 +1,5 @@
 /* Discrete-event engine: integer-nanosecond clock and a monotone priority
- * queue of intrusive events (STYLE.md 10, 11).
+ * queue of intrusive events (docs/architecture.md §6).
  *
  * An event is embedded in the object that owns it; scheduling allocates
  * nothing once the buckets have grown to the peak number of pending events.

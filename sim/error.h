@@ -1,4 +1,4 @@
-/* Error records returned by library code (STYLE.md 12).
+/* Error records returned by library code (docs/architecture.md §6).
  *
  * Library functions never print or exit: they return a negative code from
  * the table below and fill a caller-owned struct sim_error with one line of

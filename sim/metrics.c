@@ -3,7 +3,7 @@
  * btt: Q2G, G2I, I2D, D2C, Q2C), wait causes in the manner of LatencyTOP
  * (count, total and maximum per cause) and named regions, and their
  * serialisation into the "classes", "waits" and "regions" parts of the
- * CONTRACT.md result document.
+ * docs/architecture.md §5 result document.
  *
  * Memory is fixed per class except for the regions array, which grows with
  * the number of regions the workload declares (not with run length).
@@ -199,7 +199,7 @@ static json_t *metrics_opstat_json(const struct sim_opstat *s, int64_t runtime_n
 	return o;
 }
 
-/* CLASS object of CONTRACT.md for one class (also usable per task). */
+/* CLASS object of docs/architecture.md §5 for one class (also usable per task). */
 struct json_t *sim_metrics_class_json(const struct sim_class_metrics *cm)
 {
 	json_t *o = json_object(), *btt = json_object();

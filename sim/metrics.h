@@ -1,6 +1,6 @@
 /* What a run measures, by task class: per-operation latency, btt-style
  * block latencies, wait causes (LatencyTOP-like) and regions. Filled by the
- * models, serialised by results.c into the CONTRACT.md document.
+ * models, serialised by results.c into the docs/architecture.md §5 document.
  */
 #ifndef SIM_METRICS_H
 #define SIM_METRICS_H
@@ -84,7 +84,7 @@ int sim_metrics_region(struct sim_metrics *m, const char *name, const char *task
  * bw_bytes, bw (KiB/s), over runtime_ns (0: rates are 0). */
 int sim_metrics_fio_keys(struct json_t *o, uint64_t count, uint64_t bytes, int64_t runtime_ns);
 
-/* CONTRACT.md result pieces (caller owns the returned JSON). */
+/* docs/architecture.md §5 result pieces (caller owns the returned JSON). */
 struct json_t;
 struct json_t *sim_metrics_classes_json(const struct sim_metrics *m);
 /* One CLASS object, e.g. for the per-task breakdown. */

@@ -1,4 +1,4 @@
-/* The result document (CONTRACT.md "Result JSON") and atomic file output. */
+/* The result document (docs/architecture.md §5) and atomic file output. */
 #ifndef SIM_RESULTS_H
 #define SIM_RESULTS_H
 

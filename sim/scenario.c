@@ -1,5 +1,5 @@
 /* Scenario assembly: builds a simulator from a resolved scenario document,
- * bottom-up as DESIGN.md §1 stacks it: device, block queue (when the
+ * bottom-up as docs/architecture.md stacks it: device, block queue (when the
  * workload needs it or a scheduler is named), upper stack, workload.
  *
  * Top-level keys consumed here: name, description, seed, device,
@@ -222,7 +222,7 @@ static int scenario_build(struct sim *s, const char *path, const struct sim_opti
 }
 
 static const struct cfg_param seed_param[] = {
-	{ "seed", CFG_T_INT, 0, "", "1", 0, 9.2e18, "CONTRACT.md: seed 1 unless given",
+	{ "seed", CFG_T_INT, 0, "", "1", 0, 9.2e18, "docs/architecture.md §5: seed 1 unless given",
 	  "run seed; every random stream derives from it", NULL },
 	CFG_PARAM_END,
 };

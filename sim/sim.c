@@ -115,7 +115,7 @@ int sim_run(struct sim *s, struct sim_error *err)
 								     : now + SIM_DONE_CHECK_NS;
 		/* Skip whole empty slices (done() cannot change without an
 		 * event), keeping the slice boundaries where they were: a trace
-		 * gap of years must not take 10^15 slices (issue 9). */
+		 * gap of years must not take 10^15 slices. */
 		int64_t next = sim_engine_next_time(&s->engine);
 		if (next > stop && next != SIM_TIME_MAX && stop < s->until_ns) {
 			uint64_t k = ((uint64_t)next - (uint64_t)now - 1) / SIM_DONE_CHECK_NS + 1;

@@ -1,5 +1,5 @@
 /* The simulator object: everything a run owns hangs off one struct sim
- * (STYLE.md 9), so tests and sweeps can build many in one process.
+ * (docs/architecture.md §6), so tests and sweeps can build many in one process.
  *
  * Layers are created by sim_create() from a scenario document
  * (sim/scenario.c): device, then block queue (unless the workload feeds the
@@ -107,7 +107,7 @@ int sim_create(struct cfg_doc *doc, const char *scenario_path, const struct sim_
 	       struct sim **out, struct sim_error *err);
 /* Run to completion (workload done and queues drained) or run.until. */
 int sim_run(struct sim *s, struct sim_error *err);
-/* The CONTRACT.md result document. Caller owns. */
+/* The docs/architecture.md §5 result document. Caller owns. */
 struct json_t *sim_result_json(struct sim *s);
 void sim_destroy(struct sim *s);
 

@@ -1,5 +1,5 @@
 /* Workload registry: one explicit table of the sources a scenario can name
- * (STYLE.md 6). Each entry lives in its own file under traces/. */
+ * (docs/architecture.md §6). Each entry lives in its own file under traces/. */
 #include "sim/workload.h"
 
 #include <string.h>

@@ -1,4 +1,4 @@
-/* Workload sources (DESIGN.md §3): the thing that drives a run. Registered
+/* Workload sources (docs/architecture.md): the thing that drives a run. Registered
  * by name in sim/workload.c; the scenario's `workload.type` (or the
  * top-level `source:` map for the Poisson reference source) selects one.
  *

@@ -82,7 +82,7 @@ static bool is_float_token(const char *s, size_t l)
 
 /* Milliseconds written "I", "I." or "I.F" with at most 9 integer and 6
  * fraction digits, to integer nanoseconds without strtod (a third of the
- * replay's time went to strtod; issue 9). Below 10^15 ns the double path
+ * replay's time went to strtod). Below 10^15 ns the double path
  * llround(strtod(s) * 1e6) is exact for such strings too, so both give the
  * same value; anything else (exponents, signs, longer parts) returns
  * false and takes the strtod path. */

@@ -22,7 +22,7 @@ extern const struct elevator_ops mq_deadline_elevator_ops;
 extern const struct elevator_ops kyber_elevator_ops;
 extern const struct elevator_ops bfq_elevator_ops;
 
-/* One explicit table (STYLE.md 6); `mobisim list schedulers` prints it. */
+/* One explicit table (docs/architecture.md §6); `mobisim list schedulers` prints it. */
 static const struct elevator_ops *const elevator_table[] = {
 	&noop_elevator_ops,
 	&deadline_elevator_ops,

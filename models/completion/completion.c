@@ -67,7 +67,7 @@ const char *const cpl_plan_names[CPL_NPLAN] = { "irq", "poll", "sleep_poll", "ti
  * 9.0 us by interrupt on a 2.9 GHz Xeon, i.e. ~4.6 us of interrupt,
  * scheduling and context-switch cost [RECALL: figures from memory of the
  * paper]; split here as irq 1.5 + wakeup 1.0 + ctxsw 1.5 (latency 4 us,
- * CPU 4.5 us). Mobile SoCs are slower (REFERENCE.md §4.6: ~5-20 us). */
+ * CPU 4.5 us). Mobile SoCs are slower (docs/references.md §4.6: ~5-20 us). */
 static const struct cfg_param cpl_cost_params[] = {
 	{ "irq_us", CFG_T_TIME, CC_OFF(irq_ns), "us", "1.5", 0, 1e4,
 	  "[RECALL] FAST'12 Yang et al.: ~4.6 us interrupt-path overhead in total, split [INFER]",

@@ -1,9 +1,9 @@
-/* Host-side I/O completion path (papers/README.md §4, REFERENCE.md §4.6):
+/* Host-side I/O completion path (docs/papers.md §4, docs/references.md §4.6):
  * how the task that waits for an I/O learns that the device has finished -
  * by interrupt, by polling, or by sleeping for a predicted time and then
  * polling - and what that costs in latency and in CPU time.
  *
- * Where it sits (DESIGN.md §1): between the device and whatever set
+ * Where it sits (docs/architecture.md): between the device and whatever set
  * dev->on_complete (the block layer, or a source talking to the device
  * directly). device_submit() tells the completion path that an I/O left the
  * host (completion_submit), device_complete() hands it the finished command

@@ -1,6 +1,6 @@
 /* Completion model "timer-irq": arm both a timer at the predicted
  * completion time and the device interrupt at submit, and take whichever
- * fires first (papers/README.md §4: the hybrid-interrupt patent, 2026).
+ * fires first (docs/papers.md §4: the hybrid-interrupt patent, 2026).
  * Timer first: the task wakes and polls until the completion (UNDER);
  * interrupt first: the timer is cancelled and the interrupt path wakes the
  * task (OVER), so a mispredicted long sleep costs no more than the

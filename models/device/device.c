@@ -1,5 +1,5 @@
 /* Device core: the registry of device models, construction from a YAML map,
- * and the bookkeeping every model shares (DESIGN.md §3, models/device/device.h).
+ * and the bookkeeping every model shares (docs/architecture.md, models/device/device.h).
  *
  * The core owns what is common to all models - dispatch and completion
  * stamps, the inflight count against queue_depth, request and byte
@@ -23,7 +23,7 @@ extern const struct device_ops flash_device_ops;
 extern const struct device_ops table_device_ops;
 extern const struct device_ops ideal_device_ops;
 
-/* One explicit table (STYLE.md 6), in the order `mobisim list devices` prints. */
+/* One explicit table (docs/architecture.md §6), in the order `mobisim list devices` prints. */
 static const struct device_ops *const device_table[] = {
 	&flash_device_ops,
 	&table_device_ops,

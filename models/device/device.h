@@ -1,4 +1,4 @@
-/* Storage device interface (DESIGN.md §3) and the device registry.
+/* Storage device interface (docs/architecture.md) and the device registry.
  *
  * The block layer hands a request to device_submit() when device_can_accept()
  * says there is a free command slot; the model schedules its own events and

@@ -49,7 +49,7 @@
  * Foreground-aware mode (tunable fg_aware, off by default; the fgcfq
  * policy turns it on through cfq_set_fg_aware(), models/iosched/cfq.h), after
  * the SNU 2017 thesis "User-centric I/O scheduling for Android
- * smartphones", mechanisms 3 and 4 (../shared/papers/README.md §1):
+ * smartphones", mechanisms 3 and 4 (docs/papers.md §1):
  *  - An FG-high request is a sync request tagged REQ_FG (the task model
  *    tags every bio of a foreground task; at insert the request is also
  *    tagged when its io_context is foreground now) or a request lifted

@@ -1,6 +1,6 @@
 /* The page-cache lock: one FIFO (ticket) spinlock in simulated time.
  *
- * What it stands for. The thesis (papers/README.md §1) says that getting
+ * What it stands for. The thesis (docs/papers.md §1) says that getting
  * free pages and inserting valid pages into the page cache takes "a global
  * lock", so a background writer inserting pages at memory speed delays a
  * foreground reader. In Linux 3.10 the per-file mapping->tree_lock guards
@@ -11,7 +11,7 @@
  * pagevec of PAGEVEC_SIZE = 14 pages that __pagevec_lru_add() drains under
  * the lock; reclaim (shrink_inactive_list) isolates SWAP_CLUSTER_MAX = 32
  * pages under the same lock. A phone has one zone (or two), so it is
- * effectively global (REFERENCE.md §3.5). The default scope "lru" models
+ * effectively global (docs/references.md §3.5). The default scope "lru" models
  * exactly that: one acquisition per 14 inserted pages (fixed + per-page
  * hold), one per reclaim batch; lookups and deletions take nothing. Scope
  * "global" is the thesis's literal reading: every lookup, insert and
@@ -37,7 +37,7 @@ static const char *const pglock_scopes[] = { "lru", "global", NULL };
 
 static const struct cfg_param pglock_params_table[] = {
 	{ "scope", CFG_T_ENUM, offsetof(struct pglock_params, scope), "", "lru", CFG_NO_RANGE,
-	  "REFERENCE.md §3.5: zone->lru_lock is the only lock all inserts share",
+	  "docs/references.md §3.5: zone->lru_lock is the only lock all inserts share",
 	  "lru: zone->lru_lock with pagevec batching; global: every page-cache op takes it",
 	  pglock_scopes },
 	{ "batch_pages", CFG_T_INT, offsetof(struct pglock_params, batch_pages), "", "14", 1, 512,

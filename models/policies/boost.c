@@ -1,5 +1,5 @@
 /* boost: foreground-blocking async I/O boost (user-centric I/O
- * scheduling thesis, SNU 2017, §3.3 / papers/README.md §1 mechanism 3).
+ * scheduling thesis, SNU 2017, §3.3 / docs/papers.md §1 mechanism 3).
  *
  * When writeback assigns a page to an async bio the page's LBA is
  * remembered (the thesis keeps it in the buffer head; in mobisim the

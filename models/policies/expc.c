@@ -1,5 +1,5 @@
 /* expc: foreground-exclusive page cache (user-centric I/O scheduling
- * thesis, SNU 2017, §3.2 / papers/README.md §1 mechanism 2).
+ * thesis, SNU 2017, §3.2 / docs/papers.md §1 mechanism 2).
  *
  * Every foreground thread stamps the time at which it inserts a valid
  * page into the page cache. A background thread about to insert a page

@@ -1,5 +1,5 @@
 /* fgcfq: foreground-aware CFQ (user-centric I/O scheduling thesis, SNU
- * 2017, papers/README.md §1 mechanism 4, with the FG request tag of
+ * 2017, docs/papers.md §1 mechanism 4, with the FG request tag of
  * mechanism 3).
  *
  * The mechanism lives in the scheduler, as in the thesis: this policy

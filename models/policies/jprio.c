@@ -1,6 +1,6 @@
 /* jprio: the journal thread in the real-time I/O class (LKML, October
  * 2007, "mass priority inversion" under LatencyTOP during a kernel build;
- * papers/README.md §5). The patch made kjournald set its own I/O priority
+ * docs/papers.md §5). The patch made kjournald set its own I/O priority
  * to IOPRIO_CLASS_RT level 4 when it starts, so CFQ serves the commit's
  * writes ahead of every best-effort queue and tasks waiting for a commit
  * (fsync, and through the journal every metadata update) stop waiting

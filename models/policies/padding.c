@@ -1,7 +1,7 @@
 /* padding: explicit application loading with I/O reordering, merging and
  * padding (Joo, Seo, Shin, Lim, "Enlarging I/O size for faster loading of
- * mobile applications", IEEE ESL 12, 2020; papers/README.md §3,
- * REFERENCE.md §4.4).
+ * mobile applications", IEEE ESL 12, 2020; docs/papers.md §3,
+ * docs/references.md §4.4).
  *
  * Demand paging loads an app with many small QD1 reads; on flash a large
  * read costs little more than a small one because it keeps several dies

@@ -1,5 +1,5 @@
 /* Policy registry, plugin loading and the composed policy set (the
- * interface is models/policies/policy.h; DESIGN.md §3).
+ * interface is models/policies/policy.h; docs/architecture.md).
  *
  * The registry starts with the built-in table below and grows with what
  * plugins register. A policy set is an ordered list of instances; it owns
@@ -22,7 +22,7 @@
 
 /* ------------------------------------------------------ built-in table */
 
-/* One line per policy file in models/policies/ (STYLE.md 6). */
+/* One line per policy file in models/policies/ (docs/architecture.md §6). */
 extern const struct policy_ops expc_policy_ops;   /* models/policies/expc.c */
 extern const struct policy_ops boost_policy_ops;  /* models/policies/boost.c */
 extern const struct policy_ops jprio_policy_ops;  /* models/policies/jprio.c */

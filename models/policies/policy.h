@@ -1,5 +1,5 @@
-/* Policies (DESIGN.md §3): the mechanisms of the papers in
- * ../shared/papers/README.md, each a `struct policy_ops` that reaches into
+/* Policies (docs/architecture.md): the mechanisms of the papers in
+ * docs/papers.md, each a `struct policy_ops` that reaches into
  * the stack only through named hook points.
  *
  * Who calls what:

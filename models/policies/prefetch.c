@@ -1,6 +1,6 @@
 /* prefetch: FAST, the launch prefetcher of Joo, Ryu, Park and Shin
  * (USENIX FAST 2011) with the launch-sequence optimisations of Joo's 2013
- * dissertation (papers/README.md §2; REFERENCE.md §4.5).
+ * dissertation (docs/papers.md §2; docs/references.md §4.5).
  *
  * A cold launch issues the same block requests every time. FAST profiles
  * one launch with blktrace, maps each LBA back to (file, offset) with a

@@ -1,6 +1,6 @@
 /* The upper I/O stack: tasks, CPU, page cache with its global lock,
  * readahead, dirty accounting and writeback, fsync, a file system with a
- * jbd2-like journal (DESIGN.md §1, the part above the block layer).
+ * jbd2-like journal (docs/architecture.md, the part above the block layer).
  *
  * Who calls what:
  *  - sim/scenario.c calls stack_create() with the scenario's root map; the
@@ -101,7 +101,7 @@ struct stack_task_attr {
 
 /* ---------------------------------------------------------------- hooks */
 
-/* Policy hook points (DESIGN.md §3). Any may be NULL. */
+/* Policy hook points (docs/architecture.md). Any may be NULL. */
 struct stack_hooks {
 	void *ctx;
 	/* A task is about to sleep in wait_on_page_writeback on a page whose

@@ -1,7 +1,7 @@
 # Sourced by scripts/check and scripts/demo: install the Debian packages
 # mobisim needs when any is missing (a fresh Debian 12 machine needs
 # nothing else). Needs root or sudo only when something is missing.
-# parallel: tests/integration/sweep.sh runs a sweep through GNU parallel (issue 8).
+# parallel: tests/integration/sweep.sh runs a sweep through GNU parallel.
 # zlib1g-dev liblzma-dev libzstd-dev: compressed traces (traces/trace.c); zstd xz-utils
 # gzip: tests/integration/trace_field.sh compresses its inputs.
 # libtracecmd-dev, libtracefs-dev (its pkg-config needs it), libtraceevent-dev: the trace.dat

@@ -1,6 +1,6 @@
 /* `mobisim device curve DEVICE.yaml`: the latency-versus-size curve of a
  * device model, measured by simulating it (models/device/device_curve.c), as TSV
- * for gnuplot (CONTRACT.md): one block per queue depth, separated by two
+ * for gnuplot (docs/architecture.md §5): one block per queue depth, separated by two
  * blank lines so that gnuplot's `index 0` is QD1 and `index 1` the deeper
  * depth (absent for a device that accepts one command at a time).
  */

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 4 "done when": one sync reader and one async writer flood
+# The scheduler's isolation of a sync reader: one sync reader and one async writer flood
 # (configs/scenarios/cfq-vs-noop.yaml) under CFQ and under noop. CFQ serves
 # the reader's sync queue ahead of the writes, noop queues its reads behind
 # them: the reader's mean latency must differ by more than 20x, its p99 by

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The CLI's contract on bad input (CONTRACT.md, issue 2): bad YAML, unknown
+# The CLI's contract on bad input (docs/architecture.md §5): bad YAML, unknown
 # keys, bad units and out-of-range values each give one line naming
 # file:line:column and exit 2; nothing is written to --out; --help and
 # --version exit 0; an unknown command exits 2.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `mobisim compare` (issue 7): one run per policy set on the same workload
+# `mobisim compare`: one run per policy set on the same workload
 # and seed. Checks: the table and JSON name every set; the baseline run is
 # the same simulation as `mobisim run` of the scenario; two compares give
 # the same table; a policy that cannot act (boost without FG writeback

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 10 items 2-3 end to end: `mobisim list completions` names the six
+# end to end: `mobisim list completions` names the six
 # models; both completion scenarios (UFS 3.1 and NVMe-class 4 KiB random
 # reads at QD1, shortened here) run under every model; the task's read()
 # is fastest with poll and slowest with interrupt, CPU per I/O is highest

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Determinism (issue 9 item 2): a run is a pure function of its scenario,
+# Determinism: a run is a pure function of its scenario,
 # seed and inputs.
 #  1. The same scenario run twice - a synthetic launch (launch-demo.yaml,
 #     upper stack, CFQ, writeback) and a closed-loop block replay through

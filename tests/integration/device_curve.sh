@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `mobisim device curve` (CONTRACT.md): for every bundled flash preset, a TSV
+# `mobisim device curve` (docs/architecture.md §5): for every bundled flash preset, a TSV
 # with a '#' header, 9 sizes 4 KiB..1 MiB per block, a QD1 block and - for
 # devices that queue - a deeper block; read bandwidth at 1 MiB above that at
 # 4 KiB; the same seed gives the same bytes. Bad device YAML exits 2 with one

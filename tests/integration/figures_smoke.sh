@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# scripts/figures end to end in its --quick mode (issue 8): one small figure
+# scripts/figures end to end in its --quick mode: one small figure
 # (FAST cold start vs prefetcher: a recording run, a two-point sweep, the data
 # TSV, the gnuplot script, PNG and PDF, the notes) into a temporary directory,
 # so CI checks the figure pipeline without the full run. docs/ is not touched.

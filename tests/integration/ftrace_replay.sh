@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Full-stack ftrace replay from the CLI (issue 6 item 3): the bundled
+# Full-stack ftrace replay from the CLI: the bundled
 # ftrace-replay.yaml runs the shared Android sample closed loop and says
 # so; --set replay=open switches it; --set workload.trace=FILE takes a
 # hand-written syscall trace whose read lands in the fg class; a broken

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 7 launch planners from the CLI: FAST prefetch (record a profile, then
+# The launch planners from the CLI: FAST prefetch (record a profile, then
 # replay it: launches shorter, every touched page prefetched, the same bytes
 # twice), ESL'20 padding (merge and pad load no slower than reorder and
 # merge, larger requests), and a broken profile is a bad-input error naming

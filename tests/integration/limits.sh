@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Numeric limits of block replay (issue 9 item 3), on both replay
+# Numeric limits of block replay, on both replay
 # scenarios (open loop through noop, closed loop through CFQ):
 #  - a 73-year gap between two requests (the replay's limit, 2^61 - 1 ns)
 #    replays at once - the run skips the empty done()-check slices instead

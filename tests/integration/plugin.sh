@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Out-of-tree policy plugin (issue 7): install mobisim's headers into a
+# Out-of-tree policy plugin: install mobisim's headers into a
 # temporary prefix, build examples/plugin/noop_counter.c against them
 # with plain cc, and check that `mobisim list policies --plugin` lists it,
 # that `run --plugin` puts its hook counters in the result without

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Block replay from the CLI (issue 6 item 3): the bundled *replay*.yaml
+# Block replay from the CLI: the bundled *replay*.yaml
 # scenarios run on the TPC-C sample and say which replay ran; --set
 # replay=open|closed and --set workload.trace=FILE switch them (format
 # detected from content: the shared blktrace sample and an ftrace text);

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `mobisim sweep` end to end on the M/M/1 scenario (issue 8): --count and
+# `mobisim sweep` end to end on the M/M/1 scenario: --count and
 # --list, a -j 2 run whose summary.tsv is byte-identical to a -j 1 run,
 # --point idempotence (skip when present, same bytes apart from wall-clock
 # fields with --force), resume after a SIGKILL loses no finished point and

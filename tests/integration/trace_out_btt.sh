@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# --trace-out (issue 6 item 4): a simulated run written as blktrace binary
+# --trace-out: a simulated run written as blktrace binary
 # is read by Debian's blkparse into exactly the text --trace-out writes,
 # and btt's D2C and Q2C averages equal the simulator's own btt figures.
 # Skips the oracle parts (exit 0 with a note) when blkparse/btt are absent.

@@ -1,5 +1,5 @@
 /* Tests for sim/metrics.c: name tables, recording by class, region storage
- * and the CONTRACT.md "classes", "waits" and "regions" JSON.
+ * and the docs/architecture.md §5 "classes", "waits" and "regions" JSON.
  */
 #include <math.h>
 #include <setjmp.h>

@@ -97,7 +97,7 @@ const struct cfg_param app_launch_params[] = {
 	{ "main_coverage", CFG_T_DOUBLE, AO(main_coverage), "", "0.5", 0.01, 1, "assumed",
 	  "fraction of each of those files that is touched", NULL },
 	{ "main_fault_fraction", CFG_T_DOUBLE, AO(main_fault_fraction), "", "0.8", 0, 1,
-	  "ART maps oat and APK and faults them in (REFERENCE.md §3.3); share assumed",
+	  "ART maps oat and APK and faults them in (docs/references.md §3.3); share assumed",
 	  "fraction of main-thread runs touched by page faults instead of read()", NULL },
 	{ "main_run_bytes", CFG_T_SIZE, AO(main_run_bytes), "KiB", "32KiB", 4, 1e6, "assumed",
 	  "mean length of a touched run (exponential)", NULL },

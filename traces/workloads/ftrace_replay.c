@@ -1,5 +1,5 @@
 /* The "ftrace" workload: replay of an ftrace text trace through the whole
- * simulated stack (DESIGN.md §3-4). Every traced thread becomes a stack
+ * simulated stack (docs/architecture.md). Every traced thread becomes a stack
  * task whose op stream is rebuilt from what the thread did:
  *
  *  sys_enter/sys_exit pairs (raw_syscalls or syscalls:sys_*_X, arm64 table
@@ -273,7 +273,7 @@ static const struct cfg_param fr_params[] = {
 	{ "trace", CFG_T_STRING, FR_OFF(trace), "", NULL, CFG_NO_RANGE, "required",
 	  "ftrace text (trace, trace_pipe or trace-cmd report)", NULL },
 	{ "replay", CFG_T_ENUM, FR_OFF(mode), "", "closed", CFG_NO_RANGE,
-	  "DESIGN.md §4: closed loop is the default",
+	  "docs/architecture.md: closed loop is the default",
 	  "closed: next op after the previous completes + recorded gap; open: recorded times",
 	  fr_mode_names },
 	{ "time_scale", CFG_T_DOUBLE, FR_OFF(time_scale), "", "1.0", 0, 1e6, "1 = as recorded",

@@ -1,4 +1,4 @@
-/* Block-level trace replay (DESIGN.md §4): every I/O of a recorded block
+/* Block-level trace replay (docs/architecture.md): every I/O of a recorded block
  * trace becomes a bio injected at the block layer, with the io_context of
  * its pid, so the scheduler, merging and request limits of the simulated
  * stack act on it.
@@ -164,7 +164,7 @@ static const struct cfg_param replay_params[] = {
 	  "required", "block trace file (blktrace, blkparse text, ftrace, DiskSim ASCII; detected from content)",
 	  NULL },
 	{ "replay", CFG_T_ENUM, RP_OFF(mode), "", "closed", CFG_NO_RANGE,
-	  "DESIGN.md §4: closed loop is the default", "closed: wait for sync predecessors; open: recorded times",
+	  "docs/architecture.md: closed loop is the default", "closed: wait for sync predecessors; open: recorded times",
 	  replay_mode_names },
 	{ "time_scale", CFG_T_DOUBLE, RP_OFF(time_scale), "", "1.0", 0, 1e6,
 	  "1 = as recorded", "multiply recorded gaps (arrivals, think times) by this", NULL },
@@ -224,7 +224,7 @@ static void rp_io_maybe_free(struct replay *r, struct rp_io *io)
 
 /* Latest simulated time a replay schedules an I/O at: a quarter of the
  * int64 range (73 years) leaves the models headroom to add service times
- * without overflow (issue 9). Records later than that after the first one
+ * without overflow. Records later than that after the first one
  * are an input error; scaled gaps and sums saturate at it. */
 #define RP_TIME_MAX (INT64_MAX / 4)
 

@@ -189,7 +189,7 @@ static const struct cfg_param launch_params[] = {
 	{ "file_coverage", CFG_T_DOUBLE, offsetof(struct launch_p, coverage), "", "0.5", 0.01, 1,
 	  "fitted", "fraction of each file that is touched", NULL },
 	{ "fault_fraction", CFG_T_DOUBLE, offsetof(struct launch_p, fault_fraction), "", "0.7", 0,
-	  1, "REFERENCE.md §3.3: launch is dominated by mmap faults (INFER share)",
+	  1, "docs/references.md §3.3: launch is dominated by mmap faults (INFER share)",
 	  "fraction of runs touched by page faults instead of read()", NULL },
 	{ "run_bytes", CFG_T_SIZE, offsetof(struct launch_p, run_bytes), "KiB", "32KiB", 4, 1e6,
 	  "fitted", "mean length of a touched run", NULL },

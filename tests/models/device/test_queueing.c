@@ -1,4 +1,4 @@
-/* Engine validation against queueing theory (issue 2 item 8): 10^6
+/* Engine validation against queueing theory: 10^6
  * requests through the Poisson source and the ideal device reproduce the
  * analytic mean response time of M/M/1, M/D/1 (Pollaczek-Khinchine) and
  * M/M/k (Erlang C) within 1 %, for the bundled scenarios and for other

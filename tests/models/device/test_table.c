@@ -166,7 +166,7 @@ static void test_table_validation_errors(void **state)
 		     "table.yaml:4:", "wirte");
 }
 
-/* The acceptance test of issue 3: measure a preset's QD1 curve (random
+/* The acceptance test of measure a preset's QD1 curve (random
  * offsets, as `mobisim device curve` does), write it as a table device,
  * measure the table the same way: every point within 2 %. */
 static void test_table_from_preset_curve_reproduces_qd1(void **state)

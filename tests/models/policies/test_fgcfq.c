@@ -1,5 +1,5 @@
 /* Tests for CFQ's foreground-aware mode (models/iosched/cfq.c, `fg_aware`; the
- * fgcfq policy of issue 7, after the SNU 2017 thesis mechanisms 3-4): FG
+ * fgcfq policy, after the SNU 2017 thesis mechanisms 3-4): FG
  * queues are served first and FIFO among themselves, BG never preempts
  * them, boosted async I/O is high, merges never push FG data back, idling
  * follows fg_idle, and with no FG task the mode changes nothing; then the

@@ -1,4 +1,4 @@
-/* Policies (models/policy.[ch], models/policies/): set parsing and
+/* Policies (models/policies/policy.[ch] and the policies beside it): set parsing and
  * composition, and for each policy that its effect appears where its
  * mechanism applies and is absent where it cannot:
  *  - boost changes nothing without background writeback (byte for byte)

@@ -1,4 +1,4 @@
-/* The effects issue 5 asks the upper stack to reproduce (item 8), on the
+/* The effects the upper stack must reproduce, on the
  * real block layer, CFQ and the UFS 2.0 preset:
  *  - a foreground launch is much slower next to a background buffered writer;
  *  - page-cache lock waits are zero without contention and grow with the

@@ -2,7 +2,7 @@
  * per size bucket with a spread around a known median) is calibrated into
  * a table device; the YAML reproduces each measured median, fills the
  * empty buckets inside the range from the fit (between its neighbours),
- * and - the CONTRACT.md fidelity figure - replaying the trace on the
+ * and - the docs/architecture.md §5 fidelity figure - replaying the trace on the
  * fitted device gives back each bucket's recorded D2C median within 10 %.
  * The same loop runs on the shared NVMe blktrace sample when present.
  */
