@@ -6,9 +6,24 @@
  * counters, and busy time (time with at least one command in flight, the
  * utilisation figure iostat's %util reports) - so that a model only
  * decides *when* a command completes.
+ *
+ * The host link is a physical bound shared by all models: no command can
+ * complete sooner than its bytes take on the link, and the link carries
+ * one transfer at a time per direction. The flash model times its link
+ * transfers itself; for the others (ideal, table) the core holds a
+ * completion back until the bound allows it. Rates are payload rates after
+ * line coding, before protocol framing (a model's efficiency factor or a
+ * measured curve accounts for that): eMMC 8-bit bus, HS200 SDR 200 MB/s,
+ * HS400 DDR 400 MB/s (JESD84-B51); UFS M-PHY HS-Gn rate B per lane, 8b/10b
+ * (JESD220, MIPI M-PHY); SATA 1.5/3/6 Gb/s, 8b/10b = 150/300/600 MB/s
+ * (SATA 3.x spec); PCIe 2.5/5 GT/s 8b/10b, 8/16/32 GT/s 128b/130b per lane
+ * (PCI Express Base Specification 3.0-5.0: 250, 500, 984.6, 1969.2,
+ * 3938.5 MB/s per lane). eMMC and SATA are half duplex, UFS (separate
+ * TX/RX lanes) and PCIe full duplex.
  */
 #include "models/device/device.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +33,85 @@
 #include "models/completion/completion.h"
 #include "sim/assert.h"
 #include "sim/sim.h"
+
+/* ------------------------------------------------------------- host link */
+
+struct link_kind {
+	const char *name;
+	double lane_bps;   /* payload bytes/s per lane */
+	int max_lanes;
+	bool full_duplex;
+};
+
+static const struct link_kind link_kinds[] = {
+	{ "none", 0, 1, true },
+	{ "emmc_hs200", 200e6, 1, false },
+	{ "emmc_hs400", 400e6, 1, false },
+	{ "ufs_hs_g2", 2915.2e6 * 8 / 10 / 8, 2, true },
+	{ "ufs_hs_g3", 5830.4e6 * 8 / 10 / 8, 2, true },
+	{ "ufs_hs_g4", 11660.8e6 * 8 / 10 / 8, 2, true },
+	{ "sata1", 1.5e9 * 8 / 10 / 8, 1, false },
+	{ "sata2", 3e9 * 8 / 10 / 8, 1, false },
+	{ "sata3", 6e9 * 8 / 10 / 8, 1, false },
+	{ "pcie_g1", 2.5e9 * 8 / 10 / 8, 16, true },
+	{ "pcie_g2", 5e9 * 8 / 10 / 8, 16, true },
+	{ "pcie_g3", 8e9 * 128 / 130 / 8, 16, true },
+	{ "pcie_g4", 16e9 * 128 / 130 / 8, 16, true },
+	{ "pcie_g5", 32e9 * 128 / 130 / 8, 16, true },
+};
+#define NLINK_KINDS (sizeof(link_kinds) / sizeof(link_kinds[0]))
+
+static const char *const link_names[] = {
+	"none", "emmc_hs200", "emmc_hs400", "ufs_hs_g2", "ufs_hs_g3", "ufs_hs_g4", "sata1", "sata2",
+	"sata3", "pcie_g1", "pcie_g2", "pcie_g3", "pcie_g4", "pcie_g5", NULL,
+};
+
+#define LINK_OFF(f) offsetof(struct device_link, f)
+
+static const struct cfg_param device_link_params[] = {
+	{ "link", CFG_T_ENUM, LINK_OFF(kind), "", "none", CFG_NO_RANGE,
+	  "JESD84-B51 (eMMC), JESD220 + MIPI M-PHY (UFS), SATA 3.x, PCIe Base 3.0-5.0; "
+	  "none = unbounded, the queueing-theory reference",
+	  "host interface", link_names },
+	{ "lanes", CFG_T_INT, LINK_OFF(lanes), "", "1", 1, 16,
+	  "UFS 1-2 lanes per direction, PCIe x1-x16", "lanes of the host link", NULL },
+	{ "link_mbps", CFG_T_RATE, LINK_OFF(override_bps), "MB/s", "0", 0, 1e6,
+	  "0 = from link and lanes", "host link payload rate override (MB/s)", NULL },
+	CFG_PARAM_END,
+};
+
+double device_link_rate(const char *kind, int lanes)
+{
+	for (size_t i = 0; i < NLINK_KINDS; i++)
+		if (strcmp(link_kinds[i].name, kind) == 0)
+			return link_kinds[i].lane_bps * lanes;
+	return 0;
+}
+
+static int link_init(struct device *dev, struct cfg_node *node, struct sim_error *err)
+{
+	int rc = cfg_apply(device_link_params, node, &dev->link, err);
+	if (rc)
+		return rc;
+	const struct link_kind *k = &link_kinds[dev->link.kind];
+	if (dev->link.lanes > k->max_lanes)
+		return cfg_errorf(err, cfg_get(node, "lanes") ? cfg_get(node, "lanes") : node,
+				  "link %s has at most %d lane%s", k->name, k->max_lanes,
+				  k->max_lanes > 1 ? "s" : "");
+	double rate = dev->link.override_bps > 0 ? dev->link.override_bps
+						 : k->lane_bps * (double)dev->link.lanes;
+	dev->link_bps = rate > 0 && rate < 1 ? 1 : (uint64_t)(rate + 0.5);
+	dev->link_full_duplex = k->full_duplex;
+	return 0;
+}
+
+/* Time bytes take on a link of bps bytes/s, rounded up. */
+static int64_t link_ns(uint64_t bytes, uint64_t bps)
+{
+	return (int64_t)(((unsigned __int128)bytes * 1000000000u + bps - 1) / bps);
+}
+
+/* ---------------------------------------------------------------- models */
 
 extern const struct device_ops flash_device_ops;
 extern const struct device_ops table_device_ops;
@@ -90,7 +184,9 @@ int device_create(struct sim *sim, struct cfg_node *node, struct device **out,
 		}
 	}
 	int rc = 0;
-	if (ops->params)
+	if (!ops->models_link)
+		rc = link_init(dev, node, err);
+	if (rc == 0 && ops->params)
 		rc = cfg_apply(ops->params, node, dev->priv, err);
 	if (rc == 0 && ops->init)
 		rc = ops->init(dev, node, err);
@@ -137,7 +233,7 @@ void device_submit(struct device *dev, struct io_request *rq)
 	dev->ops->submit(dev, rq);
 }
 
-void device_complete(struct device *dev, struct io_request *rq)
+static void device_finish(struct device *dev, struct io_request *rq)
 {
 	int64_t now = sim_now(dev->sim);
 	uint64_t bytes = rq_bytes(rq);
@@ -162,6 +258,40 @@ void device_complete(struct device *dev, struct io_request *rq)
 		dev->on_complete(dev->upper, rq);
 }
 
+static void device_link_done(struct sim *sim, struct sim_event *ev)
+{
+	(void)sim;
+	struct io_request *rq = container_of(ev, struct io_request, dev_event);
+	device_finish(rq->dev_priv, rq);
+}
+
+void device_complete(struct device *dev, struct io_request *rq)
+{
+	if (dev->link_bps == 0 || dev->ops->models_link) {
+		device_finish(dev, rq);
+		return;
+	}
+	int64_t now = sim_now(dev->sim);
+	int64_t x = link_ns(rq_bytes(rq), dev->link_bps);
+	int dir = dev->link_full_duplex && req_is_write(rq->flags);
+	int64_t done = now;
+	if (rq->t_dispatch + x > done)
+		done = rq->t_dispatch + x;
+	if (dev->link_free[dir] + x > done)
+		done = dev->link_free[dir] + x;
+	dev->link_free[dir] = done;
+	if (done == now) {
+		device_finish(dev, rq);
+		return;
+	}
+	dev->link_delayed++;
+	dev->link_delay_ns += done - now;
+	/* the model is done with rq, so its completion timer is free */
+	rq->dev_priv = dev;
+	sim_event_init(&rq->dev_event, device_link_done);
+	sim_at(dev->sim, &rq->dev_event, done);
+}
+
 json_t *device_to_json(const struct device *dev)
 {
 	json_t *o = json_object();
@@ -181,6 +311,17 @@ json_t *device_to_json(const struct device *dev)
 	json_object_set_new(o, "read_bytes", json_integer((json_int_t)dev->read_bytes));
 	json_object_set_new(o, "write_bytes", json_integer((json_int_t)dev->write_bytes));
 	json_object_set_new(o, "queue_depth", json_integer((json_int_t)dev->queue_depth));
+	json_t *l = json_object();
+	if (!dev->ops->models_link)
+	{
+		json_object_set_new(l, "kind", json_string(link_kinds[dev->link.kind].name));
+		json_object_set_new(l, "lanes", json_integer((json_int_t)dev->link.lanes));
+	}
+	json_object_set_new(l, "bytes_per_s", json_integer((json_int_t)dev->link_bps));
+	json_object_set_new(l, "full_duplex", json_boolean(dev->link_full_duplex));
+	json_object_set_new(l, "delayed", json_integer((json_int_t)dev->link_delayed));
+	json_object_set_new(l, "delay_ns", json_integer((json_int_t)dev->link_delay_ns));
+	json_object_set_new(o, "link", l);
 	if (dev->ops->params) {
 		json_t *p = cfg_params_to_json(dev->ops->params, dev->priv);
 		if (p)

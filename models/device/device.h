@@ -44,6 +44,18 @@ struct device_ops {
 	int64_t (*idle_latency_ns)(struct device *dev, bool write, uint64_t bytes);
 	/* Optional: add model-specific figures to the result's "device" object. */
 	void (*stats_json)(const struct device *dev, struct json_t *obj);
+	/* The model times its own host-link transfers (flash) and sets
+	 * dev->link_bps in init; otherwise the core applies the shared link
+	 * keys (link, lanes, link_mbps) and bounds completions by them. */
+	bool models_link;
+};
+
+/* The host link: the interface every byte crosses between host and device.
+ * Its payload rate is a physical bound no model may beat. */
+struct device_link {
+	int kind;                /* index into the core's table; 0 = none */
+	int64_t lanes;
+	double override_bps;     /* link_mbps; 0 = from kind and lanes */
 };
 
 struct device {
@@ -60,6 +72,16 @@ struct device {
 	/* Host completion path between the model and on_complete
 	 * (models/completion/completion.h); NULL = call on_complete at once. Owned. */
 	struct completion *cpl;
+
+	/* Host link (models/device/device.c): payload bytes/s (0 = unbounded,
+	 * the `ideal` queueing reference), and for the core's bound the end
+	 * of the last transfer in each direction (one when half duplex). */
+	struct device_link link;
+	uint64_t link_bps;
+	bool link_full_duplex;
+	int64_t link_free[2];
+	uint64_t link_delayed;   /* completions the link held back */
+	int64_t link_delay_ns;
 
 	/* Counters reported in the result's "device" object. */
 	uint64_t requests, bytes, reads, writes, read_bytes, write_bytes;
@@ -81,8 +103,16 @@ void device_destroy(struct device *dev);
 bool device_can_accept(const struct device *dev, const struct io_request *rq);
 /* Stamps D if not already set, counts, and calls ops->submit. */
 void device_submit(struct device *dev, struct io_request *rq);
-/* Called by models when rq is done: stamps C, counts, calls on_complete. */
+/* Called by models when rq is done: stamps C, counts, calls on_complete.
+ * For a model without its own link the core first holds the completion
+ * until its bytes could have crossed the link: not before dispatch +
+ * bytes/rate, nor before the previous transfer in that direction ended
+ * plus bytes/rate. */
 void device_complete(struct device *dev, struct io_request *rq);
+
+/* Link payload rate of a named link kind and lane count, bytes/s; 0 for an
+ * unknown name. For tests and tools. */
+double device_link_rate(const char *kind, int lanes);
 
 /* The "device" object of the result: busy_ns, requests, bytes, params, model figures. */
 struct json_t *device_to_json(const struct device *dev);

@@ -25,6 +25,7 @@ struct curve_ctx {
 	int64_t t_start, t_end;
 	__int128 lat_sum;
 	uint64_t measured;
+	int64_t min_lat;
 };
 
 static void curve_issue(struct curve_ctx *c)
@@ -58,6 +59,8 @@ static void curve_complete(void *upper, struct io_request *rq)
 	struct curve_ctx *c = upper;
 	int64_t now = rq->t_complete;
 	c->completed++;
+	if (c->min_lat < 0 || rq->t_complete - rq->t_dispatch < c->min_lat)
+		c->min_lat = rq->t_complete - rq->t_dispatch;
 	if (c->completed == c->warm)
 		c->t_start = now;
 	else if (c->completed > c->warm) {
@@ -84,7 +87,7 @@ int device_curve_measure(struct cfg_node *node, const struct device_curve_opts *
 		sim_destroy(sim);
 		return rc;
 	}
-	struct curve_ctx c = { .dev = dev, .opt = opt };
+	struct curve_ctx c = { .dev = dev, .opt = opt, .min_lat = -1 };
 	uint32_t qd = opt->qd ? opt->qd : 1;
 	if (dev->queue_depth && qd > dev->queue_depth)
 		qd = dev->queue_depth;
@@ -131,6 +134,8 @@ int device_curve_measure(struct cfg_node *node, const struct device_curve_opts *
 		out->measured = c.measured;
 	}
 	out->qd_used = qd;
+	out->min_lat_us = (double)c.min_lat / 1000.0;
+	out->link_bps = dev->link_bps;
 	free(c.rqs);
 	free(c.free_rqs);
 	device_destroy(dev);

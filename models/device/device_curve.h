@@ -34,6 +34,8 @@ struct device_curve_result {
 	double mbps;             /* MB/s (10^6 bytes/s) over the measured window */
 	uint32_t qd_used;        /* min(qd, device queue depth) */
 	uint64_t measured;       /* commands in the window */
+	double min_lat_us;       /* fastest command of the run, dispatch to completion */
+	uint64_t link_bps;       /* the device's host-link payload rate (0 = unbounded) */
 };
 
 /* Build a fresh device from node (a map with `model:`) in a bare simulator

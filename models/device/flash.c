@@ -971,6 +971,8 @@ static int flash_init(struct device *dev, struct cfg_node *node, struct sim_erro
 	d->link_rate = rate < 1.0 ? 1 : (uint64_t)(rate + 0.5);
 	d->ch_rate = d->channel_bps < 1.0 ? 1 : (uint64_t)(d->channel_bps + 0.5);
 	d->full_duplex = ufs;
+	dev->link_bps = d->link_rate; /* the core's figure; the model times the link itself */
+	dev->link_full_duplex = ufs;
 
 	if (d->queue_depth > 0)
 		dev->queue_depth = (uint32_t)d->queue_depth;
@@ -1140,4 +1142,5 @@ const struct device_ops flash_device_ops = {
 	.submit = flash_submit,
 	.idle_latency_ns = flash_idle_latency,
 	.stats_json = flash_stats_json,
+	.models_link = true,
 };

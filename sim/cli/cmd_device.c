@@ -172,9 +172,12 @@ static int device_curve(int argc, char **argv)
 	uint32_t deep = (uint32_t)qd;
 	if (devqd && deep > devqd)
 		deep = devqd;
-	printf("# mobisim device curve: %s (model %s, device queue depth %u), %s offsets, seed %llu;"
+	char link[64] = "unbounded";
+	if (dev->link_bps)
+		snprintf(link, sizeof(link), "%.1f MB/s", (double)dev->link_bps / 1e6);
+	printf("# mobisim device curve: %s (model %s, device queue depth %u, host link %s), %s offsets, seed %llu;"
 	       " block 0 = QD1%s\n",
-	       preset_name(path, name, sizeof(name)), dev->ops->name, devqd,
+	       preset_name(path, name, sizeof(name)), dev->ops->name, devqd, link,
 	       pat == DEVICE_CURVE_SEQ ? "sequential" : "random aligned", (unsigned long long)seed,
 	       deep > 1 ? ", block 1 = deeper QD (gnuplot index 1)" : " only (device accepts one command)");
 	rc = curve_block(stdout, cfg_root(doc), 1, (uint32_t)nreq, pat, seed, &err);
