@@ -6,7 +6,8 @@
 # gzip: tests/integration/trace_field.sh compresses its inputs.
 # libtracecmd-dev, libtracefs-dev (its pkg-config needs it), libtraceevent-dev: the trace.dat
 # reader (traces/tracecmd.c); trace-cmd: tests/integration/trace_readers.sh checks its fixture.
-MOBISIM_DEBS="cmake gcc make pkg-config libyaml-dev libjansson-dev libgsl-dev libcmocka-dev zlib1g-dev liblzma-dev libzstd-dev zstd xz-utils gzip gnuplot-nox blktrace python3 parallel libtracecmd-dev libtracefs-dev libtraceevent-dev trace-cmd"
+# slurm-wlm, munge: tests/integration/slurm.sh starts a one-node cluster (~10 MB, 22.05 on bookworm)
+MOBISIM_DEBS="cmake gcc make pkg-config libyaml-dev libjansson-dev libgsl-dev libcmocka-dev zlib1g-dev liblzma-dev libzstd-dev zstd xz-utils gzip gnuplot-nox blktrace python3 parallel libtracecmd-dev libtracefs-dev libtraceevent-dev trace-cmd slurm-wlm munge"
 
 mobisim_ensure_packages() {
 	local missing=() p
