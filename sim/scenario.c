@@ -221,11 +221,25 @@ static int scenario_build(struct sim *s, const char *path, const struct sim_opti
 	return cfg_check_unused(root, err);
 }
 
+/* Below 2^63, so the result records a seed exactly as a JSON integer
+ * (jansson's json_int_t is int64). */
 static const struct cfg_param seed_param[] = {
-	{ "seed", CFG_T_INT, 0, "", "1", 0, 9.2e18, "docs/architecture.md §5: seed 1 unless given",
+	{ "seed", CFG_T_INT, 0, "", "1", 0, (double)SIM_SEED_MAX, "docs/architecture.md §5: seed 1 unless given",
 	  "run seed; every random stream derives from it", NULL },
 	CFG_PARAM_END,
 };
+
+int sim_seed_parse(const char *text, uint64_t *out, struct sim_error *err)
+{
+	int64_t v;
+	struct sim_error perr;
+	if (cfg_parse_int(text, &v, &perr) || v < 0 || (uint64_t)v > SIM_SEED_MAX)
+		return sim_errorf(err, SIM_E_INPUT,
+				  "--seed: '%.40s%s' is not an integer in [0, %llu] (the range of seed:)",
+				  text, strlen(text) > 40 ? "..." : "", (unsigned long long)SIM_SEED_MAX);
+	*out = (uint64_t)v;
+	return 0;
+}
 
 int sim_create(struct cfg_doc *doc, const char *scenario_path, const struct sim_options *opt,
 	       struct sim **out, struct sim_error *err)

@@ -29,6 +29,15 @@ struct sim_timeline;
 struct sim_timeline_out;
 struct json_t;
 
+/* The seed's range, for `seed:` and --seed alike: below 2^63 so that the
+ * result's JSON integer (int64) records it exactly; larger seeds are
+ * refused rather than recorded lossily. */
+#define SIM_SEED_MAX UINT64_C(9200000000000000000)
+
+/* Parse a --seed value like `seed:` (decimal or 0x hex integer in
+ * 0..SIM_SEED_MAX). SIM_E_INPUT with a one-line message otherwise. */
+int sim_seed_parse(const char *text, uint64_t *out, struct sim_error *err);
+
 struct sim_options {
 	uint64_t seed;              /* used when the scenario has no `seed:` or --seed given */
 	bool seed_given;            /* --seed overrides the scenario's */

@@ -131,10 +131,14 @@ static int device_curve(int argc, char **argv)
 				goto done;
 			}
 			break;
-		case 'S':
-			if (parse_u64("--seed", optarg, UINT64_MAX, &seed))
+		case 'S': {
+			struct sim_error serr;
+			if (sim_seed_parse(optarg, &seed, &serr)) {
+				cli_report(&serr);
 				goto done;
+			}
 			break;
+		}
 		case 'h':
 			device_usage(stdout);
 			status = 0;

@@ -118,10 +118,9 @@ int cmd_run(int argc, char **argv)
 			sets[nsets++] = optarg;
 			break;
 		case 'S': {
-			char *end;
-			so.seed = strtoull(optarg, &end, 10);
-			if (*optarg == '\0' || *end != '\0') {
-				fprintf(stderr, "mobisim: --seed: '%s' is not a non-negative integer\n", optarg);
+			struct sim_error serr;
+			if (sim_seed_parse(optarg, &so.seed, &serr)) {
+				cli_report(&serr);
 				goto done;
 			}
 			so.seed_given = true;
