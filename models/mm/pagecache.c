@@ -32,6 +32,7 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
@@ -465,6 +466,21 @@ int pagecache_prefill(struct stack *s, struct stack_file *f, uint64_t npages,
 	struct pagecache *pc = &s->pc;
 	if (npages + pc->wmark_high > pc->capacity)
 		npages = pc->capacity > 2 * pc->wmark_high ? pc->capacity - 2 * pc->wmark_high : 0;
+	/* Every cached page is a record here; a config asking for more records
+	 * than this machine can hold would allocate for minutes and die out of
+	 * memory, so refuse it at once with the figure it asks for. */
+	double need = (double)npages * (double)sizeof(struct pc_page);
+	long phys_pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
+	double phys = phys_pages > 0 && psize > 0 ? (double)phys_pages * (double)psize : 0;
+	if (phys > 0 && need > phys / 2)
+		return sim_errorf(err, SIM_E_INPUT,
+				  "memory.cached_bytes: %llu MiB of cached pages asks for %llu page records "
+				  "of %zu bytes = %.1f GiB of simulator memory, more than half of this "
+				  "machine's %.1f GiB (the page cache is simulated page by page); lower "
+				  "memory.cached_bytes",
+				  (unsigned long long)(npages >> (20 - STACK_PAGE_SHIFT)),
+				  (unsigned long long)npages, sizeof(struct pc_page), need / 1073741824.0,
+				  phys / 1073741824.0);
 	for (uint64_t i = 0; i < npages; i++) {
 		struct pc_page *pg = page_alloc(pc);
 		if (!pg)

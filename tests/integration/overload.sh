@@ -4,6 +4,7 @@
 # requests a run warns on stderr and in the result (workload.warnings);
 # past workload.max_outstanding / source.max_outstanding it stops, exit 1,
 # naming the key and what was served. A stable queue says nothing.
+# Also memory: a page cache larger than the machine is refused up front.
 set -u
 bin=$1 src=$2
 tmp=$(mktemp -d)
@@ -42,4 +43,15 @@ msg=$("$bin" run "$br" --set workload.trace="$tmp/burst.blkparse" --set replay=o
 # the closed loop has no such backlog
 msg=$("$bin" run "$br" --set workload.trace="$tmp/burst.blkparse" --set workload.max_outstanding=5000 --quiet 2>&1); rc=$?
 [ $rc = 0 ] && [ -z "$msg" ] || say "closed-loop replay: exit $rc, '$msg'"
+
+# A page cache asking for more page records than the machine holds is
+# refused at once with the figure (it used to allocate for minutes and die
+# out of memory); a large memory.total_bytes alone is fine (lazy slabs).
+scn=$src/configs/scenarios/thesis-fig02-burst.yaml
+msg=$(ulimit -v 4000000; timeout 20 "$bin" run "$scn" --set memory.total_bytes=1TiB \
+	--set memory.cached_bytes=1000GiB --quiet 2>&1); rc=$?
+[ $rc = 2 ] && grep -q "memory.cached_bytes: .* asks for [0-9]* page records of [0-9]* bytes = .* GiB of simulator memory" <<<"$msg" ||
+	say "cached_bytes 1000GiB: exit $rc, '$msg'"
+msg=$(ulimit -v 4000000; timeout 20 "$bin" run "$scn" --set memory.total_bytes=1TiB --set run.until_s=0.5 --quiet 2>&1); rc=$?
+[ $rc = 0 ] || say "total_bytes 1TiB: exit $rc, '$msg'"
 exit $fail
