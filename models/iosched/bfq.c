@@ -1,5 +1,5 @@
-/* bfq: Budget Fair Queueing on blk-mq. Follows block/bfq-iosched.c and
- * block/bfq-wf2q.c of Linux 6.1 (same rules in 5.10):
+/* bfq: Budget Fair Queueing on blk-mq. Follows block/bfq-iosched.c,
+ * block/bfq-wf2q.c and block/bfq-cgroup.c of Linux 6.1:
  * - one queue per process for sync I/O, async queues shared per priority
  *   (class, level); weight = (8 - level) * 10 (bfq_ioprio_to_weight), so
  *   the default BE 4 weighs 40; RT, BE, IDLE served in strict order, an
@@ -32,6 +32,26 @@
  *   wr_max_softrt_rate 7000 sectors/s) is soft real-time: weight x3000
  *   for wr_rt_max_time (300 ms); raised queues get budgets of
  *   2 x min_budget;
+ * - groups (CONFIG_BFQ_GROUP_IOSCHED): a bfq_group per blkio cgroup (the
+ *   io_context's blkcg_id, placed there by Android's task profiles) with
+ *   its own per-class service trees and async queues; a child group is an
+ *   entity of class BE in its parent's trees with the cgroup's
+ *   blkio.bfq.weight (default 100, 1..1000), so B-WF2Q+ shares the device
+ *   between the root group's queues and the child groups by weight, then
+ *   among the queues inside each group; service is charged to every
+ *   level (bfq_bfqq_served), a group is requeued with the budget of its
+ *   next child; a sync queue follows its task to a new group
+ *   (bfq_bfqq_move); idling is needed whenever more than one group (root
+ *   included) has requests pending (6.1 bfq_asymmetric_scenario:
+ *   num_groups_with_pending_reqs > 1), besides different queue weights
+ *   (non-raised queues with requests pending, unless the one in service
+ *   has the smallest) or several classes busy; weight raising stays per
+ *   queue, inside its group; preemption across groups compares the
+ *   groups' weights (bfq_bfqq_higher_class_or_weight) and needs the
+ *   root's next entity to lead to the newcomer. Writeback has no io_context
+ *   here and goes to the root group: Android 12-14 mount blkio as cgroup
+ *   v1 (cgroups.json), which has no cgroup writeback, so the kernel's
+ *   flusher bios carry the root blkg as modelled;
  * - scheduler tags: async I/O may take half of each sbitmap word and sync
  *   writes 3/4, 3/16 and 6/16 while a queue is weight-raised
  *   (bfq_update_depths, bfq_limit_depth);
@@ -44,9 +64,12 @@
  *   requests (the kernel's bfq_update_peak_rate filters more); hw_tag is
  *   the device's queue depth > 3 rather than detected; no I/O injection
  *   while idling, no queue merging (cooperating processes), no large-burst
- *   detection, no cgroups (io.bfq.weight groups: every queue is in the
- *   root group), no think-time-based seekiness beyond BFQQ_SEEKY of 32
- *   requests.
+ *   detection, no think-time-based seekiness beyond BFQQ_SEEKY of 32
+ *   requests; groups are one level deep under the root (Android's blkio
+ *   tree), a weight change applies when the group is next idle, no
+ *   per-device weights (blkio.bfq.weight_device), no group statistics
+ *   files and no offlining of groups; the service trees are lists scanned
+ *   in order (the kernel's augmented rbtrees give the same choice).
  */
 #include <stddef.h>
 #include <stdlib.h>
@@ -60,17 +83,12 @@
 #include "sim/rbtree.h"
 #include "sim/sim.h"
 
-/* Walk the queues of a list; pos is a struct bfq_queue pointer. */
-#define bfq_list_for_each(pos, head, member)                                              \
+/* Walk a list; pos is a pointer to type, linked by member. */
+#define bfq_for_each(pos, head, type, member)                                             \
 	for (struct list_head *bfq_it_ = (head)->next;                                      \
-	     bfq_it_ != (head) && ((pos) = list_entry(bfq_it_, struct bfq_queue, member), 1); \
+	     bfq_it_ != (head) && ((pos) = list_entry(bfq_it_, type, member), 1);            \
 	     bfq_it_ = bfq_it_->next)
-
-/* Walk the queues of a list; pos is a struct bfq_queue pointer. */
-#define bfq_list_for_each(pos, head, member)                                              \
-	for (struct list_head *bfq_it_ = (head)->next;                                      \
-	     bfq_it_ != (head) && ((pos) = list_entry(bfq_it_, struct bfq_queue, member), 1); \
-	     bfq_it_ = bfq_it_->next)
+#define bfq_list_for_each(pos, head, member) bfq_for_each(pos, head, struct bfq_queue, member)
 
 #define BFQ_WEIGHT_CONVERSION_COEFF 10
 #define BFQ_DEFAULT_WEIGHT 40                  /* BE level 4 */
@@ -107,11 +125,45 @@ static const char *const bfq_reason_names[BFQQE_NREASON] = {
 };
 
 struct bfq_data;
+struct bfq_group;
+
+/* bfq_entity (bfq-iosched.h): what B-WF2Q+ schedules in a group's
+ * service trees - a queue, or a child group. */
+struct bfq_entity {
+	struct list_head busy_node;  /* parent->busy[cls] */
+	struct bfq_group *parent;    /* whose service trees hold it */
+	struct bfq_queue *bfqq;      /* NULL: a group's own entity */
+	struct bfq_group *my_group;  /* a group's own entity: the group */
+	int cls;                     /* 0 RT, 1 BE, 2 IDLE */
+	uint32_t weight;
+	uint64_t start, finish;
+	uint64_t budget, service;
+	bool busy;                   /* in its parent's active tree */
+};
+
+/* bfq_group (bfq-cgroup.c): one per blkio cgroup with I/O here, its
+ * own service trees per class (sched_data), its async queues, and an
+ * entity scheduled in its parent's trees with the group's weight. */
+struct bfq_group {
+	struct list_head node;       /* bfqd->groups */
+	struct bfq_entity entity;    /* unused for the root group */
+	uint32_t id;                 /* io_context blkcg_id; 0 = root */
+	uint32_t weight;             /* blkio.bfq.weight */
+	struct list_head busy[BFQ_NCLASS];
+	uint64_t vtime[BFQ_NCLASS];
+	uint64_t wsum[BFQ_NCLASS];
+	uint32_t busy_children;
+	int64_t last_idle_class_service; /* sd->bfq_class_idle_last_service */
+	struct bfq_queue *async[BFQ_NCLASS][8];
+	uint32_t queues_with_pending; /* num_queues_with_pending_reqs */
+	uint64_t served;             /* sectors dispatched from its queues */
+};
 
 struct bfq_queue {
 	struct list_head node;       /* bfqd->queues */
-	struct list_head busy_node;  /* bfqd->busy[class] */
+	struct bfq_entity entity;
 	struct bfq_data *bfqd;
+	struct bfq_group *bfqg;
 	const struct io_context *ioc; /* sync: its process; async: NULL */
 	int32_t pid;
 	bool sync;
@@ -123,12 +175,9 @@ struct bfq_queue {
 	uint32_t queued, dispatched;
 	uint64_t last_pos;
 
-	/* entity (bfq-wf2q.c) */
-	uint32_t orig_weight, weight;
-	uint64_t start, finish;
-	uint64_t budget, max_budget;
-	uint64_t service;
-	bool busy;
+	uint32_t orig_weight;
+	uint64_t max_budget;
+	bool pending;                /* in_groups_with_pending_reqs */
 
 	/* weight raising */
 	uint32_t wr_coeff;
@@ -165,15 +214,16 @@ struct bfq_data {
 	int64_t wr_min_idle_time_ns;
 	int64_t wr_max_softrt_rate;
 
+	bool group_iosched;
+	int64_t group_weight_default;
+
 	struct elevator *e;
 	uint32_t word_depths[2][2];  /* [weight-raised queues busy][sync write] */
 	struct list_head queues;
-	struct list_head busy[BFQ_NCLASS];
-	uint64_t vtime[BFQ_NCLASS];
-	uint64_t wsum[BFQ_NCLASS];
+	struct list_head groups;
+	struct bfq_group *root;
 	uint32_t busy_queues, wr_busy_queues;
-	int64_t last_idle_class_service;
-	struct bfq_queue *async[BFQ_NCLASS][8];
+	uint32_t busy_per_class[BFQ_NCLASS];
 	struct bfq_queue *in_service;
 	bool wait_request;
 	struct sim_event idle_timer;
@@ -190,6 +240,8 @@ struct bfq_data {
 	uint64_t preemptions;
 	uint64_t expirations[BFQQE_NREASON];
 	uint64_t idle_arms, charged_time;
+	uint64_t group_idles;        /* idling armed only because groups asked for it */
+	uint64_t group_moves;        /* sync queues moved to another group */
 };
 
 /* ------------------------------------------------------------ helpers */
@@ -219,7 +271,7 @@ static uint64_t bfq_serv_to_charge(const struct bfq_queue *bfqq, const struct io
 
 static uint64_t bfq_budget_left(const struct bfq_queue *bfqq)
 {
-	return bfqq->budget > bfqq->service ? bfqq->budget - bfqq->service : 0;
+	return bfqq->entity.budget > bfqq->entity.service ? bfqq->entity.budget - bfqq->entity.service : 0;
 }
 
 /* bfq_wr_duration(): longer on slower devices. */
@@ -240,15 +292,17 @@ static void bfq_set_weight(struct bfq_data *bfqd, struct bfq_queue *bfqq, uint32
 {
 	uint32_t w = bfqq->orig_weight * wr_coeff;
 
-	if (bfqq->busy) {
-		bfqd->wsum[bfqq->cls] = bfqd->wsum[bfqq->cls] - bfqq->weight + w;
+	if (bfqq->entity.busy) {
+		struct bfq_group *g = bfqq->entity.parent;
+
+		g->wsum[bfqq->cls] = g->wsum[bfqq->cls] - bfqq->entity.weight + w;
 		if (bfqq->wr_coeff > 1 && wr_coeff == 1)
 			bfqd->wr_busy_queues--;
 		else if (bfqq->wr_coeff == 1 && wr_coeff > 1)
 			bfqd->wr_busy_queues++;
 	}
 	bfqq->wr_coeff = wr_coeff;
-	bfqq->weight = w;
+	bfqq->entity.weight = w;
 }
 
 static void bfq_end_wr(struct bfq_data *bfqd, struct bfq_queue *bfqq)
@@ -260,14 +314,18 @@ static void bfq_end_wr(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 
 /* ------------------------------------------------- queues and requests */
 
-static struct bfq_queue *bfq_queue_new(struct bfq_data *bfqd, const struct io_context *ioc,
-				       bool sync, int cls, int level)
+static struct bfq_queue *bfq_queue_new(struct bfq_data *bfqd, struct bfq_group *g,
+				       const struct io_context *ioc, bool sync, int cls, int level)
 {
 	struct bfq_queue *bfqq = calloc(1, sizeof(*bfqq));
 
 	if (!bfqq)
 		return NULL;
 	bfqq->bfqd = bfqd;
+	bfqq->bfqg = g;
+	bfqq->entity.parent = g;
+	bfqq->entity.bfqq = bfqq;
+	bfqq->entity.cls = cls;
 	bfqq->ioc = sync ? ioc : NULL;
 	bfqq->pid = ioc ? ioc->pid : 0;
 	bfqq->sync = sync;
@@ -275,8 +333,8 @@ static struct bfq_queue *bfq_queue_new(struct bfq_data *bfqd, const struct io_co
 	bfqq->level = level;
 	bfqq->sort_list = RB_ROOT;
 	list_init(&bfqq->fifo);
-	list_init(&bfqq->busy_node);
-	bfqq->orig_weight = bfqq->weight = (uint32_t)(8 - level) * BFQ_WEIGHT_CONVERSION_COEFF;
+	list_init(&bfqq->entity.busy_node);
+	bfqq->orig_weight = bfqq->entity.weight = (uint32_t)(8 - level) * BFQ_WEIGHT_CONVERSION_COEFF;
 	bfqq->wr_coeff = 1;
 	bfqq->max_budget = 2 * bfqd->max_budget / 3; /* bfq_init_bfqq */
 	bfqq->budget_new = true;
@@ -305,25 +363,37 @@ static void bfq_ioprio(const struct io_context *ioc, int *cls, int *level)
 		*level = ioc->ioprio_level;
 }
 
-/* bfq_get_queue(): the process's sync queue (kept in the io_context's
- * elevator slot), or the shared async queue of its priority. */
-static struct bfq_queue *bfq_get_queue(struct bfq_data *bfqd, struct io_context *ioc, uint32_t flags)
+static struct bfq_group *bfq_group_of(struct bfq_data *bfqd, const struct io_context *ioc);
+static void bfq_move_queue(struct bfq_data *bfqd, struct bfq_queue *bfqq, struct bfq_group *g);
+
+/* bfq_get_queue(): the process's sync queue, or the async queue of its
+ * priority in its group (bfqg->async_bfqq). With move, a sync queue whose
+ * task changed cgroup is moved first (bfq_bic_update_cgroup, done when a
+ * request is prepared or a bio merged). */
+static struct bfq_queue *bfq_get_queue(struct bfq_data *bfqd, struct io_context *ioc, uint32_t flags,
+				       bool move)
 {
 	bool sync = req_is_sync(flags);
 	int cls, level;
 	struct bfq_queue *bfqq;
+	struct bfq_group *g = bfq_group_of(bfqd, ioc);
 
+	if (!g)
+		return NULL;
 	bfq_ioprio(ioc, &cls, &level);
 	if (!sync || !ioc) {
-		if (!bfqd->async[cls][level])
-			bfqd->async[cls][level] = bfq_queue_new(bfqd, NULL, false, cls, level);
-		return bfqd->async[cls][level];
+		if (!g->async[cls][level])
+			g->async[cls][level] = bfq_queue_new(bfqd, g, NULL, false, cls, level);
+		return g->async[cls][level];
 	}
 	/* sync queues per process, found by a scan (few processes per run) */
 	bfq_list_for_each(bfqq, &bfqd->queues, node)
-		if (bfqq->sync && bfqq->ioc == ioc)
+		if (bfqq->sync && bfqq->ioc == ioc) {
+			if (bfqq->bfqg != g && move)
+				bfq_move_queue(bfqd, bfqq, g);
 			return bfqq;
-	return bfq_queue_new(bfqd, ioc, true, cls, level);
+		}
+	return bfq_queue_new(bfqd, g, ioc, true, cls, level);
 }
 
 /* bfq_choose_req(): of the requests just after and just before the head
@@ -374,84 +444,274 @@ static struct io_request *bfq_next_rq(struct bfq_data *bfqd, struct bfq_queue *b
 
 /* ------------------------------------------------------------ B-WF2Q+ */
 
-static void bfq_add_busy(struct bfq_data *bfqd, struct bfq_queue *bfqq)
+/* bfq_update_fin_time_enqueue(): an entity joins its parent's active
+ * tree at max(V, its old finish) - it cannot claim service it did not
+ * use while idle - and finishes one budget / weight later. */
+static void bfq_entity_enqueue(struct bfq_entity *ent)
 {
-	uint64_t v = bfqd->vtime[bfqq->cls];
+	struct bfq_group *g = ent->parent;
+	uint64_t v = g->vtime[ent->cls];
 
-	bfqq->busy = true;
-	bfqq->start = bfqq->finish > v ? bfqq->finish : v;
-	bfqq->finish = bfqq->start + bfq_delta(bfqq->budget, bfqq->weight);
-	bfqd->wsum[bfqq->cls] += bfqq->weight;
-	list_add_tail(&bfqq->busy_node, &bfqd->busy[bfqq->cls]);
-	bfqd->busy_queues++;
-	if (bfqq->wr_coeff > 1)
-		bfqd->wr_busy_queues++;
+	ent->busy = true;
+	ent->start = ent->finish > v ? ent->finish : v;
+	ent->finish = ent->start + bfq_delta(ent->budget, ent->weight);
+	g->wsum[ent->cls] += ent->weight;
+	list_add_tail(&ent->busy_node, &g->busy[ent->cls]);
+	g->busy_children++;
 }
 
-static void bfq_del_busy(struct bfq_data *bfqd, struct bfq_queue *bfqq)
+static void bfq_entity_dequeue(struct bfq_entity *ent)
 {
-	bfqq->busy = false;
-	bfqd->wsum[bfqq->cls] -= bfqq->weight;
-	list_del_init(&bfqq->busy_node);
-	bfqd->busy_queues--;
-	if (bfqq->wr_coeff > 1)
-		bfqd->wr_busy_queues--;
+	struct bfq_group *g = ent->parent;
+
+	ent->busy = false;
+	g->wsum[ent->cls] -= ent->weight;
+	list_del_init(&ent->busy_node);
+	g->busy_children--;
 }
 
 /* __bfq_lookup_next_entity(): V catches up with the smallest start when
- * nothing is eligible; then the eligible queue with the smallest finish. */
-static struct bfq_queue *bfq_lookup_class(struct bfq_data *bfqd, int cls,
-					  const struct bfq_queue *exclude)
+ * nothing is eligible; then the eligible entity with the smallest finish. */
+static struct bfq_entity *bfq_lookup_class(struct bfq_group *g, int cls,
+					   const struct bfq_entity *exclude, bool update)
 {
-	struct bfq_queue *bfqq, *best = NULL;
-	uint64_t min_start = UINT64_MAX, v = bfqd->vtime[cls];
+	struct bfq_entity *ent, *best = NULL;
+	uint64_t min_start = UINT64_MAX, v = g->vtime[cls];
 
-	bfq_list_for_each(bfqq, &bfqd->busy[cls], busy_node)
-		if (bfqq != exclude && bfqq->start < min_start)
-			min_start = bfqq->start;
+	bfq_for_each(ent, &g->busy[cls], struct bfq_entity, busy_node)
+		if (ent != exclude && ent->start < min_start)
+			min_start = ent->start;
 	if (min_start == UINT64_MAX)
 		return NULL;
 	if (v < min_start)
 		v = min_start;
-	if (!exclude)
-		bfqd->vtime[cls] = v;
-	bfq_list_for_each(bfqq, &bfqd->busy[cls], busy_node)
-		if (bfqq != exclude && bfqq->start <= v && (!best || bfqq->finish < best->finish))
-			best = bfqq;
+	if (update)
+		g->vtime[cls] = v;
+	bfq_for_each(ent, &g->busy[cls], struct bfq_entity, busy_node)
+		if (ent != exclude && ent->start <= v && (!best || ent->finish < best->finish))
+			best = ent;
 	return best;
 }
 
-/* sd->next_in_service: who would be served after the queue in service. */
-static struct bfq_queue *bfq_peek_next(struct bfq_data *bfqd, const struct bfq_queue *in)
+/* bfq_lookup_next_entity() of one group: classes in strict order, the
+ * idle class once per BFQ_CL_IDLE_TIMEOUT (per sched_data). */
+static struct bfq_entity *bfq_lookup_group(struct bfq_data *bfqd, struct bfq_group *g,
+					   const struct bfq_entity *exclude, bool update)
 {
-	for (int c = 0; c < BFQ_NCLASS; c++) {
-		struct bfq_queue *bfqq = bfq_lookup_class(bfqd, c, in);
+	int64_t now = bfq_now(bfqd);
 
-		if (bfqq)
-			return bfqq;
+	if (!list_empty(&g->busy[2]) && now > g->last_idle_class_service + BFQ_CL_IDLE_TIMEOUT_NS) {
+		struct bfq_entity *ent = bfq_lookup_class(g, 2, exclude, update);
+
+		if (ent) {
+			if (update)
+				g->last_idle_class_service = now;
+			return ent;
+		}
+	}
+	for (int c = 0; c < BFQ_NCLASS; c++) {
+		struct bfq_entity *ent = bfq_lookup_class(g, c, exclude, update);
+
+		if (ent) {
+			if (c == 2 && update)
+				g->last_idle_class_service = now;
+			return ent;
+		}
 	}
 	return NULL;
+}
+
+/* bfq_update_parent_budget(): a group entity is enqueued with the budget
+ * of the child that would be served first inside it. */
+static uint64_t bfq_group_next_budget(struct bfq_data *bfqd, struct bfq_group *g)
+{
+	struct bfq_entity *ent = bfq_lookup_group(bfqd, g, NULL, false);
+
+	return ent ? ent->budget : bfq_min_budget(bfqd);
+}
+
+/* The ancestor of ent scheduled in the root group. */
+static struct bfq_entity *bfq_top_entity(struct bfq_data *bfqd, struct bfq_entity *ent)
+{
+	while (ent->parent != bfqd->root)
+		ent = &ent->parent->entity;
+	return ent;
+}
+
+/* bfq_activate_bfqq(): a queue becomes busy; the groups above it that
+ * were idle become active in their parents too. */
+static void bfq_activate(struct bfq_data *bfqd, struct bfq_queue *bfqq)
+{
+	struct bfq_entity *ent = &bfqq->entity;
+
+	bfq_entity_enqueue(ent);
+	while (ent->parent != bfqd->root && !ent->parent->entity.busy) {
+		struct bfq_group *g = ent->parent;
+
+		g->entity.budget = ent->budget;
+		ent = &g->entity;
+		bfq_entity_enqueue(ent);
+	}
+}
+
+/* bfq_deactivate_entity(): a queue leaves; so does every group above it
+ * left without an active child. */
+static void bfq_deactivate(struct bfq_data *bfqd, struct bfq_queue *bfqq)
+{
+	struct bfq_entity *ent = &bfqq->entity;
+
+	bfq_entity_dequeue(ent);
+	while (ent->parent != bfqd->root && ent->parent->busy_children == 0 && ent->parent->entity.busy) {
+		ent = &ent->parent->entity;
+		bfq_entity_dequeue(ent);
+	}
+}
+
+/* bfq_group_pending(): num_queues_with_pending_reqs of the queue's group
+ * (a queue counts while busy or with requests at the device; 6.1 counts
+ * the root group too). */
+static void bfq_update_pending(struct bfq_queue *bfqq)
+{
+	bool want = bfqq->entity.busy || bfqq->dispatched > 0;
+
+	if (want == bfqq->pending)
+		return;
+	bfqq->pending = want;
+	if (want)
+		bfqq->bfqg->queues_with_pending++;
+	else
+		bfqq->bfqg->queues_with_pending--;
+}
+
+static void bfq_add_busy(struct bfq_data *bfqd, struct bfq_queue *bfqq)
+{
+	bfq_activate(bfqd, bfqq);
+	bfqd->busy_queues++;
+	bfqd->busy_per_class[bfqq->cls]++;
+	if (bfqq->wr_coeff > 1)
+		bfqd->wr_busy_queues++;
+	bfq_update_pending(bfqq);
+}
+
+static void bfq_del_busy(struct bfq_data *bfqd, struct bfq_queue *bfqq)
+{
+	bfq_deactivate(bfqd, bfqq);
+	bfqd->busy_queues--;
+	bfqd->busy_per_class[bfqq->cls]--;
+	if (bfqq->wr_coeff > 1)
+		bfqd->wr_busy_queues--;
+	bfq_update_pending(bfqq);
+}
+
+/* bfq_bfqq_served(): the service goes to the queue and every group
+ * above it, and advances each level's virtual time. */
+static void bfq_served(struct bfq_data *bfqd, struct bfq_queue *bfqq, uint64_t charge)
+{
+	for (struct bfq_entity *ent = &bfqq->entity;; ent = &ent->parent->entity) {
+		struct bfq_group *g = ent->parent;
+		uint64_t w = g->wsum[ent->cls];
+
+		ent->service += charge;
+		g->vtime[ent->cls] += bfq_delta(charge, (uint32_t)(w ? w : 1));
+		if (g == bfqd->root)
+			break;
+	}
+}
+
+/* The end of a service slot (__bfq_requeue_entity / deactivation up the
+ * path of the in-service queue): each entity's finish becomes start +
+ * service / weight; a queue with requests left, and a group with active
+ * children left, is requeued from there with its next budget. */
+static void bfq_requeue_path(struct bfq_data *bfqd, struct bfq_queue *bfqq, bool empty);
+
+/* sd->next_in_service of the root group: who would be served after the
+ * queue in service (its root-level entity stays a candidate while other
+ * children of its group are active, bfq_no_longer_next_in_service). */
+static struct bfq_entity *bfq_peek_next_root(struct bfq_data *bfqd, struct bfq_queue *in)
+{
+	struct bfq_entity *top = bfq_top_entity(bfqd, &in->entity);
+	bool keep = top->my_group && top->my_group->busy_children > 1;
+
+	return bfq_lookup_group(bfqd, bfqd->root, keep ? NULL : top, false);
 }
 
 static struct bfq_queue *bfq_lookup_next(struct bfq_data *bfqd)
 {
-	int64_t now = bfq_now(bfqd);
+	struct bfq_group *g = bfqd->root;
 
-	/* the idle class gets a turn after BFQ_CL_IDLE_TIMEOUT without one */
-	if (!list_empty(&bfqd->busy[2]) && now > bfqd->last_idle_class_service + BFQ_CL_IDLE_TIMEOUT_NS) {
-		bfqd->last_idle_class_service = now;
-		return bfq_lookup_class(bfqd, 2, NULL);
+	for (;;) {
+		struct bfq_entity *ent = bfq_lookup_group(bfqd, g, NULL, true);
+
+		if (!ent)
+			return NULL;
+		ent->service = 0;
+		if (ent->bfqq)
+			return ent->bfqq;
+		g = ent->my_group;
 	}
-	for (int c = 0; c < BFQ_NCLASS; c++) {
-		struct bfq_queue *bfqq = bfq_lookup_class(bfqd, c, NULL);
+}
 
-		if (bfqq) {
-			if (c == 2)
-				bfqd->last_idle_class_service = now;
-			return bfqq;
+/* ------------------------------------------------------------- groups */
+
+/* bfq_find_set_group(): the group of the issuing task's blkio cgroup,
+ * created on its first request; a cgroup's blkio.bfq.weight is read when
+ * the group is not active (bfq_group_set_weight applies a new weight at
+ * the next activation). Android's blkio hierarchy is flat (/background
+ * under the root), so every group's parent is the root group. */
+static struct bfq_group *bfq_group_of(struct bfq_data *bfqd, const struct io_context *ioc)
+{
+	struct bfq_group *g;
+	uint32_t w;
+
+	if (!bfqd->group_iosched || !ioc || ioc->blkcg_id == 0)
+		return bfqd->root;
+	w = ioc->blkcg_bfq_weight ? ioc->blkcg_bfq_weight : (uint32_t)bfqd->group_weight_default;
+	bfq_for_each(g, &bfqd->groups, struct bfq_group, node)
+		if (g->id == ioc->blkcg_id) {
+			if (!g->entity.busy)
+				g->weight = g->entity.weight = w;
+			return g;
 		}
+	g = calloc(1, sizeof(*g));
+	if (!g)
+		return NULL;
+	g->id = ioc->blkcg_id;
+	g->weight = w;
+	for (int c = 0; c < BFQ_NCLASS; c++)
+		list_init(&g->busy[c]);
+	list_init(&g->entity.busy_node);
+	g->entity.parent = bfqd->root;
+	g->entity.my_group = g;
+	g->entity.cls = 1;           /* BFQ_DEFAULT_GRP_CLASS: best effort */
+	g->entity.weight = w;
+	list_add_tail(&g->node, &bfqd->groups);
+	return g;
+}
+
+static void bfq_expire(struct bfq_data *bfqd, struct bfq_queue *bfqq, enum bfq_expire_reason reason);
+
+/* bfq_bfqq_move(): a task changed cgroup (an fg switch); its sync queue
+ * follows it with its requests, expired first if in service, and starts
+ * afresh in the new group's virtual time. */
+static void bfq_move_queue(struct bfq_data *bfqd, struct bfq_queue *bfqq, struct bfq_group *g)
+{
+	bool busy = bfqq->entity.busy;
+
+	if (bfqd->in_service == bfqq)
+		bfq_expire(bfqd, bfqq, BFQQE_PREEMPTED);
+	busy = bfqq->entity.busy;
+	if (busy)
+		bfq_deactivate(bfqd, bfqq);
+	if (bfqq->pending) {
+		bfqq->bfqg->queues_with_pending--;
+		g->queues_with_pending++;
 	}
-	return NULL;
+	bfqq->bfqg = g;
+	bfqq->entity.parent = g;
+	bfqq->entity.finish = 0;
+	if (busy)
+		bfq_activate(bfqd, bfqq);
+	bfqd->group_moves++;
 }
 
 /* ----------------------------------------------------------- expiring */
@@ -478,7 +738,7 @@ static void bfq_recalc_budget(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 			budget = budget * 4 < bfqd->max_budget ? budget * 4 : bfqd->max_budget;
 			break;
 		case BFQQE_NO_MORE_REQUESTS:
-			budget = bfqq->service > min_budget ? bfqq->service : min_budget;
+			budget = bfqq->entity.service > min_budget ? bfqq->entity.service : min_budget;
 			break;
 		default:
 			return;
@@ -498,7 +758,7 @@ static void bfq_set_budget(struct bfq_queue *bfqq)
 
 	/* bfq_next_rq may have consumed the FIFO check: it is a new slot */
 	bfqq->fifo_checked = false;
-	bfqq->budget = bfqq->max_budget > need ? bfqq->max_budget : need;
+	bfqq->entity.budget = bfqq->max_budget > need ? bfqq->max_budget : need;
 }
 
 /* bfq_bfqq_softrt_next_start(): when the queue's last burst would have
@@ -533,15 +793,17 @@ static void bfq_expire(struct bfq_data *bfqd, struct bfq_queue *bfqq, enum bfq_e
 	/* charged for its time when it used it without its budget */
 	if (bfqq->wr_coeff == 1 && !bfqq->budget_new &&
 	    (reason == BFQQE_BUDGET_TIMEOUT || reason == BFQQE_TOO_IDLE) &&
-	    bfq_budget_left(bfqq) >= bfqq->budget / 3) {
+	    bfq_budget_left(bfqq) >= bfqq->entity.budget / 3) {
 		int64_t slot = now - (bfqq->budget_timeout - bfqd->timeout_ns);
 		uint64_t charge = (uint64_t)((double)bfqd->max_budget *
 					     (double)(slot < bfqd->timeout_ns ? slot : bfqd->timeout_ns) /
 					     (double)bfqd->timeout_ns);
 
-		if (charge > bfqq->service) {
+		if (charge > bfqq->entity.service) {
 			bfqd->charged_time++;
-			bfqq->service = charge;
+			if (charge > bfqq->entity.budget)
+				bfqq->entity.budget = charge;
+			bfq_served(bfqd, bfqq, charge - bfqq->entity.service);
 		}
 	}
 	if (bfqd->low_latency && bfqq->wr_coeff == 1)
@@ -553,41 +815,87 @@ static void bfq_expire(struct bfq_data *bfqd, struct bfq_queue *bfqq, enum bfq_e
 	bfq_recalc_budget(bfqd, bfqq, reason);
 	bfqd->budgets_assigned = (bfqd->budgets_assigned * 7 + 256) / 8;
 
-	/* the charged service closes the slot: finish = start + service / weight */
-	bfqq->finish = bfqq->start + bfq_delta(bfqq->service, bfqq->weight);
-	bfqq->service = 0;
 	bfqd->in_service = NULL;
-	if (bfqq->busy) {
+	bfq_requeue_path(bfqd, bfqq, empty);
+}
+
+static void bfq_requeue_path(struct bfq_data *bfqd, struct bfq_queue *bfqq, bool empty)
+{
+	struct bfq_entity *ent = &bfqq->entity;
+
+	/* the charged service closes the slot: finish = start + service / weight */
+	ent->finish = ent->start + bfq_delta(ent->service, ent->weight);
+	ent->service = 0;
+	if (ent->busy) {
 		if (empty) {
 			bfq_del_busy(bfqd, bfqq);
 		} else {
-			bfqq->start = bfqq->finish;
+			ent->start = ent->finish;
 			bfq_set_budget(bfqq);
-			bfqq->finish = bfqq->start + bfq_delta(bfqq->budget, bfqq->weight);
+			ent->finish = ent->start + bfq_delta(ent->budget, ent->weight);
+		}
+	}
+	/* the groups on its path: bfq_del_busy already took out those left
+	 * without active children; the others are requeued */
+	while (ent->parent != bfqd->root) {
+		struct bfq_group *g = ent->parent;
+
+		ent = &g->entity;
+		ent->finish = ent->start + bfq_delta(ent->service, ent->weight);
+		ent->service = 0;
+		if (ent->busy) {
+			struct bfq_group *pg = ent->parent;
+
+			/* requeued: out of the tree and back with its new budget,
+			 * the finish just charged as its start */
+			pg->wsum[ent->cls] -= ent->weight;
+			list_del_init(&ent->busy_node);
+			pg->busy_children--;
+			ent->budget = bfq_group_next_budget(bfqd, g);
+			bfq_entity_enqueue(ent);
 		}
 	}
 }
 
 /* --------------------------------------------------------------- idling */
 
-static bool bfq_asymmetric(const struct bfq_data *bfqd)
+/* bfq_asymmetric_scenario() of 6.1: idling is needed to keep the
+ * guarantees when the queues with requests pending do not all weigh the
+ * same (the weights tree holds non-raised queues; a queue of the
+ * smallest weight does not need it), when queues of several classes are
+ * busy, or when more than one group (the root counted) has requests
+ * pending - then BFQ idles even for seeky queues, so that a group's
+ * share does not leak to the others when its queue briefly empties. */
+static bool bfq_groups_asymmetric(const struct bfq_data *bfqd)
 {
-	uint32_t w = 0;
+	const struct bfq_group *g;
+	int n = bfqd->root->queues_with_pending > 0;
+
+	bfq_for_each(g, &bfqd->groups, struct bfq_group, node)
+		n += g->queues_with_pending > 0;
+	return bfqd->group_iosched && n > 1;
+}
+
+static bool bfq_asymmetric(const struct bfq_data *bfqd, const struct bfq_queue *bfqq)
+{
+	uint32_t wmin = UINT32_MAX, wmax = 0;
 	int classes = 0;
 	const struct bfq_queue *q;
+	bool smallest;
 
-	for (int c = 0; c < BFQ_NCLASS; c++) {
-		if (!list_empty(&bfqd->busy[c]))
-			classes++;
-		bfq_list_for_each(q, &bfqd->busy[c], busy_node) {
-			if (!q->sync)
-				continue;
-			if (w && q->weight != w)
-				return true;
-			w = q->weight;
-		}
+	bfq_list_for_each(q, &bfqd->queues, node) {
+		if (!q->pending || q->wr_coeff > 1)
+			continue;
+		if (q->entity.weight < wmin)
+			wmin = q->entity.weight;
+		if (q->entity.weight > wmax)
+			wmax = q->entity.weight;
 	}
-	return classes > 1;
+	smallest = bfqq && bfqq->pending && bfqq->wr_coeff == 1 && bfqq->entity.weight == wmin;
+	for (int c = 0; c < BFQ_NCLASS; c++)
+		classes += bfqd->busy_per_class[c] > 0;
+	return (!smallest && wmax > wmin && wmin != UINT32_MAX) || classes > 1 ||
+	       bfq_groups_asymmetric(bfqd);
 }
 
 static bool bfq_seeky(const struct bfq_queue *bfqq)
@@ -616,7 +924,7 @@ static bool bfq_better_to_idle(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 		 bfqd->wr_busy_queues == 0;
 	needed = (bfqq->wr_coeff > 1 && (bfqd->wr_busy_queues < bfqd->busy_queues ||
 					 bfqd->rq_in_driver >= bfqq->dispatched + 4)) ||
-		 bfq_asymmetric(bfqd);
+		 bfq_asymmetric(bfqd, bfqq);
 	return boosts || needed;
 }
 
@@ -696,7 +1004,7 @@ static void bfq_idle_busy_switch(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 	}
 	if (bfqd->low_latency && (old == 1 || bfqq->wr_coeff == 1 || interactive))
 		bfqq->last_wr_start_finish = now;
-	if (!bfqq->busy) {
+	if (!bfqq->entity.busy) {
 		bfqq->last_idle_bklogged = now;
 		bfqq->service_from_backlogged = 0;
 		bfq_set_budget(bfqq);
@@ -709,10 +1017,22 @@ static void bfq_idle_busy_switch(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 	 * (next_queue_may_preempt) */
 	if (bfqd->in_service && bfqd->in_service != bfqq) {
 		struct bfq_queue *in = bfqd->in_service;
-		bool wants = bfqq->finish < in->finish && bfqq->wr_coeff >= in->wr_coeff;
-		bool higher = bfqq->cls < in->cls || (bfqq->cls == in->cls && bfqq->weight > in->weight);
+		struct bfq_entity *top = bfq_top_entity(bfqd, &bfqq->entity);
+		struct bfq_entity *in_top = bfq_top_entity(bfqd, &in->entity);
+		bool same = bfqq->bfqg == in->bfqg;
+		/* bfq_bfqq_higher_class_or_weight(): across groups, the groups'
+		 * weights (a root-group queue's own weight) */
+		uint32_t w = same || bfqq->bfqg == bfqd->root ? bfqq->entity.weight : bfqq->bfqg->weight;
+		uint32_t in_w = same || in->bfqg == bfqd->root ? in->entity.weight : in->bfqg->weight;
+		bool wants = (same ? bfqq->entity.finish < in->entity.finish : top->finish < in_top->finish) &&
+			     bfqq->wr_coeff >= in->wr_coeff;
+		bool higher = bfqq->cls < in->cls || (bfqq->cls == in->cls && w > in_w);
+		struct bfq_entity *next = bfq_peek_next_root(bfqd, in);
 
-		if ((wants || higher || !bfq_better_to_idle(bfqd, in)) && bfq_peek_next(bfqd, in) == bfqq) {
+		/* next_queue_may_preempt(): the root's next entity is not the
+		 * one in service (a group in service stays next while it has
+		 * other active children); and it leads to the newcomer */
+		if ((wants || higher || !bfq_better_to_idle(bfqd, in)) && next == top && top != in_top) {
 			bfqd->preemptions++;
 			bfq_expire(bfqd, in, BFQQE_PREEMPTED);
 		}
@@ -811,12 +1131,17 @@ static int bfq_init(struct elevator *e, struct sim_error *err)
 	(void)err;
 	bfqd->e = e;
 	list_init(&bfqd->queues);
+	list_init(&bfqd->groups);
+	bfqd->root = calloc(1, sizeof(*bfqd->root));
+	if (!bfqd->root)
+		return sim_errorf(err, SIM_E_NOMEM, "bfq: out of memory");
 	for (int c = 0; c < BFQ_NCLASS; c++)
-		list_init(&bfqd->busy[c]);
+		list_init(&bfqd->root->busy[c]);
+	list_init(&bfqd->root->entity.busy_node);
+	bfqd->root->entity.my_group = bfqd->root;
 	bfqd->max_budget = bfqd->max_budget_user ? (uint64_t)bfqd->max_budget_user : BFQ_DEFAULT_MAX_BUDGET;
 	bfqd->peak_rate = BFQ_REF_RATE_NONROT * 2 / 3;
 	bfqd->hw_tag = elv_mq_hw_depth(e) > 3;
-	bfqd->last_idle_class_service = 0;
 	sim_event_init(&bfqd->idle_timer, bfq_idle_timer_fn);
 	return 0;
 }
@@ -832,12 +1157,20 @@ static void bfq_exit(struct elevator *e)
 		list_del_init(&bfqq->node);
 		free(bfqq);
 	}
+	while (!list_empty(&bfqd->groups)) {
+		struct bfq_group *g = list_first_entry(&bfqd->groups, struct bfq_group, node);
+
+		list_del_init(&g->node);
+		free(g);
+	}
+	free(bfqd->root);
+	bfqd->root = NULL;
 }
 
 static int bfq_prepare_request(struct elevator *e, struct io_request *rq, struct bio *bio)
 {
 	struct bfq_data *bfqd = e->priv;
-	struct bfq_queue *bfqq = bfq_get_queue(bfqd, bio->ioc, bio->flags);
+	struct bfq_queue *bfqq = bfq_get_queue(bfqd, bio->ioc, bio->flags, true);
 
 	if (!bfqq)
 		return -1;
@@ -855,7 +1188,7 @@ static bool bfq_allow_merge(struct elevator *e, struct io_request *rq, struct bi
 {
 	struct bfq_data *bfqd = e->priv;
 
-	return rq_bfqq(rq) && rq_bfqq(rq) == bfq_get_queue(bfqd, bio->ioc, bio->flags);
+	return rq_bfqq(rq) && rq_bfqq(rq) == bfq_get_queue(bfqd, bio->ioc, bio->flags, false);
 }
 
 static void bfq_add_rq(struct bfq_data *bfqd, struct io_request *rq, bool at_head)
@@ -890,7 +1223,7 @@ static void bfq_add_rq(struct bfq_data *bfqd, struct io_request *rq, bool at_hea
 		list_add_tail(&rq->queuelist, &bfqq->fifo);
 	bfqq->queued++;
 	bfqd->queued++;
-	if (was_empty && !bfqq->busy)
+	if (was_empty && !bfqq->entity.busy)
 		bfq_idle_busy_switch(bfqd, bfqq);
 	else if (was_empty && bfqd->in_service == bfqq && bfqd->wait_request)
 		bfq_cancel_idle(bfqd); /* bfq_rq_enqueued: the awaited request came */
@@ -919,7 +1252,7 @@ static void bfq_remove_request(struct bfq_queue *bfqq, struct io_request *rq)
 static enum elv_merge bfq_request_merge(struct elevator *e, struct bio *bio, struct io_request **out)
 {
 	struct bfq_data *bfqd = e->priv;
-	struct bfq_queue *bfqq = bfq_get_queue(bfqd, bio->ioc, bio->flags);
+	struct bfq_queue *bfqq = bfq_get_queue(bfqd, bio->ioc, bio->flags, true);
 	struct io_request *rq;
 
 	if (!bfqq)
@@ -1009,7 +1342,7 @@ static struct io_request *bfq_dispatch_request(struct elevator *e)
 		/* dispatch */
 		if (bfqq->budget_new) {
 			uint32_t coeff = bfqq->wr_cur_max_time == bfqd->wr_rt_max_time_ns
-						 ? 1 : bfqq->weight / bfqq->orig_weight;
+						 ? 1 : bfqq->entity.weight / bfqq->orig_weight;
 
 			bfqq->budget_new = false;
 			bfqq->budget_timeout = now + bfqd->timeout_ns * (int64_t)coeff;
@@ -1018,13 +1351,12 @@ static struct io_request *bfq_dispatch_request(struct elevator *e)
 		{
 			uint64_t charge = bfq_serv_to_charge(bfqq, rq);
 
-			bfqq->service += charge;
+			bfq_served(bfqd, bfqq, charge);
 			bfqq->served += rq->nr_sectors;
+			bfqq->bfqg->served += rq->nr_sectors;
 			bfqq->service_from_backlogged += rq->nr_sectors;
 			if (bfqq->wr_coeff > 1)
 				bfqq->service_from_wr += rq->nr_sectors;
-			bfqd->vtime[bfqq->cls] += bfq_delta(charge, (uint32_t)(bfqd->wsum[bfqq->cls]
-									? bfqd->wsum[bfqq->cls] : 1));
 		}
 		bfqq->last_pos = rq_end_sector(rq);
 		bfqq->dispatched++;
@@ -1064,11 +1396,15 @@ static void bfq_completed_request(struct elevator *e, struct io_request *rq)
 	bfqq->dispatched--;
 	bfqd->rq_in_driver--;
 	bfqq->last_end_request = now;
+	bfq_update_pending(bfqq);
 	if (bfqd->in_service != bfqq)
 		return;
 	if (!bfqq->sort_list.node && bfq_better_to_idle(bfqd, bfqq)) {
-		if (bfqq->dispatched == 0 && !bfqd->wait_request)
+		if (bfqq->dispatched == 0 && !bfqd->wait_request) {
+			if (bfq_groups_asymmetric(bfqd))
+				bfqd->group_idles++;
 			bfq_arm_slice_timer(bfqd, bfqq);
+		}
 		return;
 	}
 	if (!bfqq->budget_new && now >= bfqq->budget_timeout)
@@ -1092,11 +1428,31 @@ static void bfq_stats_json(const struct elevator *e, struct json_t *obj)
 	json_object_set_new(obj, "peak_rate_sectors_per_s", json_integer((json_int_t)bfqd->peak_rate));
 	json_object_set_new(obj, "max_budget_sectors", json_integer((json_int_t)bfqd->max_budget));
 	json_object_set_new(obj, "wr_duration_ms", json_integer(bfq_wr_duration(bfqd) / 1000000));
+	json_object_set_new(obj, "group_idles", json_integer((json_int_t)bfqd->group_idles));
+	json_object_set_new(obj, "group_moves", json_integer((json_int_t)bfqd->group_moves));
+	{
+		json_t *gs = json_array(), *o = json_object();
+		const struct bfq_group *g;
+
+		json_object_set_new(o, "blkcg", json_integer(0));
+		json_object_set_new(o, "weight", json_null());
+		json_object_set_new(o, "served_sectors", json_integer((json_int_t)bfqd->root->served));
+		json_array_append_new(gs, o);
+		bfq_for_each(g, &bfqd->groups, struct bfq_group, node) {
+			o = json_object();
+			json_object_set_new(o, "blkcg", json_integer(g->id));
+			json_object_set_new(o, "weight", json_integer(g->weight));
+			json_object_set_new(o, "served_sectors", json_integer((json_int_t)g->served));
+			json_array_append_new(gs, o);
+		}
+		json_object_set_new(obj, "groups", gs);
+	}
 	bfq_list_for_each(bfqq, &bfqd->queues, node) {
 		json_t *o = json_object();
 
 		json_object_set_new(o, "pid", json_integer(bfqq->pid));
 		json_object_set_new(o, "sync", json_boolean(bfqq->sync));
+		json_object_set_new(o, "blkcg", json_integer(bfqq->bfqg->id));
 		json_object_set_new(o, "weight", json_integer(bfqq->orig_weight));
 		json_object_set_new(o, "served_sectors", json_integer((json_int_t)bfqq->served));
 		json_object_set_new(o, "interactive_raises", json_integer(bfqq->interactive_raises));
@@ -1165,12 +1521,25 @@ static const struct cfg_param bfq_params[] = {
 	  .offset = offsetof(struct bfq_data, wr_max_softrt_rate), .unit = "sectors/s", .def = "7000",
 	  .min = 0, .max = 1e9, .source = BFQ_SRC " bfq_wr_max_softrt_rate = 7000",
 	  .help = "rate below which a periodic queue is soft real-time" },
+	{ .key = "group_iosched", .type = CFG_T_BOOL,
+	  .offset = offsetof(struct bfq_data, group_iosched), .unit = "", .def = "true",
+	  .min = 1, .max = 0,
+	  .source = "block/Kconfig.iosched CONFIG_BFQ_GROUP_IOSCHED (assumed =y, as in distribution "
+		    "6.1 configs; without it blkio.bfq.weight does not exist and all queues share the root)",
+	  .help = "hierarchical scheduling: a group per blkio cgroup, scheduled with blkio.bfq.weight" },
+	{ .key = "group_weight_default", .type = CFG_T_INT,
+	  .offset = offsetof(struct bfq_data, group_weight_default), .unit = "", .def = "100",
+	  .min = 1, .max = 1000,
+	  .source = "block/bfq-iosched.h (6.1) BFQ_WEIGHT_LEGACY_DFL 100 (v2: CGROUP_WEIGHT_DFL 100), "
+		    "range BFQ_MIN_WEIGHT 1 .. BFQ_MAX_WEIGHT 1000",
+	  .help = "blkio.bfq.weight of a group whose cgroup did not set one" },
 	CFG_PARAM_END,
 };
 
 const struct elevator_ops bfq_elevator_ops = {
 	.name = "bfq",
-	.summary = "[blk-mq] B-WF2Q+ budgets, idling, low_latency weight raising (block/bfq-iosched.c 6.1)",
+	.summary = "[blk-mq] B-WF2Q+ budgets, idling, low_latency weight raising, blkio groups "
+		   "(block/bfq-iosched.c, bfq-cgroup.c 6.1)",
 	.params = bfq_params,
 	.priv_size = sizeof(struct bfq_data),
 	.mq = true,

@@ -113,9 +113,15 @@ int cmd_list(int argc, char **argv)
 	}
 	const char *what = argv[1];
 	if (strcmp(what, "schedulers") == 0) {
-		for (const struct elevator_ops *const *e = elevator_registry(); *e; e++)
+		for (const struct elevator_ops *const *e = elevator_registry(); *e; e++) {
 			printf("%-12s %-3s %s\n", (*e)->name, (*e)->mq ? "mq" : "sq",
 			       (*e)->summary ? (*e)->summary : "");
+			/* the tunables (scheduler: {KEY: VALUE} in a config) */
+			for (const struct cfg_param *p = (*e)->params; p && p->key; p++)
+				printf("  %-24s default %-8s %-10s %s (%s)\n", p->key, p->def ? p->def : "",
+				       p->unit ? p->unit : "", p->help ? p->help : "",
+				       p->source ? p->source : "");
+		}
 	} else if (strcmp(what, "devices") == 0) {
 		printf("models:\n");
 		for (const struct device_ops *const *d = device_registry(); *d; d++)

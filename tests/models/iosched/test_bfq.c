@@ -4,6 +4,13 @@
  * interactive (weight x30) under low_latency and waits less for the
  * device than without it, beside a backlogged reader. One command at a
  * time (SCSI budget 1) of a fixed 1 ms.
+ * Groups (bfq-cgroup.c): two groups of blkio.bfq.weight 1000 and 200 with
+ * one backlogged reader each share 5:1; two groups of equal weight split
+ * equally whatever their number of queues; a root-group reader (weight
+ * 40) against Android's background group (blkio.bfq.weight 10) gets 4:1;
+ * with two groups busy BFQ idles for a queue that empties even on a
+ * queueing device, which it does not do with the same queues in one
+ * group (bfq_asymmetric_scenario).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -125,12 +132,187 @@ static void test_bfq_interactive_weight_raising(void **state)
 	assert_true(off > 0.4 && off < 0.6);
 }
 
+static void stream_in_group(struct mq_stream *s, uint16_t blkcg, uint16_t bfq_weight)
+{
+	s->ioc.blkcg_id = blkcg;
+	s->ioc.blkcg_bfq_weight = bfq_weight;
+}
+
+static uint64_t group_served(json_t *st, int blkcg)
+{
+	json_t *gs = json_object_get(st, "groups"), *g;
+	size_t i;
+
+	json_array_foreach(gs, i, g)
+		if (json_integer_value(json_object_get(g, "blkcg")) == blkcg)
+			return (uint64_t)json_integer_value(json_object_get(g, "served_sectors"));
+	return 0;
+}
+
+/* Two groups of blkio.bfq.weight 1000 and 200, a backlogged reader each,
+ * counted after the first second (the start-up slots before the peak
+ * rate and budgets settle follow B-WF2Q+'s eligibility, not the ratio). */
+static void test_bfq_group_weights(void **state)
+{
+	(void)state;
+	struct mq_rig *r = mq_rig_new("bfq", 1000, 32, BLK_QD1, "low_latency: false\n");
+	struct mq_stream hi, lo;
+	json_t *root, *st;
+	int nhi = 0, nlo = 0;
+
+	mq_stream_start(&hi, r, 10, 0, 0, 8, 8, 0, 1, 16000 * MS);
+	mq_stream_start(&lo, r, 20, 500000000, 0, 8, 8, 0, 1, 16000 * MS);
+	stream_in_group(&hi, 1, 1000);
+	stream_in_group(&lo, 2, 200);
+	mq_rig_run(r);
+	st = mq_rig_sched_stats(r, &root);
+	for (int i = 0; i < r->nd && i < MQ_RIG_MAX; i++)
+		if (r->dtime[i] >= 1000 * MS && r->dtime[i] < 16000 * MS) {
+			nhi += r->dpid[i] == 10;
+			nlo += r->dpid[i] == 20;
+		}
+	double ratio = (double)nhi / (double)nlo;
+
+	if (getenv("BFQ_DEBUG")) {
+		int run = 1;
+		for (int i = 1; i <= r->nd && i < MQ_RIG_MAX; i++) {
+			if (i == r->nd || r->dpid[i] != r->dpid[i - 1]) {
+				fprintf(stderr, "%d:%d ", r->dpid[i - 1], run);
+				run = 0;
+			}
+			run++;
+		}
+		fprintf(stderr, "\n");
+	}
+	fprintf(stderr, "groups 1000:200: %d and %d requests in 1-16 s, ratio %.2f; "
+		"whole run %llu and %llu; group sectors %llu and %llu\n", nhi, nlo, ratio,
+		(unsigned long long)hi.done, (unsigned long long)lo.done,
+		(unsigned long long)group_served(st, 1), (unsigned long long)group_served(st, 2));
+	assert_true(ratio > 4.6 && ratio < 5.4);
+	assert_int_equal(group_served(st, 0), 0);
+	json_decref(root);
+	mq_rig_free(r);
+}
+
+/* Equal group weights: group 1 has one reader, group 2 three; the groups
+ * split 1:1, so group 2's readers get 1/6 each. */
+static void test_bfq_groups_split_per_group(void **state)
+{
+	(void)state;
+	struct mq_rig *r = mq_rig_new("bfq", 1000, 32, BLK_QD1, "low_latency: false\n");
+	struct mq_stream a, b[3];
+
+	mq_stream_start(&a, r, 10, 0, 0, 8, 8, 0, 1, 6000 * MS);
+	stream_in_group(&a, 1, 0); /* default weight 100 */
+	for (int i = 0; i < 3; i++) {
+		mq_stream_start(&b[i], r, 20 + i, 500000000ull * (uint64_t)(i + 1), 0, 8, 8, 0, 1,
+				6000 * MS);
+		stream_in_group(&b[i], 2, 100);
+	}
+	mq_rig_run(r);
+	uint64_t nb = b[0].done + b[1].done + b[2].done;
+	double ratio = (double)a.done / (double)nb;
+
+	fprintf(stderr, "one queue vs three in equal groups: %llu vs %llu (%llu/%llu/%llu), ratio %.2f\n",
+		(unsigned long long)a.done, (unsigned long long)nb, (unsigned long long)b[0].done,
+		(unsigned long long)b[1].done, (unsigned long long)b[2].done, ratio);
+	assert_true(ratio > 0.9 && ratio < 1.1);
+	for (int i = 0; i < 3; i++)
+		assert_true((double)b[i].done > 0.25 * (double)nb && (double)b[i].done < 0.42 * (double)nb);
+	mq_rig_free(r);
+}
+
+/* Android: a top-app reader in the root group (a queue of weight 40 in
+ * the root's tree) against a reader in /background (blkio.bfq.weight 10). */
+static void test_bfq_android_background_group(void **state)
+{
+	(void)state;
+	struct mq_rig *r = mq_rig_new("bfq", 1000, 32, BLK_QD1, "low_latency: false\n");
+	struct mq_stream fg, bg;
+
+	mq_stream_start(&fg, r, 10, 0, 0, 8, 8, 0, 1, 6000 * MS);
+	mq_stream_start(&bg, r, 20, 500000000, 0, 8, 8, 0, 1, 6000 * MS);
+	stream_in_group(&bg, 1, 10);
+	mq_rig_run(r);
+	double ratio = (double)fg.done / (double)bg.done;
+
+	fprintf(stderr, "root queue 40 vs background group 10: ratio %.2f\n", ratio);
+	assert_true(ratio > 3.6 && ratio < 4.4);
+	mq_rig_free(r);
+}
+
+/* Two readers with 2 ms think time on a queueing device (32 tags):
+ * equal weights in one group need no idling; in two groups BFQ idles
+ * when the queue in service empties. */
+static void asym_case(bool groups, long long *arms, long long *gidles)
+{
+	struct mq_rig *r = mq_rig_new("bfq", 500, 32, "", "low_latency: false\n");
+	struct mq_stream a, b;
+	json_t *root, *st;
+
+	mq_stream_start(&a, r, 10, 0, 0, 8, 1, 2 * MS, 1, 2000 * MS);
+	mq_stream_start(&b, r, 20, 500000000, 0, 8, 1, 2 * MS, 1, 2000 * MS);
+	if (groups) {
+		stream_in_group(&a, 1, 100);
+		stream_in_group(&b, 2, 100);
+	}
+	mq_rig_run(r);
+	st = mq_rig_sched_stats(r, &root);
+	*arms = json_integer_value(json_object_get(st, "idle_arms"));
+	*gidles = json_integer_value(json_object_get(st, "group_idles"));
+	fprintf(stderr, "%s: idle arms %lld (with several groups pending %lld), %llu + %llu requests\n",
+		groups ? "two groups" : "one group", *arms, *gidles, (unsigned long long)a.done,
+		(unsigned long long)b.done);
+	json_decref(root);
+	mq_rig_free(r);
+}
+
+static void test_bfq_group_idling(void **state)
+{
+	(void)state;
+	long long arms_flat, gidles_flat, arms_groups, gidles_groups;
+
+	asym_case(false, &arms_flat, &gidles_flat);
+	asym_case(true, &arms_groups, &gidles_groups);
+	assert_int_equal(arms_flat, 0);
+	assert_int_equal(gidles_flat, 0);
+	assert_true(arms_groups > 50);
+	assert_int_equal(gidles_groups, arms_groups);
+}
+
+/* A task that changes cgroup (an fg switch) takes its sync queue along. */
+static void test_bfq_group_move(void **state)
+{
+	(void)state;
+	struct mq_rig *r = mq_rig_new("bfq", 1000, 32, BLK_QD1, "low_latency: false\n");
+	struct mq_stream a;
+	json_t *root, *st;
+
+	mq_stream_start(&a, r, 10, 0, 0, 8, 2, 0, 1, 400 * MS);
+	stream_in_group(&a, 1, 10);
+	sim_engine_run(&r->sim->engine, 200 * MS);
+	stream_in_group(&a, 0, 0);
+	mq_rig_run(r);
+	st = mq_rig_sched_stats(r, &root);
+	assert_true(json_integer_value(json_object_get(st, "group_moves")) >= 1);
+	assert_true(group_served(st, 1) > 0);
+	assert_true(group_served(st, 0) > 0);
+	assert_int_equal(json_integer_value(json_object_get(bfq_queue_stats(st, 10), "blkcg")), 0);
+	json_decref(root);
+	mq_rig_free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_bfq_weight_ratio),
 		cmocka_unit_test(test_bfq_budget_timeout),
 		cmocka_unit_test(test_bfq_interactive_weight_raising),
+		cmocka_unit_test(test_bfq_group_weights),
+		cmocka_unit_test(test_bfq_groups_split_per_group),
+		cmocka_unit_test(test_bfq_android_background_group),
+		cmocka_unit_test(test_bfq_group_idling),
+		cmocka_unit_test(test_bfq_group_move),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
