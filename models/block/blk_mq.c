@@ -199,6 +199,24 @@ static uint32_t blk_mq_bio_ctx(const struct blk_mq *mq, const struct bio *bio)
 	return bio->ioc ? (uint32_t)bio->ioc->pid % mq->nr_ctx : 0;
 }
 
+/* blk_mq_map_queue(): reads go to the read queues when there are any
+ * (HCTX_TYPE_READ), everything else to the default ones; nothing in
+ * mobisim is REQ_POLLED, so the poll queues stay idle. */
+static uint32_t blk_mq_map_queue(const struct blk_mq *mq, uint32_t ctx, uint32_t flags)
+{
+	int t = !(flags & (REQ_WRITE | REQ_FLUSH)) && mq->map_nr[UFS_HCTX_READ] ? UFS_HCTX_READ
+										  : UFS_HCTX_DEFAULT;
+
+	return ufs_map_queue(ctx, mq->map_off[t], mq->map_nr[t]);
+}
+
+/* Hardware queues whose tag maps are their own: all, or with a shared tag
+ * set only the first (whose pointers every queue shares). */
+static uint32_t blk_mq_nr_tag_owners(const struct blk_mq *mq)
+{
+	return mq->shared_tags ? 1 : mq->nr_hw;
+}
+
 static struct blk_mq_hw_ctx *blk_mq_rq_hctx(struct blk_queue *q, const struct io_request *rq)
 {
 	return &q->mq->hctx[blk_rq_of((struct io_request *)rq)->mq_hctx];
@@ -213,9 +231,9 @@ static bool blk_mq_is_flush(uint32_t flags)
 static struct blk_mq_tags *blk_mq_alloc_tags(struct blk_queue *q, const struct bio *bio)
 {
 	struct blk_mq *mq = q->mq;
-	struct blk_mq_hw_ctx *hctx = &mq->hctx[blk_mq_bio_ctx(mq, bio) % mq->nr_hw];
+	struct blk_mq_hw_ctx *hctx = &mq->hctx[blk_mq_map_queue(mq, blk_mq_bio_ctx(mq, bio), bio->flags)];
 
-	return mq->has_elv ? &hctx->sched_tags : &hctx->tags;
+	return mq->has_elv ? hctx->sched_tags : hctx->tags;
 }
 
 /* __blk_mq_alloc_request() without sleeping: NULL when no tag is free. */
@@ -241,7 +259,7 @@ static struct io_request *blk_mq_alloc_request(struct blk_queue *q, struct bio *
 	br->state = BLK_RQ_NEW;
 	br->is_sync = req_is_sync(bio->flags);
 	br->mq_ctx = (uint16_t)ctx;
-	br->mq_hctx = (uint16_t)(ctx % mq->nr_hw);
+	br->mq_hctx = (uint16_t)blk_mq_map_queue(mq, ctx, bio->flags);
 	br->mq_elv = mq->has_elv;
 	br->mq_sched_tag = mq->has_elv;
 	br->mq_driver_tag = !mq->has_elv;
@@ -269,9 +287,9 @@ void blk_mq_free_request(struct blk_queue *q, struct io_request *rq)
 		q->last_merge = NULL;
 	elv_rqhash_del(q, rq);
 	if (br->mq_driver_tag)
-		blk_mq_tag_put(mq, &hctx->tags, q->sim);
+		blk_mq_tag_put(mq, hctx->tags, q->sim);
 	if (br->mq_sched_tag)
-		blk_mq_tag_put(mq, &hctx->sched_tags, q->sim);
+		blk_mq_tag_put(mq, hctx->sched_tags, q->sim);
 	br->mq_driver_tag = br->mq_sched_tag = false;
 	q->c.rq_freed++;
 	blk_rq_put_wrapper(q, br);
@@ -379,7 +397,7 @@ static enum blk_mq_prep blk_mq_issue(struct blk_queue *q, struct io_request *rq,
 	if (!have_budget && !blk_mq_get_budget(mq))
 		return BLK_MQ_NO_BUDGET;
 	if (!br->mq_driver_tag) {
-		if (!blk_mq_tag_get(&hctx->tags, 0)) {
+		if (!blk_mq_tag_get(hctx->tags, 0)) {
 			mq->c.driver_tag_stalls++;
 			blk_mq_put_budget(mq);
 			return BLK_MQ_NO_TAG;
@@ -390,7 +408,7 @@ static enum blk_mq_prep blk_mq_issue(struct blk_queue *q, struct io_request *rq,
 		blk_mq_put_budget(mq);
 		if (br->mq_sched_tag) {
 			br->mq_driver_tag = false;
-			blk_mq_tag_put(mq, &hctx->tags, q->sim);
+			blk_mq_tag_put(mq, hctx->tags, q->sim);
 		}
 		mq->c.resource_requeues++;
 		blk_mq_update_dispatch_busy(mq, hctx, true);
@@ -406,6 +424,7 @@ static enum blk_mq_prep blk_mq_issue(struct blk_queue *q, struct io_request *rq,
 	rq->t_dispatch = sim_now(q->sim);
 	blk_trace(q, 'D', rq, NULL, 0);
 	q->c.dispatched++;
+	hctx->dispatched++;
 	device_submit(q->dev, rq);
 	return BLK_MQ_OK;
 }
@@ -453,10 +472,23 @@ static void blk_mq_do_dispatch_sched(struct blk_queue *q, struct blk_mq_hw_ctx *
 	}
 }
 
-static struct io_request *blk_mq_ctx_take(struct blk_queue *q, struct blk_mq_ctx *ctx)
+/* The oldest request of ctx bound for hardware queue hw (one list per
+ * software queue: with read queues it holds both types), or NULL. */
+static struct io_request *blk_mq_ctx_take(struct blk_queue *q, struct blk_mq_ctx *ctx, uint32_t hw)
 {
-	struct io_request *rq = list_first_entry(&ctx->rq_list, struct io_request, queuelist);
+	struct io_request *rq = NULL;
+	struct list_head *pos;
 
+	list_for_each(pos, &ctx->rq_list) {
+		struct io_request *r = list_entry(pos, struct io_request, queuelist);
+
+		if (blk_rq_of(r)->mq_hctx == hw) {
+			rq = r;
+			break;
+		}
+	}
+	if (!rq)
+		return NULL;
 	list_del_init(&rq->queuelist);
 	ctx->nr--;
 	elv_leave_scheduler(q, rq);
@@ -481,8 +513,8 @@ static void blk_mq_dispatch_ctxs(struct blk_queue *q, struct blk_mq_hw_ctx *hctx
 		}
 		for (i = 0; i < mq->nr_ctx && !rq; i++) {
 			c = (hctx->dispatch_from + i) % mq->nr_ctx;
-			if (c % mq->nr_hw == hctx->index && !list_empty(&mq->ctx[c].rq_list))
-				rq = blk_mq_ctx_take(q, &mq->ctx[c]);
+			if (!list_empty(&mq->ctx[c].rq_list))
+				rq = blk_mq_ctx_take(q, &mq->ctx[c], hctx->index);
 		}
 		if (!rq)
 			return;
@@ -809,9 +841,9 @@ static void blk_mq_wake_event(struct sim *sim, struct sim_event *ev)
 	struct blk_queue *q = mq->hctx[0].q;
 
 	(void)sim;
-	for (uint32_t i = 0; i < mq->nr_hw; i++) {
-		blk_mq_wake_tags(q, &mq->hctx[i].sched_tags);
-		blk_mq_wake_tags(q, &mq->hctx[i].tags);
+	for (uint32_t i = 0; i < blk_mq_nr_tag_owners(mq); i++) {
+		blk_mq_wake_tags(q, mq->hctx[i].sched_tags);
+		blk_mq_wake_tags(q, mq->hctx[i].tags);
 	}
 }
 
@@ -856,6 +888,42 @@ static void blk_mq_device_complete(void *upper, struct io_request *rq)
 
 /* ------------------------------------------------------ create, destroy */
 
+/* The hardware queues: block.nr_hw_queues of the default type, or what
+ * the device's UFS host configures in MCQ mode (ufshcd_map_queues: the
+ * default, read and poll maps one after the other, every queue sharing
+ * one tag set of can_queue tags). */
+static int blk_mq_host_setup(struct blk_mq *mq, struct device *dev, struct cfg_node *block_cfg,
+			     struct sim_error *err)
+{
+	struct ufs_host *h = dev->host;
+	int rc;
+
+	mq->nr_hw = (uint32_t)mq->p.nr_hw_queues;
+	mq->map_off[UFS_HCTX_DEFAULT] = 0;
+	mq->map_nr[UFS_HCTX_DEFAULT] = mq->nr_hw;
+	mq->map_off[UFS_HCTX_READ] = mq->map_off[UFS_HCTX_POLL] = mq->nr_hw;
+	if (!h)
+		return 0;
+	rc = ufs_host_config(h, dev->queue_depth, (uint32_t)mq->p.nr_cpus, err);
+	if (rc || !h->mcq)
+		return rc;
+	if (mq->p.nr_hw_queues != 1) {
+		struct cfg_node *n = cfg_get(block_cfg, "nr_hw_queues");
+
+		return cfg_errorf(err, n ? n : block_cfg, "under UFS MCQ the host sets the hardware "
+				  "queues (device.host.rw_queues, read_queues, poll_queues)");
+	}
+	mq->host = h;
+	mq->shared_tags = true;
+	mq->nr_hw = h->nr_hw_queues;
+	for (int t = 0, off = 0; t < UFS_HCTX_TYPES; t++) {
+		mq->map_off[t] = (uint32_t)off;
+		mq->map_nr[t] = h->nr_queues[t];
+		off += (int)h->nr_queues[t];
+	}
+	return 0;
+}
+
 int blk_mq_queue_create(struct sim *sim, struct device *dev, struct cfg_node *block_cfg,
 			const struct elevator_ops *ops, struct cfg_node *sched_cfg,
 			struct blk_queue **out, struct sim_error *err)
@@ -884,9 +952,13 @@ int blk_mq_queue_create(struct sim *sim, struct device *dev, struct cfg_node *bl
 				"whole sectors (multiples of 512 bytes)");
 		goto fail;
 	}
-	/* elevator_get_default(): mq-deadline for one hardware queue, else none */
+	rc = blk_mq_host_setup(mq, dev, block_cfg, err);
+	if (rc)
+		goto fail;
+	/* elevator_get_default(): mq-deadline for one hardware queue or a
+	 * host-wide tag set (6.1: blk_mq_is_shared_tags), else none */
 	if (!ops)
-		ops = elevator_find(mq->p.nr_hw_queues == 1 ? "mq-deadline" : "none");
+		ops = elevator_find(mq->p.nr_hw_queues == 1 || mq->shared_tags ? "mq-deadline" : "none");
 	if (!ops)
 		ops = elevator_find("none");
 	if (!ops->mq) {
@@ -902,15 +974,18 @@ int blk_mq_queue_create(struct sim *sim, struct device *dev, struct cfg_node *bl
 	q->max_seg_sectors = (uint32_t)(mq->p.max_segment_size_bytes >> SECTOR_SHIFT);
 
 	qd = mq->p.queue_depth ? (uint32_t)mq->p.queue_depth
-			       : dev->queue_depth ? dev->queue_depth : 32;
+	     : mq->host ? mq->host->can_queue
+	     : dev->queue_depth ? dev->queue_depth : 32;
 	mq->has_elv = ops->insert_requests != NULL;
 	nr_req = mq->p.nr_requests ? (uint32_t)mq->p.nr_requests
 		 : mq->has_elv ? 2 * (qd < 128 ? qd : 128) : qd;
 	q->lim.nr_requests = nr_req;
-	mq->budget_depth = mq->p.sdev_queue_depth ? (uint32_t)mq->p.sdev_queue_depth : qd;
+	/* ufshcd_set_queue_depth(): a shared-queueing device (bLUQueueDepth 0)
+	 * gets nutrs, one above can_queue under MCQ */
+	mq->budget_depth = mq->p.sdev_queue_depth ? (uint32_t)mq->p.sdev_queue_depth
+			   : mq->host ? mq->host->nutrs : qd;
 	mq->plug_max = mq->p.plug_max_requests ? (uint32_t)mq->p.plug_max_requests
 			: mq->p.kernel == BLK_MQ_V5_10 ? 16 : 32;
-	mq->nr_hw = (uint32_t)mq->p.nr_hw_queues;
 	mq->nr_ctx = (uint32_t)mq->p.nr_cpus;
 	mq->hctx = calloc(mq->nr_hw, sizeof(*mq->hctx));
 	mq->ctx = calloc(mq->nr_ctx, sizeof(*mq->ctx));
@@ -926,10 +1001,16 @@ int blk_mq_queue_create(struct sim *sim, struct device *dev, struct cfg_node *bl
 		h->q = q;
 		h->index = i;
 		list_init(&h->dispatch);
-		blk_mq_tags_init(&h->tags, qd);
-		blk_mq_tags_init(&h->sched_tags, mq->has_elv ? nr_req : 0);
+		h->type = i < mq->map_off[UFS_HCTX_READ] ? UFS_HCTX_DEFAULT
+			  : i < mq->map_off[UFS_HCTX_POLL] ? UFS_HCTX_READ : UFS_HCTX_POLL;
+		blk_mq_tags_init(&h->own_tags, qd);
+		blk_mq_tags_init(&h->own_sched_tags, mq->has_elv ? nr_req : 0);
+		h->tags = mq->shared_tags ? &mq->shared_driver_tags : &h->own_tags;
+		h->sched_tags = mq->shared_tags ? &mq->shared_sched_tags : &h->own_sched_tags;
 		sim_event_init(&h->run_event, blk_mq_run_event);
 	}
+	blk_mq_tags_init(&mq->shared_driver_tags, qd);
+	blk_mq_tags_init(&mq->shared_sched_tags, mq->has_elv ? nr_req : 0);
 	sim_event_init(&mq->wake_event, blk_mq_wake_event);
 	list_init(&q->queue_head);
 	for (int i = 0; i < BLK_HASH_BUCKETS; i++)
@@ -942,7 +1023,7 @@ int blk_mq_queue_create(struct sim *sim, struct device *dev, struct cfg_node *bl
 	if (rc)
 		goto fail;
 	if (mq->has_elv && ops->depth_updated)
-		ops->depth_updated(&q->elv, nr_req, mq->hctx[0].sched_tags.shift);
+		ops->depth_updated(&q->elv, nr_req, mq->hctx[0].sched_tags->shift);
 	dev->on_complete = blk_mq_device_complete;
 	dev->upper = q;
 	*out = q;
@@ -962,10 +1043,10 @@ void blk_mq_queue_destroy(struct blk_queue *q)
 
 	sim_cancel(q->sim, &mq->wake_event);
 	for (uint32_t i = 0; i < mq->nr_hw; i++) {
-		struct blk_mq_tags *maps[2] = { &mq->hctx[i].tags, &mq->hctx[i].sched_tags };
+		struct blk_mq_tags *maps[2] = { mq->hctx[i].tags, mq->hctx[i].sched_tags };
 
 		sim_cancel(q->sim, &mq->hctx[i].run_event);
-		for (int m = 0; m < 2; m++)
+		for (int m = 0; m < 2 && i < blk_mq_nr_tag_owners(mq); m++)
 			while (!list_empty(&maps[m]->wait)) {
 				struct blk_waiter *w = list_first_entry(&maps[m]->wait, struct blk_waiter, node);
 
@@ -986,8 +1067,8 @@ enum blk_where blk_mq_locate_waiting(const struct blk_queue *q, uint64_t sector)
 {
 	const struct blk_mq *mq = q->mq;
 
-	for (uint32_t i = 0; i < mq->nr_hw; i++) {
-		const struct list_head *heads[2] = { &mq->hctx[i].tags.wait, &mq->hctx[i].sched_tags.wait };
+	for (uint32_t i = 0; i < blk_mq_nr_tag_owners(mq); i++) {
+		const struct list_head *heads[2] = { &mq->hctx[i].tags->wait, &mq->hctx[i].sched_tags->wait };
 
 		for (int m = 0; m < 2; m++) {
 			const struct list_head *pos;
@@ -1014,8 +1095,10 @@ int blk_mq_queue_check(const struct blk_queue *q, bool drained, struct sim_error
 	for (uint32_t i = 0; i < mq->nr_hw; i++) {
 		const struct blk_mq_hw_ctx *h = &mq->hctx[i];
 
-		tags += mq->has_elv ? h->sched_tags.used : h->tags.used;
-		waiters += h->tags.nwait + h->sched_tags.nwait;
+		if (i < blk_mq_nr_tag_owners(mq)) {
+			tags += mq->has_elv ? h->sched_tags->used : h->tags->used;
+			waiters += h->tags->nwait + h->sched_tags->nwait;
+		}
 		queued += !list_empty(&h->dispatch);
 	}
 	for (uint32_t i = 0; i < mq->nr_ctx; i++)
@@ -1068,14 +1151,30 @@ struct json_t *blk_mq_to_json(const struct blk_queue *q)
 	json_object_set_new(o, "sdev_queue_depth", JU(mq->budget_depth));
 	json_object_set_new(o, "plug_max_requests", JU(mq->plug_max));
 	for (uint32_t i = 0; i < mq->nr_hw; i++) {
+		static const char *const types[] = { "default", "read", "poll" };
 		json_t *x = json_object();
 
-		json_object_set_new(x, "driver_tags", blk_mq_tags_json(&mq->hctx[i].tags));
-		if (mq->has_elv)
-			json_object_set_new(x, "sched_tags", blk_mq_tags_json(&mq->hctx[i].sched_tags));
+		if (mq->shared_tags) {
+			json_object_set_new(x, "type", json_string(types[mq->hctx[i].type]));
+			json_object_set_new(x, "dispatched", JU(mq->hctx[i].dispatched));
+		} else {
+			json_object_set_new(x, "driver_tags", blk_mq_tags_json(mq->hctx[i].tags));
+			if (mq->has_elv)
+				json_object_set_new(x, "sched_tags", blk_mq_tags_json(mq->hctx[i].sched_tags));
+		}
 		json_array_append_new(h, x);
 	}
 	json_object_set_new(o, "hw_queues", h);
+	/* MCQ only, so that SDB results keep their bytes */
+	if (mq->host) {
+		json_t *t = json_object();
+
+		json_object_set_new(o, "ufs_host", ufs_host_to_json(mq->host));
+		json_object_set_new(t, "driver_tags", blk_mq_tags_json(&mq->shared_driver_tags));
+		if (mq->has_elv)
+			json_object_set_new(t, "sched_tags", blk_mq_tags_json(&mq->shared_sched_tags));
+		json_object_set_new(o, "shared_tags", t);
+	}
 	json_object_set_new(c, "direct_issues", JU(mq->c.direct_issues));
 	json_object_set_new(c, "bypass_inserts", JU(mq->c.bypass_inserts));
 	json_object_set_new(c, "resource_requeues", JU(mq->c.resource_requeues));
@@ -1138,7 +1237,7 @@ uint32_t elv_mq_in_driver(const struct elevator *e)
 
 uint32_t elv_mq_hw_depth(const struct elevator *e)
 {
-	return e->q->mq->hctx[0].tags.depth;
+	return e->q->mq->hctx[0].tags->depth;
 }
 
 int elv_mq_kernel(const struct elevator *e)
@@ -1150,8 +1249,8 @@ void elv_mq_min_shallow_depth(struct elevator *e, uint32_t min_shallow)
 {
 	struct blk_mq *mq = e->q->mq;
 
-	for (uint32_t i = 0; i < mq->nr_hw; i++) {
-		mq->hctx[i].sched_tags.min_shallow = min_shallow ? min_shallow : 1;
-		blk_mq_tags_calc_wake_batch(&mq->hctx[i].sched_tags);
+	for (uint32_t i = 0; i < blk_mq_nr_tag_owners(mq); i++) {
+		mq->hctx[i].sched_tags->min_shallow = min_shallow ? min_shallow : 1;
+		blk_mq_tags_calc_wake_batch(mq->hctx[i].sched_tags);
 	}
 }

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "models/block/blk_int.h"
+#include "models/device/ufs_host.h"
 #include "sim/engine.h"
 #include "sim/list.h"
 
@@ -57,8 +58,13 @@ struct blk_mq_hw_ctx {
 	struct blk_queue *q;
 	uint32_t index;
 	struct list_head dispatch; /* hctx->dispatch: bypass inserts and requeues */
-	struct blk_mq_tags tags;   /* driver tags (tag set queue_depth) */
-	struct blk_mq_tags sched_tags; /* scheduler tags (nr_requests), with a scheduler */
+	/* driver tags (tag set queue_depth) and scheduler tags (nr_requests,
+	 * with a scheduler): this queue's own, or with a host-wide tag set
+	 * (UFS MCQ, BLK_MQ_F_TAG_HCTX_SHARED) struct blk_mq's shared ones */
+	struct blk_mq_tags *tags, *sched_tags;
+	struct blk_mq_tags own_tags, own_sched_tags;
+	uint32_t type;             /* enum ufs_hctx_type: default, read, poll */
+	uint64_t dispatched;       /* requests this queue gave the device */
 	uint32_t dispatch_busy;    /* EWMA of BLK_STS_RESOURCE (no scheduler only) */
 	uint32_t dispatch_from;    /* round-robin ctx cursor of blk_mq_do_dispatch_ctx */
 	bool running, rerun;
@@ -94,6 +100,12 @@ struct blk_mq {
 	uint32_t nr_hw, nr_ctx;
 	struct blk_mq_hw_ctx *hctx;
 	struct blk_mq_ctx *ctx;
+	/* blk_mq_queue_map per hctx type: ctx c goes to map_off + c % map_nr
+	 * (map_nr 0: the type falls back to the default map) */
+	uint32_t map_off[UFS_HCTX_TYPES], map_nr[UFS_HCTX_TYPES];
+	const struct ufs_host *host; /* the device's UFS host in MCQ mode, else NULL */
+	bool shared_tags;            /* one tag set for every hardware queue */
+	struct blk_mq_tags shared_driver_tags, shared_sched_tags;
 	uint32_t budget_depth, budget_used;
 	uint32_t plug_max;
 	uint32_t in_driver;          /* requests at the device */

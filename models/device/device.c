@@ -31,6 +31,7 @@
 #include <jansson.h>
 
 #include "models/completion/completion.h"
+#include "models/device/ufs_host.h"
 #include "sim/assert.h"
 #include "sim/sim.h"
 
@@ -183,8 +184,8 @@ int device_create(struct sim *sim, struct cfg_node *node, struct device **out,
 			return sim_errorf(err, SIM_E_NOMEM, "out of memory creating device '%s'", model);
 		}
 	}
-	int rc = 0;
-	if (!ops->models_link)
+	int rc = ufs_host_create(cfg_get(node, "host"), &dev->host, err);
+	if (rc == 0 && !ops->models_link)
 		rc = link_init(dev, node, err);
 	if (rc == 0 && ops->params)
 		rc = cfg_apply(ops->params, node, dev->priv, err);
@@ -192,6 +193,7 @@ int device_create(struct sim *sim, struct cfg_node *node, struct device **out,
 		rc = ops->init(dev, node, err);
 	if (rc != 0) {
 		/* init either succeeded fully or left nothing to destroy */
+		ufs_host_destroy(dev->host);
 		free(dev->priv);
 		free(dev);
 		return rc;
@@ -207,6 +209,7 @@ void device_destroy(struct device *dev)
 	if (dev->ops->destroy)
 		dev->ops->destroy(dev);
 	completion_destroy(dev->cpl);
+	ufs_host_destroy(dev->host);
 	free(dev->priv);
 	free(dev);
 }

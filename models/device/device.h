@@ -21,6 +21,7 @@
 struct sim;
 struct device;
 struct completion;
+struct ufs_host;
 struct json_t;
 
 struct device_ops {
@@ -72,6 +73,9 @@ struct device {
 	/* Host completion path between the model and on_complete
 	 * (models/completion/completion.h); NULL = call on_complete at once. Owned. */
 	struct completion *cpl;
+	/* UFS host controller mode (models/device/ufs_host.h) from the map's
+	 * `host:` key; NULL without one. Owned. */
+	struct ufs_host *host;
 
 	/* Host link (models/device/device.c): payload bytes/s (0 = unbounded,
 	 * the `ideal` queueing reference), and for the core's bound the end
