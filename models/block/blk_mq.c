@@ -464,7 +464,9 @@ static void blk_mq_do_dispatch_sched(struct blk_queue *q, struct blk_mq_hw_ctx *
 		if (blk_mq_issue(q, rq, true) != BLK_MQ_OK) {
 			if (e->ops->requeue_request)
 				e->ops->requeue_request(e, rq);
-			list_add(&rq->queuelist, &hctx->dispatch);
+			/* the scheduler serves every hardware queue; a leftover goes
+			 * back to its own (6.1 blk_mq_dispatch_hctx_list) */
+			list_add(&rq->queuelist, &blk_mq_rq_hctx(q, rq)->dispatch);
 			return;
 		}
 		if (q->sim->failed)

@@ -62,12 +62,14 @@ static inline void mq_rig_sink(void *ctx, const struct blk_trace_event *e)
 }
 
 /* svc_us: device service time; qd: device queue depth, served by
- * `servers` commands at once; block_yaml extra `block:` keys (kind: mq
- * is added); sched_yaml the scheduler's section. */
-static inline struct mq_rig *mq_rig_new_servers(const char *sched, int svc_us, int qd, int servers,
-						const char *block_yaml, const char *sched_yaml)
+ * `servers` commands at once; dev_yaml extra device keys (a UFS `host:`
+ * map); block_yaml extra `block:` keys (kind: mq is added); sched_yaml the
+ * scheduler's section. */
+static inline struct mq_rig *mq_rig_new_dev(const char *sched, int svc_us, int qd, int servers,
+					    const char *dev_yaml, const char *block_yaml,
+					    const char *sched_yaml)
 {
-	char dev[256], blk[512];
+	char dev[512], blk[512];
 	struct mq_rig *r = calloc(1, sizeof(*r));
 	struct sim_error err = { 0 };
 	struct cfg_doc *sdoc = NULL;
@@ -76,8 +78,8 @@ static inline struct mq_rig *mq_rig_new_servers(const char *sched, int svc_us, i
 	assert_non_null(r);
 	r->sim = sim_new_bare(7);
 	snprintf(dev, sizeof(dev),
-		 "model: ideal\nservice: fixed\nmean_us: %d\nqueue_depth: %d\nservers: %d\n", svc_us,
-		 qd, servers);
+		 "model: ideal\nservice: fixed\nmean_us: %d\nqueue_depth: %d\nservers: %d\n%s", svc_us,
+		 qd, servers, dev_yaml ? dev_yaml : "");
 	snprintf(blk, sizeof(blk), "kind: mq\n%s", block_yaml ? block_yaml : "");
 	assert_int_equal(cfg_load_string(dev, strlen(dev), "dev", &r->dev_doc, &err), 0);
 	assert_int_equal(device_create(r->sim, cfg_root(r->dev_doc), &r->dev, &err), 0);
@@ -94,6 +96,12 @@ static inline struct mq_rig *mq_rig_new_servers(const char *sched, int svc_us, i
 	struct blk_trace_sink sink = { mq_rig_sink, r };
 	blk_set_trace_sink(r->q, &sink);
 	return r;
+}
+
+static inline struct mq_rig *mq_rig_new_servers(const char *sched, int svc_us, int qd, int servers,
+						const char *block_yaml, const char *sched_yaml)
+{
+	return mq_rig_new_dev(sched, svc_us, qd, servers, NULL, block_yaml, sched_yaml);
 }
 
 static inline struct mq_rig *mq_rig_new(const char *sched, int svc_us, int qd,
