@@ -769,7 +769,8 @@ void blk_queue_destroy(struct blk_queue *q)
 bool blk_boost_lba(struct blk_queue *q, uint64_t sector)
 {
 	struct elevator *e = &q->elv;
-	bool hit = e->ops->boost_lba && e->ops->boost_lba(e, sector);
+	bool hit = q->mq ? blk_mq_boost_lba(q, sector)
+			 : e->ops->boost_lba && e->ops->boost_lba(e, sector);
 
 	if (hit) {
 		e->boost_hits++;
@@ -796,8 +797,10 @@ enum blk_where blk_locate_sector(const struct blk_queue *q, uint64_t sector)
 				return BLK_WHERE_PLUGGED;
 			case BLK_RQ_SORTED:
 				return BLK_WHERE_SCHEDULER;
-			default:
+			case BLK_RQ_DISPATCH:
 				return BLK_WHERE_DISPATCHED;
+			default:
+				return BLK_WHERE_DEVICE;
 			}
 		}
 	if (q->mq)

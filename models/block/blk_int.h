@@ -231,6 +231,7 @@ void blk_mq_flush_plug_list(struct blk_queue *q, struct blk_plug *plug, enum blk
 void blk_mq_run_queues(struct blk_queue *q);
 void blk_mq_free_request(struct blk_queue *q, struct io_request *rq);
 enum blk_where blk_mq_locate_waiting(const struct blk_queue *q, uint64_t sector);
+bool blk_mq_boost_lba(struct blk_queue *q, uint64_t sector);
 int blk_mq_queue_check(const struct blk_queue *q, bool drained, struct sim_error *err);
 struct json_t *blk_mq_to_json(const struct blk_queue *q);
 

@@ -327,6 +327,16 @@ static void blk_mq_bypass_insert(struct blk_queue *q, struct io_request *rq, boo
 	q->mq->c.bypass_inserts++;
 }
 
+/* A plugged request marked by blk_mq_boost_lba reached the scheduler
+ * (possibly merged into a queued one): the scheduler lifts it now. */
+static void blk_mq_boost_inserted(struct blk_queue *q, uint64_t sector)
+{
+	struct elevator *e = &q->elv;
+
+	if (e->ops->boost_lba && e->ops->boost_lba(e, sector))
+		q->mq->c.boost_plug_lifted++;
+}
+
 /* blk_mq_sched_insert_request() for one request: flush/FUA to
  * hctx->dispatch, else the scheduler (after an insert merge for the
  * hash users, as dd_insert_request does) or the software queue. */
@@ -344,9 +354,14 @@ static void blk_mq_sched_insert(struct blk_queue *q, struct io_request *rq)
 	}
 	if (mq->has_elv) {
 		struct list_head one;
+		uint64_t sector = rq->sector;
+		bool boosted = rq->flags & REQ_BOOSTED;
 
-		if (e->ops->use_hash && elv_attempt_insert_merge(q, rq))
+		if (e->ops->use_hash && elv_attempt_insert_merge(q, rq)) {
+			if (boosted)
+				blk_mq_boost_inserted(q, sector);
 			return;
+		}
 		blk_mq_stamp_insert(q, rq);
 		br->state = BLK_RQ_SORTED;
 		q->nr_sorted++;
@@ -358,6 +373,15 @@ static void blk_mq_sched_insert(struct blk_queue *q, struct io_request *rq)
 		list_init(&one);
 		list_add_tail(&rq->queuelist, &one);
 		e->ops->insert_requests(e, &one, false);
+		if (boosted)
+			blk_mq_boost_inserted(q, sector);
+		return;
+	}
+	if (rq->flags & REQ_BOOSTED) {
+		/* none: a boosted plugged request skips the software queue */
+		blk_mq_stamp_insert(q, rq);
+		mq->c.boost_plug_lifted++;
+		blk_mq_bypass_insert(q, rq, true);
 		return;
 	}
 	blk_mq_stamp_insert(q, rq);
@@ -1087,6 +1111,77 @@ enum blk_where blk_mq_locate_waiting(const struct blk_queue *q, uint64_t sector)
 	return BLK_WHERE_NONE;
 }
 
+/* The live request covering sector (O(outstanding), as blk_locate_sector). */
+static struct blk_rq *blk_mq_find_rq(struct blk_queue *q, uint64_t sector)
+{
+	for (struct blk_rq_chunk *c = q->chunks; c; c = c->next)
+		for (int i = 0; i < BLK_RQ_CHUNK; i++) {
+			struct blk_rq *r = &c->rqs[i];
+
+			if (r->state != BLK_RQ_FREE && r->state != BLK_RQ_DONE &&
+			    sector >= r->rq.sector && sector < rq_end_sector(&r->rq))
+				return r;
+		}
+	return NULL;
+}
+
+/* The thesis's boost (elv_boost_lba: the request carrying the page an FG
+ * task waits on goes to the front with top priority) wherever blk-mq
+ * holds the request:
+ *  - in a plug (allocated, not inserted): the plug is its submitter's,
+ *    on that task's stack and walked without a lock, so no other task may
+ *    take a request out of it; it is marked REQ_BOOSTED and the scheduler
+ *    lifts it when the plug is flushed (blk_mq_sched_insert);
+ *  - in the scheduler: the scheduler's boost_lba (mq-deadline, kyber);
+ *    with none the request sits in a software queue, which the core owns:
+ *    it goes to the head of hctx->dispatch, which every run serves first;
+ *  - on hctx->dispatch (a requeue or a bypass insert): to its head;
+ *  - at the device: nothing can be done (counted).
+ * A request is lifted once per wait; a second waiter finds it lifted. */
+bool blk_mq_boost_lba(struct blk_queue *q, uint64_t sector)
+{
+	struct blk_mq *mq = q->mq;
+	struct elevator *e = &q->elv;
+	struct blk_rq *br = blk_mq_find_rq(q, sector);
+	struct io_request *rq = br ? &br->rq : NULL;
+
+	if (!br) {
+		mq->c.boost_absent++;
+		return false;
+	}
+	switch (br->state) {
+	case BLK_RQ_NEW:
+	case BLK_RQ_PLUGGED:
+		rq->flags |= REQ_BOOSTED;
+		mq->c.boost_plug_marked++;
+		return true;
+	case BLK_RQ_SORTED:
+		if (mq->has_elv) {
+			if (e->ops->boost_lba && e->ops->boost_lba(e, sector)) {
+				mq->c.boost_sched++;
+				return true;
+			}
+			mq->c.boost_sched_miss++;
+			return false;
+		}
+		list_del_init(&rq->queuelist);
+		mq->ctx[br->mq_ctx].nr--;
+		elv_leave_scheduler(q, rq);
+		rq->flags |= REQ_PRIO | REQ_BOOSTED;
+		list_add(&rq->queuelist, &blk_mq_rq_hctx(q, rq)->dispatch);
+		mq->c.boost_swq++;
+		return true;
+	case BLK_RQ_DISPATCH:
+		rq->flags |= REQ_PRIO | REQ_BOOSTED;
+		list_move(&rq->queuelist, &blk_mq_rq_hctx(q, rq)->dispatch);
+		mq->c.boost_hctx++;
+		return true;
+	default:
+		mq->c.boost_device++;
+		return false;
+	}
+}
+
 int blk_mq_queue_check(const struct blk_queue *q, bool drained, struct sim_error *err)
 {
 	const struct blk_counters *c = &q->c;
@@ -1184,6 +1279,20 @@ struct json_t *blk_mq_to_json(const struct blk_queue *q)
 	json_object_set_new(c, "driver_tag_stalls", JU(mq->c.driver_tag_stalls));
 	json_object_set_new(c, "plug_size_flushes", JU(mq->c.plug_size_flushes));
 	json_object_set_new(c, "sw_queue_inserts", JU(mq->c.sw_queue_inserts));
+	if (mq->c.boost_plug_marked + mq->c.boost_sched + mq->c.boost_sched_miss + mq->c.boost_swq +
+	    mq->c.boost_hctx + mq->c.boost_device + mq->c.boost_absent) {
+		json_t *b = json_object();
+
+		json_object_set_new(b, "plug_marked", JU(mq->c.boost_plug_marked));
+		json_object_set_new(b, "plug_lifted_at_insert", JU(mq->c.boost_plug_lifted));
+		json_object_set_new(b, "scheduler", JU(mq->c.boost_sched));
+		json_object_set_new(b, "scheduler_no_lift", JU(mq->c.boost_sched_miss));
+		json_object_set_new(b, "sw_queue", JU(mq->c.boost_swq));
+		json_object_set_new(b, "hctx_dispatch", JU(mq->c.boost_hctx));
+		json_object_set_new(b, "device", JU(mq->c.boost_device));
+		json_object_set_new(b, "absent", JU(mq->c.boost_absent));
+		json_object_set_new(c, "boost", b);
+	}
 	json_object_set_new(o, "counters", c);
 	return o;
 }

@@ -92,6 +92,15 @@ struct blk_mq_counters {
 	uint64_t driver_tag_stalls;  /* dispatch stopped for want of a driver tag */
 	uint64_t plug_size_flushes;  /* last plugged request >= BLK_PLUG_FLUSH_SIZE */
 	uint64_t sw_queue_inserts;   /* requests queued on a software queue (no scheduler) */
+	/* boost_lba (blk_mq_boost_lba): where the request was found */
+	uint64_t boost_plug_marked;  /* in a plug: marked REQ_BOOSTED */
+	uint64_t boost_plug_lifted;  /* ... and lifted by the scheduler at insert */
+	uint64_t boost_sched;        /* in the scheduler, lifted by its boost_lba */
+	uint64_t boost_sched_miss;   /* in the scheduler, which did not lift it */
+	uint64_t boost_swq;          /* none: software queue -> head of hctx->dispatch */
+	uint64_t boost_hctx;         /* on hctx->dispatch: moved to its head */
+	uint64_t boost_device;       /* at the device: nothing to do */
+	uint64_t boost_absent;       /* no request covers it (bio asleep for a tag, or gone) */
 };
 
 struct blk_mq {

@@ -102,7 +102,14 @@ enum blk_submit_result blk_submit_bio(struct blk_queue *q, struct blk_plug *plug
 /* Let the scheduler dispatch and feed the device while it accepts. */
 void blk_run_queue(struct blk_queue *q);
 
-/* Policy hook: elevator boost_lba; counts hits and misses. */
+/* Policy hook (thesis elv_boost_lba): lift the request covering sector;
+ * true when something was done. Single queue: the elevator's boost_lba,
+ * as in the thesis. blk-mq: wherever the request is (blk_mq_boost_lba,
+ * models/block/blk_mq.c): a plugged one is marked and lifted by the
+ * scheduler when the plug is flushed, a queued one by the scheduler's
+ * boost_lba (or, with none, moved from its software queue), one on
+ * hctx->dispatch to its head; one at the device is a miss. Counts hits
+ * and misses. */
 bool blk_boost_lba(struct blk_queue *q, uint64_t sector);
 
 /* Where the I/O covering sector is now, for a policy that wants to say
@@ -112,7 +119,8 @@ enum blk_where {
 	BLK_WHERE_WAITING,       /* its bio sleeps in get_request (no request yet) */
 	BLK_WHERE_PLUGGED,       /* allocated, on a plug list (or not yet inserted) */
 	BLK_WHERE_SCHEDULER,     /* queued inside the elevator */
-	BLK_WHERE_DISPATCHED,    /* on the dispatch list or at the device */
+	BLK_WHERE_DISPATCHED,    /* on the dispatch list (sq queue_head, mq hctx->dispatch) */
+	BLK_WHERE_DEVICE,        /* handed to the device */
 };
 /* Scans the live requests (bounded by the request pool) and the
  * get_request sleepers: O(outstanding); meant for the rare miss path. */

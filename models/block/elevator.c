@@ -248,6 +248,15 @@ void elv_leave_scheduler(struct blk_queue *q, struct io_request *rq)
 	br->state = BLK_RQ_DISPATCH;
 }
 
+void elv_rq_no_merge(struct elevator *e, struct io_request *rq)
+{
+	struct blk_queue *q = e->q;
+
+	if (q->last_merge == rq)
+		q->last_merge = NULL;
+	elv_rqhash_del(q, rq);
+}
+
 void elv_dispatch_sort(struct blk_queue *q, struct io_request *rq)
 {
 	uint64_t boundary = q->end_sector;
@@ -326,6 +335,24 @@ struct io_request *elv_rb_find(const struct rb_root *root, uint64_t sector)
 			return rq;
 	}
 	return NULL;
+}
+
+struct io_request *elv_rb_cover(const struct rb_root *root, uint64_t sector)
+{
+	struct rb_node *n = root->node;
+	struct io_request *best = NULL;
+
+	while (n) {
+		struct io_request *rq = rb_entry(n, struct io_request, rb_node);
+
+		if (rq->sector <= sector) {
+			best = rq;
+			n = n->right;
+		} else {
+			n = n->left;
+		}
+	}
+	return best && sector < rq_end_sector(best) ? best : NULL;
 }
 
 struct io_request *elv_rb_former_request(struct io_request *rq)

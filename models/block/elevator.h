@@ -74,7 +74,11 @@ struct elevator_ops {
 
 	/* Policy hook (thesis §3.3 elv_boost_lba): find a queued request that
 	 * covers sector, move it to the front with top priority, return true;
-	 * false when it is not in the scheduler (still plugged or dispatched). */
+	 * false when it is not in the scheduler (still plugged or dispatched).
+	 * On blk-mq the core calls it for a request in the scheduler and for
+	 * a plugged request marked REQ_BOOSTED once it is inserted; requests
+	 * in a plug, on hctx->dispatch or in a software queue (none) are the
+	 * core's (blk_mq_boost_lba in models/block/blk_mq.c). */
 	bool (*boost_lba)(struct elevator *e, uint64_t sector);
 
 	void (*stats_json)(const struct elevator *e, struct json_t *obj);
@@ -158,5 +162,13 @@ void elv_rb_del(struct rb_root *root, struct io_request *rq);
 struct io_request *elv_rb_find(const struct rb_root *root, uint64_t sector);
 struct io_request *elv_rb_former_request(struct io_request *rq);
 struct io_request *elv_rb_latter_request(struct io_request *rq);
+/* The request of root whose range covers sector (the one starting at or
+ * before it with the highest start), or NULL: a boost_lba look-up. */
+struct io_request *elv_rb_cover(const struct rb_root *root, uint64_t sector);
+
+/* rq takes no more merges (off the back-merge hash and the one-hit
+ * cache), as a request the kernel inserts at the head of dispatch: what a
+ * scheduler's boost_lba calls when it lifts rq out of its sort order. */
+void elv_rq_no_merge(struct elevator *e, struct io_request *rq);
 
 #endif

@@ -18,6 +18,13 @@
  * Left out: the per-CPU split of the histograms (summed anyway), the
  * sbitmap wait-queue rotation of a domain's token waiters (a token freed
  * at completion reruns the queue, which is what kyber_domain_wake does).
+ *
+ * mobisim addition: boost_lba (the thesis's elv_boost_lba, the boost
+ * policy): the request covering a sector leaves its per-CPU or domain list
+ * for a boost list that dispatch serves first, in boost order. It still
+ * takes a token of its domain (the token pools are kyber's device-depth
+ * control, and the token is what its completion returns); while none is
+ * free the other domains are served as usual.
  */
 #include <stddef.h>
 #include <stdlib.h>
@@ -61,6 +68,8 @@ struct kyber_data {
 	uint32_t nr_ctx;
 	struct list_head *kcq;                  /* [ctx][domain] */
 	struct list_head rqs[KYBER_NUM_DOMAINS]; /* flushed, waiting for a token */
+	struct list_head boosted;               /* boost_lba: served first */
+	uint64_t boost_hits, boost_misses, boost_dispatched;
 	uint32_t queued;
 	unsigned cur_domain;
 	uint32_t batching;
@@ -186,6 +195,7 @@ static int kyber_init(struct elevator *e, struct sim_error *err)
 		kd->depth[d] = kd->min_depth[d] = kyber_depth[d];
 		list_init(&kd->rqs[d]);
 	}
+	list_init(&kd->boosted);
 	for (unsigned d = 0; d < KYBER_OTHER; d++)
 		kd->domain_p99[d] = -1;
 	kd->nr_ctx = elv_mq_nr_ctx(e);
@@ -326,6 +336,21 @@ static struct io_request *kyber_dispatch_request(struct elevator *e)
 	struct kyber_data *kd = e->priv;
 	struct io_request *rq;
 
+	if (!list_empty(&kd->boosted)) {
+		unsigned d;
+
+		rq = list_first_entry(&kd->boosted, struct io_request, queuelist);
+		d = kyber_sched_domain(rq->flags);
+		if (kd->tokens_used[d] < kd->depth[d]) {
+			list_del_init(&rq->queuelist);
+			kd->tokens_used[d]++;
+			rq->elv_priv[0] = (void *)(intptr_t)(d + 1);
+			kd->queued--;
+			kd->boost_dispatched++;
+			return rq;
+		}
+	}
+
 	if (kd->batching < kyber_batch_size[kd->cur_domain]) {
 		rq = kyber_dispatch_cur_domain(kd);
 		if (rq)
@@ -340,6 +365,40 @@ static struct io_request *kyber_dispatch_request(struct elevator *e)
 			return rq;
 	}
 	return NULL;
+}
+
+static bool kyber_cover(const struct io_request *rq, uint64_t sector)
+{
+	return sector >= rq->sector && sector < rq_end_sector(rq);
+}
+
+/* boost_lba: see the top of the file. O(queued). */
+static bool kyber_boost_lba(struct elevator *e, uint64_t sector)
+{
+	struct kyber_data *kd = e->priv;
+	struct list_head *pos;
+
+	list_for_each(pos, &kd->boosted)
+		if (kyber_cover(list_entry(pos, struct io_request, queuelist), sector)) {
+			kd->boost_hits++;
+			return true;
+		}
+	for (uint32_t i = 0; i < (kd->nr_ctx + 1) * KYBER_NUM_DOMAINS; i++) {
+		struct list_head *h = i < KYBER_NUM_DOMAINS ? &kd->rqs[i] : &kd->kcq[i - KYBER_NUM_DOMAINS];
+
+		list_for_each(pos, h) {
+			struct io_request *rq = list_entry(pos, struct io_request, queuelist);
+
+			if (kyber_cover(rq, sector)) {
+				list_move_tail(&rq->queuelist, &kd->boosted);
+				rq->flags |= REQ_PRIO | REQ_BOOSTED;
+				kd->boost_hits++;
+				return true;
+			}
+		}
+	}
+	kd->boost_misses++;
+	return false;
 }
 
 static bool kyber_has_work(struct elevator *e)
@@ -367,6 +426,11 @@ static void kyber_stats_json(const struct elevator *e, struct json_t *obj)
 	json_object_set_new(obj, "domain_min_depth", m);
 	json_object_set_new(obj, "async_depth", json_integer(kd->async_depth));
 	json_object_set_new(obj, "throttled", json_integer((json_int_t)kd->throttled));
+	if (kd->boost_hits + kd->boost_misses) {
+		json_object_set_new(obj, "boost_hits", json_integer((json_int_t)kd->boost_hits));
+		json_object_set_new(obj, "boost_misses", json_integer((json_int_t)kd->boost_misses));
+		json_object_set_new(obj, "boost_dispatched", json_integer((json_int_t)kd->boost_dispatched));
+	}
 	json_object_set_new(obj, "timer_runs", json_integer((json_int_t)kd->timer_runs));
 	json_object_set_new(obj, "congested_runs", json_integer((json_int_t)kd->congested_runs));
 }
@@ -410,5 +474,6 @@ const struct elevator_ops kyber_elevator_ops = {
 	.has_work = kyber_has_work,
 	.queue_empty = kyber_queue_empty,
 	.completed_request = kyber_completed_request,
+	.boost_lba = kyber_boost_lba,
 	.stats_json = kyber_stats_json,
 };

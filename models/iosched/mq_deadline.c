@@ -20,6 +20,44 @@
  * Expiry is in nanoseconds rather than jiffies (read_expire = HZ / 2 is
  * 500 ms at any HZ). Left out: zoned-device write locking, the
  * dispatch-at-head list's use by requeues of passthrough requests.
+ *
+ * mobisim additions, ports of the thesis's mechanisms (SNU 2017,
+ * docs/papers.md §1; the CFQ originals are in models/iosched/cfq.c):
+ *  - boost_lba (mechanism 3, the boost policy): the queued request
+ *    covering a sector leaves its sort tree and FIFO for a boost list that
+ *    dispatch serves before everything, aging included, in boost order;
+ *    it takes no more merges (as an at_head insert). CFQ's boost makes the
+ *    request "dispatched next" with REQ_PRIO; mq-deadline's own "next"
+ *    place is the per-level dispatch list, but putting it on the RT
+ *    level's would also count it as an RT request in flight and hold every
+ *    BE request back until it completes, which CFQ's boost does not do:
+ *    the boost list is that dispatch list without the class accounting
+ *    (the request stays counted in its own level).
+ *  - fg_aware (mechanism 4, the fgcfq policy, dd_set_fg_aware in
+ *    models/iosched/mq_deadline.h): FG-high requests (sync and tagged FG,
+ *    or whose io_context is foreground at insert, or lifted by a boost:
+ *    the same test as CFQ's mode) get a level of their own above RT,
+ *    served first by deadline's own rules (reads first, sector batches,
+ *    expiry); a lower level waits while FG requests are queued (FG first:
+ *    fgcfq's FG list is served before any other queue and an FG arrival
+ *    ends a BG slice at once), but not while they are only in flight
+ *    (mq-deadline's rule between its own classes): on flash with tagged
+ *    queueing CFQ does not idle, so fgcfq hands the device to BG queues as
+ *    soon as the FG queues run dry, FG requests still in flight. Holding
+ *    BG writes back longer delays the writeback of the FG task's own pages
+ *    that it then waits on (thesis §3.3's inversion; on the Pixel with
+ *    UFS 3.1 the launch doubles). fg_bg_depth (0, off) optionally bounds
+ *    BG writes at the device while FG requests are queued or in flight,
+ *    as the S6's CFQ bounded async requests (cfq_max_async_dispatch = 4)
+ *    under the thesis's mode: a property of that kernel's CFQ, not of the
+ *    mode, kept as an ablation. With no FG request queued the scheduler is
+ *    mq-deadline, bit for bit. A BG bio may not merge into an FG-high request and an FG bio
+ *    not into a BG one (CFQ's mode lifts the BG request instead; here it
+ *    would have to change level, so the FG bio gets its own request).
+ *    Not ported: CFQ's idling (mq-deadline does not idle; on UFS, where
+ *    CFQ learns hw_tag, CFQ does not idle either), per-queue FIFO order
+ *    among FG tasks (deadline has no queues: FG requests of all tasks
+ *    share the level's sort order and expiry).
  */
 #include <stddef.h>
 
@@ -27,12 +65,17 @@
 
 #include "models/block/block.h"
 #include "models/block/elevator.h"
+#include "models/iosched/mq_deadline.h"
 #include "sim/list.h"
 #include "sim/rbtree.h"
 #include "sim/sim.h"
 
 enum { DD_READ = 0, DD_WRITE = 1 };
 enum { DD_RT_PRIO = 0, DD_BE_PRIO = 1, DD_IDLE_PRIO = 2, DD_PRIO_COUNT = 3 };
+/* fg_aware: the FG level, served before DD_RT_PRIO (the array has one
+ * more slot; the kernel's levels keep their indices). */
+enum { DD_FG_PRIO = DD_PRIO_COUNT, DD_LEVELS = DD_PRIO_COUNT + 1 };
+static const int dd_order[DD_LEVELS] = { DD_FG_PRIO, DD_RT_PRIO, DD_BE_PRIO, DD_IDLE_PRIO };
 
 struct dd_per_prio {
 	struct list_head dispatch;      /* at_head inserts */
@@ -51,9 +94,13 @@ struct dd_data {
 	bool front_merges;
 	int64_t async_depth;            /* 0 = 3/4 nr_requests (dd_depth_updated) */
 	int64_t prio_aging_expire_ns;
+	int64_t fg_bg_depth;            /* fg_aware: BG writes at the device while FG is active */
 
 	bool prio_aware;                /* 6.1 (5.14+) */
-	struct dd_per_prio per_prio[DD_PRIO_COUNT];
+	bool fg_aware;                  /* thesis mechanism 4 (dd_set_fg_aware) */
+	struct dd_per_prio per_prio[DD_LEVELS];
+	struct list_head boosted;       /* boost_lba: dispatched next, in boost order */
+	uint32_t bg_writes_in_flight;   /* fg_aware: BG-level writes dispatched, not finished */
 	int last_dir;
 	int64_t batching;
 	int64_t starved;
@@ -61,11 +108,24 @@ struct dd_data {
 
 	uint64_t dispatched[2];
 	uint64_t expired_starts, write_starts_starved, aged_dispatches;
+	uint64_t boost_hits, boost_misses, boost_dispatched;
+	uint64_t fg_dispatched, fg_bg_throttled, fg_merges_refused;
 };
+
+/* Per-request state: elv_priv[1] = level + 1 (NULL: not inserted);
+ * elv_priv[0] = DD_RQ_BG_WRITE while counted in bg_writes_in_flight. */
+#define DD_RQ_BG_WRITE ((void *)(intptr_t)1)
 
 static inline int dd_dir(const struct io_request *rq)
 {
 	return req_is_write(rq->flags) ? DD_WRITE : DD_READ;
+}
+
+/* fg_aware: FG-high is what CFQ's mode calls so (cfq_rq_fg_high): sync
+ * and tagged FG (or from a task that is foreground now), or boosted. */
+static bool dd_fg_high(uint32_t flags, const struct io_context *ioc)
+{
+	return (flags & REQ_BOOSTED) || (req_is_sync(flags) && ((flags & REQ_FG) || (ioc && ioc->fg)));
 }
 
 /* ioprio_class_to_prio[]: NONE -> BE. 5.10 has one level. */
@@ -81,6 +141,14 @@ static int dd_prio(const struct dd_data *dd, const struct io_context *ioc)
 	default:
 		return DD_BE_PRIO;
 	}
+}
+
+/* The level of a request or bio of these flags: FG first in fg_aware. */
+static int dd_level(const struct dd_data *dd, uint32_t flags, const struct io_context *ioc)
+{
+	if (dd->fg_aware && dd_fg_high(flags, ioc))
+		return DD_FG_PRIO;
+	return dd_prio(dd, ioc);
 }
 
 /* The level a request was inserted at (elv_priv[1] = level + 1). */
@@ -134,6 +202,12 @@ static bool dd_check_fifo(int64_t now, struct dd_per_prio *pp, int dir)
 	return now >= rq->fifo_time;
 }
 
+static bool dd_has_queued(const struct dd_per_prio *pp)
+{
+	return !list_empty(&pp->dispatch) || !list_empty(&pp->fifo_list[DD_READ]) ||
+	       !list_empty(&pp->fifo_list[DD_WRITE]);
+}
+
 /* started_after(): inserted after latest_start (fifo_time - expire). */
 static bool dd_started_after(const struct dd_data *dd, const struct io_request *rq,
 			     int64_t latest_start)
@@ -141,16 +215,17 @@ static bool dd_started_after(const struct dd_data *dd, const struct io_request *
 	return rq->fifo_time - dd_expire(dd, dd_dir(rq)) > latest_start;
 }
 
-/* __dd_dispatch_request(): one request of this priority level, or NULL. */
+/* __dd_dispatch_request(): one request of this priority level, or NULL.
+ * reads_only (fg_aware, BG writes at their bound): no write leaves. */
 static struct io_request *dd_dispatch_prio(struct dd_data *dd, struct dd_per_prio *pp,
-					   int64_t now, int64_t latest_start)
+					   int64_t now, int64_t latest_start, bool reads_only)
 {
 	struct io_request *rq, *next_rq;
 	int dir;
 
 	if (!list_empty(&pp->dispatch)) {
 		rq = list_first_entry(&pp->dispatch, struct io_request, queuelist);
-		if (dd_started_after(dd, rq, latest_start))
+		if (dd_started_after(dd, rq, latest_start) || (reads_only && dd_dir(rq) == DD_WRITE))
 			return NULL;
 		list_del_init(&rq->queuelist);
 		dir = dd_dir(rq);
@@ -159,18 +234,19 @@ static struct io_request *dd_dispatch_prio(struct dd_data *dd, struct dd_per_pri
 
 	/* batches are reads XOR writes */
 	rq = pp->next_rq[dd->last_dir];
-	if (rq && dd->batching < dd->fifo_batch)
+	if (rq && dd->batching < dd->fifo_batch && !(reads_only && dd->last_dir == DD_WRITE))
 		goto dispatch_request;
 
 	if (!list_empty(&pp->fifo_list[DD_READ])) {
-		if (!list_empty(&pp->fifo_list[DD_WRITE]) && dd->starved++ >= dd->writes_starved) {
+		if (!reads_only && !list_empty(&pp->fifo_list[DD_WRITE]) &&
+		    dd->starved++ >= dd->writes_starved) {
 			dd->write_starts_starved++;
 			goto dispatch_writes;
 		}
 		dir = DD_READ;
 		goto dispatch_find_request;
 	}
-	if (!list_empty(&pp->fifo_list[DD_WRITE])) {
+	if (!reads_only && !list_empty(&pp->fifo_list[DD_WRITE])) {
 dispatch_writes:
 		dd->starved = 0;
 		dir = DD_WRITE;
@@ -212,7 +288,8 @@ static int dd_init(struct elevator *e, struct sim_error *err)
 
 	(void)err;
 	dd->prio_aware = elv_mq_kernel(e) >= 514;
-	for (int p = 0; p < DD_PRIO_COUNT; p++) {
+	list_init(&dd->boosted);
+	for (int p = 0; p < DD_LEVELS; p++) {
 		list_init(&dd->per_prio[p].dispatch);
 		for (int d = 0; d < 2; d++) {
 			dd->per_prio[p].sort_list[d] = RB_ROOT;
@@ -252,7 +329,7 @@ static void dd_insert_requests(struct elevator *e, struct list_head *list, bool 
 
 	while (!list_empty(list)) {
 		struct io_request *rq = list_first_entry(list, struct io_request, queuelist);
-		int prio = dd_prio(dd, rq->ioc), dir = dd_dir(rq);
+		int prio = dd_level(dd, rq->flags, rq->ioc), dir = dd_dir(rq);
 		struct dd_per_prio *pp = &dd->per_prio[prio];
 
 		list_del_init(&rq->queuelist);
@@ -276,6 +353,7 @@ static int dd_prepare_request(struct elevator *e, struct io_request *rq, struct 
 {
 	(void)e;
 	(void)bio;
+	rq->elv_priv[0] = NULL;
 	rq->elv_priv[1] = NULL;
 	return 0;
 }
@@ -287,13 +365,27 @@ static void dd_finish_request(struct elevator *e, struct io_request *rq)
 
 	if (rq->elv_priv[1])
 		dd->per_prio[(intptr_t)rq->elv_priv[1] - 1].completed++;
+	if (rq->elv_priv[0] == DD_RQ_BG_WRITE)
+		dd->bg_writes_in_flight--;
+	rq->elv_priv[0] = NULL;
 	rq->elv_priv[1] = NULL;
+}
+
+/* fg_aware: may a BG bio join an FG-high request, or the reverse? No. */
+static bool dd_allow_merge(struct elevator *e, struct io_request *rq, struct bio *bio)
+{
+	struct dd_data *dd = e->priv;
+
+	if (!dd->fg_aware || dd_fg_high(rq->flags, rq->ioc) == dd_fg_high(bio->flags, bio->ioc))
+		return true;
+	dd->fg_merges_refused++;
+	return false;
 }
 
 static enum elv_merge dd_request_merge(struct elevator *e, struct bio *bio, struct io_request **out)
 {
 	struct dd_data *dd = e->priv;
-	struct dd_per_prio *pp = &dd->per_prio[dd_prio(dd, bio->ioc)];
+	struct dd_per_prio *pp = &dd->per_prio[dd_level(dd, bio->flags, bio->ioc)];
 	struct io_request *rq;
 
 	if (!dd->front_merges)
@@ -332,33 +424,82 @@ static void dd_merged_requests(struct elevator *e, struct io_request *rq, struct
 	dd_remove_request(pp, next);
 }
 
-/* dd_dispatch_request(): aged lower-priority requests first, then the
- * highest level with anything queued or in flight. */
+/* fg_aware bookkeeping of a request leaving a level. */
+static struct io_request *dd_fg_account(struct dd_data *dd, struct io_request *rq, int level)
+{
+	if (!rq || !dd->fg_aware)
+		return rq;
+	if (level == DD_FG_PRIO) {
+		dd->fg_dispatched++;
+	} else if (dd_dir(rq) == DD_WRITE) {
+		rq->elv_priv[0] = DD_RQ_BG_WRITE;
+		dd->bg_writes_in_flight++;
+	}
+	return rq;
+}
+
+/* A lifted request: first of all (boost_lba). */
+static struct io_request *dd_dispatch_boosted(struct dd_data *dd)
+{
+	struct io_request *rq = list_first_entry(&dd->boosted, struct io_request, queuelist);
+	int level = dd_rq_prio(dd, rq);
+
+	list_del_init(&rq->queuelist);
+	dd->per_prio[level].dispatched++;
+	dd->dispatched[dd_dir(rq)]++;
+	dd->boost_dispatched++;
+	return dd_fg_account(dd, rq, level);
+}
+
+/* dd_dispatch_request(): boosted requests (mobisim), aged lower-priority
+ * requests, then the highest level with anything queued or in flight; in
+ * fg_aware the FG level first, which holds the others only while it has
+ * requests queued, and BG writes bounded while FG is active. */
 static struct io_request *dd_dispatch_request(struct elevator *e)
 {
 	struct dd_data *dd = e->priv;
 	int64_t now = sim_now(blk_queue_sim(e->q));
 	struct io_request *rq;
+	bool reads_only = false;
 
+	if (!list_empty(&dd->boosted))
+		return dd_dispatch_boosted(dd);
+	if (dd->fg_aware && dd_queued(dd, DD_FG_PRIO) && dd->fg_bg_depth &&
+	    dd->bg_writes_in_flight >= (uint64_t)dd->fg_bg_depth)
+		reads_only = true;
 	if (dd->prio_aware) {
 		int cnt = !!dd_queued(dd, DD_RT_PRIO) + !!dd_queued(dd, DD_BE_PRIO) +
-			  !!dd_queued(dd, DD_IDLE_PRIO);
+			  !!dd_queued(dd, DD_IDLE_PRIO) + !!dd_queued(dd, DD_FG_PRIO);
 
 		if (cnt >= 2) {
 			for (int p = DD_BE_PRIO; p < DD_PRIO_COUNT; p++) {
 				rq = dd_dispatch_prio(dd, &dd->per_prio[p], now,
-						      now - dd->prio_aging_expire_ns);
+						      now - dd->prio_aging_expire_ns, reads_only);
 				if (rq) {
 					dd->aged_dispatches++;
-					return rq;
+					return dd_fg_account(dd, rq, p);
 				}
 			}
 		}
 	}
-	for (int p = 0; p < DD_PRIO_COUNT; p++) {
-		rq = dd_dispatch_prio(dd, &dd->per_prio[p], now, now);
-		if (rq || dd_queued(dd, p))
-			return rq;
+	for (int i = dd->fg_aware ? 0 : 1; i < DD_LEVELS; i++) {
+		int p = dd_order[i];
+		bool fg = p == DD_FG_PRIO;
+
+		rq = dd_dispatch_prio(dd, &dd->per_prio[p], now, now, !fg && reads_only);
+		if (rq)
+			return dd_fg_account(dd, rq, p);
+		if (fg) {
+			/* FG first: BG waits while FG requests are queued */
+			if (dd_has_queued(&dd->per_prio[p]))
+				return NULL;
+			continue;
+		}
+		if (dd_queued(dd, p)) {
+			if (reads_only && !list_empty(&dd->per_prio[p].fifo_list[DD_WRITE]))
+				dd->fg_bg_throttled++;
+			return NULL;
+		}
 	}
 	return NULL;
 }
@@ -367,12 +508,76 @@ static bool dd_has_work(struct elevator *e)
 {
 	struct dd_data *dd = e->priv;
 
-	for (int p = 0; p < DD_PRIO_COUNT; p++)
-		if (!list_empty(&dd->per_prio[p].dispatch) ||
-		    !list_empty(&dd->per_prio[p].fifo_list[DD_READ]) ||
-		    !list_empty(&dd->per_prio[p].fifo_list[DD_WRITE]))
+	if (!list_empty(&dd->boosted))
+		return true;
+	for (int p = 0; p < DD_LEVELS; p++)
+		if (dd_has_queued(&dd->per_prio[p]))
 			return true;
 	return false;
+}
+
+/* boost_lba: the queued request covering sector goes to the boost list
+ * (see the top of the file). One already there counts as lifted. */
+static bool dd_boost_lba(struct elevator *e, uint64_t sector)
+{
+	struct dd_data *dd = e->priv;
+	struct io_request *rq = NULL;
+	struct list_head *pos;
+
+	list_for_each(pos, &dd->boosted) {
+		struct io_request *b = list_entry(pos, struct io_request, queuelist);
+
+		if (sector >= b->sector && sector < rq_end_sector(b)) {
+			dd->boost_hits++;
+			return true;
+		}
+	}
+	for (int p = 0; p < DD_LEVELS && !rq; p++) {
+		struct dd_per_prio *pp = &dd->per_prio[p];
+
+		for (int d = 0; d < 2 && !rq; d++)
+			rq = elv_rb_cover(&pp->sort_list[d], sector);
+		if (rq) {
+			dd_del_rq_rb(pp, rq);
+			break;
+		}
+		list_for_each(pos, &pp->dispatch) {
+			struct io_request *b = list_entry(pos, struct io_request, queuelist);
+
+			if (sector >= b->sector && sector < rq_end_sector(b)) {
+				rq = b;
+				break;
+			}
+		}
+	}
+	if (!rq) {
+		dd->boost_misses++;
+		return false;
+	}
+	list_del_init(&rq->queuelist);
+	list_add_tail(&rq->queuelist, &dd->boosted);
+	rq->flags |= REQ_PRIO | REQ_BOOSTED;
+	elv_rq_no_merge(e, rq);
+	dd->boost_hits++;
+	return true;
+}
+
+bool dd_is(const struct elevator *e)
+{
+	return e && e->ops == &mq_deadline_elevator_ops;
+}
+
+int dd_set_fg_aware(struct elevator *e, bool on)
+{
+	struct dd_data *dd;
+
+	if (!dd_is(e))
+		return SIM_E_INPUT;
+	dd = e->priv;
+	/* Requests already queued stay at their level; only new ones are
+	 * sorted by the mode (policies switch it before I/O starts). */
+	dd->fg_aware = on;
+	return 0;
 }
 
 static bool dd_queue_empty(struct elevator *e)
@@ -406,6 +611,23 @@ static void dd_stats_json(const struct elevator *e, struct json_t *obj)
 	json_object_set_new(obj, "starved_write_batches",
 			    json_integer((json_int_t)dd->write_starts_starved));
 	json_object_set_new(obj, "prio_aged_dispatches", json_integer((json_int_t)dd->aged_dispatches));
+	if (dd->boost_hits + dd->boost_misses) {
+		json_object_set_new(obj, "boost_hits", json_integer((json_int_t)dd->boost_hits));
+		json_object_set_new(obj, "boost_misses", json_integer((json_int_t)dd->boost_misses));
+		json_object_set_new(obj, "boost_dispatched", json_integer((json_int_t)dd->boost_dispatched));
+	}
+	if (dd->fg_aware) {
+		json_t *fg = json_object();
+		const struct dd_per_prio *f = &dd->per_prio[DD_FG_PRIO];
+
+		json_object_set_new(fg, "inserted", json_integer((json_int_t)f->inserted));
+		json_object_set_new(fg, "dispatched", json_integer((json_int_t)dd->fg_dispatched));
+		json_object_set_new(fg, "merged", json_integer((json_int_t)f->merged));
+		json_object_set_new(fg, "bg_write_bound", json_integer((json_int_t)dd->fg_bg_depth));
+		json_object_set_new(fg, "bg_throttled", json_integer((json_int_t)dd->fg_bg_throttled));
+		json_object_set_new(fg, "merges_refused", json_integer((json_int_t)dd->fg_merges_refused));
+		json_object_set_new(obj, "fg", fg);
+	}
 	for (int p = 0; p < DD_PRIO_COUNT; p++) {
 		json_t *o = json_object();
 
@@ -453,6 +675,13 @@ static const struct cfg_param dd_params[] = {
 	  .min = 0, .max = 600000,
 	  .source = "block/mq-deadline.c prio_aging_expire = 10 * HZ (6.0+)",
 	  .help = "a lower-priority request waiting this long is served first (6.1 only)" },
+	{ .key = "fg_bg_depth", .type = CFG_T_INT,
+	  .offset = offsetof(struct dd_data, fg_bg_depth), .unit = "requests", .def = "0",
+	  .min = 0, .max = 65536,
+	  .source = "mobisim ablation, off; the S6 kernel's value is 4 (universal7420 "
+		    "block/cfq-iosched.c cfq_max_async_dispatch)",
+	  .help = "fg_aware mode only (policy fgcfq): at most this many BG writes at the device while "
+		  "FG requests are queued or in flight; 0 = no bound" },
 	CFG_PARAM_END,
 };
 
@@ -469,6 +698,7 @@ const struct elevator_ops mq_deadline_elevator_ops = {
 	.set_request = dd_prepare_request,
 	.put_request = dd_finish_request,
 	.merge = dd_request_merge,
+	.allow_merge = dd_allow_merge,
 	.merged = dd_request_merged,
 	.merged_requests = dd_merged_requests,
 	.former_request = dd_former_request,
@@ -477,5 +707,6 @@ const struct elevator_ops mq_deadline_elevator_ops = {
 	.dispatch_request = dd_dispatch_request,
 	.has_work = dd_has_work,
 	.queue_empty = dd_queue_empty,
+	.boost_lba = dd_boost_lba,
 	.stats_json = dd_stats_json,
 };

@@ -3,7 +3,9 @@
  * elevator_get_default of 5.10-6.1). It has no hooks on purpose: with it
  * the block layer allocates driver tags directly, merges bios into the
  * software queues and issues requests to the device directly when the
- * hardware queue is not busy (models/block/blk_mq.c).
+ * hardware queue is not busy (models/block/blk_mq.c). The boost policy's
+ * hook is the core's for the same reason: a request in a software queue
+ * is moved to the head of hctx->dispatch (blk_mq_boost_lba).
  */
 #include "models/block/elevator.h"
 

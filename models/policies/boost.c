@@ -12,6 +12,15 @@
  * request is still in a plug list or already dispatched, and the task
  * waits as usual; the miss is counted by its reason (blk_locate_sector).
  * Background and root tasks waiting on writeback are left alone.
+ *
+ * On blk-mq (block.kind: mq) blk_boost_lba looks wherever blk-mq holds the
+ * request (models/block/blk_mq.c blk_mq_boost_lba): a plugged request is
+ * marked and lifted by the scheduler when the plug is flushed, a queued
+ * one by the scheduler's boost_lba (mq-deadline, kyber; with none it goes
+ * from its software queue to the head of hctx->dispatch), one on
+ * hctx->dispatch moves to its head; at the device nothing can be done.
+ * bfq has no boost_lba: its requests are misses (scheduler_no_boost).
+ * Hits and misses are counted by where the request was found.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -27,8 +36,9 @@
 
 enum boost_miss {
 	BOOST_MISS_UNMAPPED = 0,   /* the page has no LBA (cannot happen under writeback) */
-	BOOST_MISS_PLUGGED,        /* still in a plug list */
-	BOOST_MISS_DISPATCHED,     /* already on the dispatch list or at the device */
+	BOOST_MISS_PLUGGED,        /* still in a plug list (single queue) */
+	BOOST_MISS_DISPATCHED,     /* already on the dispatch list (single queue) */
+	BOOST_MISS_DEVICE,         /* already at the device */
 	BOOST_MISS_WAITING,        /* its bio sleeps in get_request: not a request yet */
 	BOOST_MISS_SCHEDULER,      /* in the scheduler, but it has no boost_lba */
 	BOOST_MISS_UNKNOWN,        /* not found anywhere in the block layer */
@@ -36,22 +46,29 @@ enum boost_miss {
 };
 
 static const char *const boost_miss_names[BOOST_NMISS] = {
-	"unmapped", "plugged", "dispatched", "waiting_request", "scheduler_no_boost", "not_found",
+	"unmapped", "plugged", "dispatched", "device", "waiting_request", "scheduler_no_boost",
+	"not_found",
 };
+
+/* Where a hit found the request. */
+enum boost_hit { BOOST_HIT_SCHEDULER = 0, BOOST_HIT_PLUGGED, BOOST_HIT_DISPATCH_LIST, BOOST_NHIT };
+static const char *const boost_hit_names[BOOST_NHIT] = { "scheduler", "plugged", "dispatch_list" };
 
 struct boost {
 	bool fg_only;              /* tunable: boost only for foreground waiters (thesis) */
 	uint64_t waits_fg, waits_other, hits;
+	uint64_t hit[BOOST_NHIT];
 	uint64_t miss[BOOST_NMISS];
 };
 
 /* ---------------------------------------------------------- hooks */
 
-static enum boost_miss boost_miss_reason(struct blk_queue *q, uint64_t sector)
+static enum boost_miss boost_miss_reason(enum blk_where where)
 {
-	switch (blk_locate_sector(q, sector)) {
+	switch (where) {
 	case BLK_WHERE_PLUGGED: return BOOST_MISS_PLUGGED;
 	case BLK_WHERE_DISPATCHED: return BOOST_MISS_DISPATCHED;
+	case BLK_WHERE_DEVICE: return BOOST_MISS_DEVICE;
 	case BLK_WHERE_WAITING: return BOOST_MISS_WAITING;
 	case BLK_WHERE_SCHEDULER: return BOOST_MISS_SCHEDULER;
 	default: return BOOST_MISS_UNKNOWN;
@@ -62,6 +79,8 @@ static void boost_wait_writeback(struct policy *p, struct stack_task *t, uint64_
 {
 	struct boost *b = p->priv;
 	struct blk_queue *q = p->sim->blk;
+	enum blk_where where;
+
 	if (b->fg_only && !stack_task_is_fg(t)) {
 		b->waits_other++;
 		return;
@@ -73,11 +92,16 @@ static void boost_wait_writeback(struct policy *p, struct stack_task *t, uint64_
 		b->miss[BOOST_MISS_UNMAPPED]++;
 		return;
 	}
+	/* where first: a hit moves the request */
+	where = blk_locate_sector(q, page_lba);
 	if (blk_boost_lba(q, page_lba)) {
 		b->hits++;
+		b->hit[where == BLK_WHERE_PLUGGED ? BOOST_HIT_PLUGGED
+		       : where == BLK_WHERE_DISPATCHED ? BOOST_HIT_DISPATCH_LIST
+						       : BOOST_HIT_SCHEDULER]++;
 		return;
 	}
-	b->miss[boost_miss_reason(q, page_lba)]++;
+	b->miss[boost_miss_reason(where)]++;
 }
 
 static void boost_stats(const struct policy *p, struct json_t *obj)
@@ -94,6 +118,10 @@ static void boost_stats(const struct policy *p, struct json_t *obj)
 	json_object_set_new(obj, "hits", json_integer((json_int_t)b->hits));
 	json_object_set_new(obj, "misses", json_integer((json_int_t)misses));
 	json_object_set_new(obj, "miss_reasons", m);
+	m = json_object();
+	for (int i = 0; i < BOOST_NHIT; i++)
+		json_object_set_new(m, boost_hit_names[i], json_integer((json_int_t)b->hit[i]));
+	json_object_set_new(obj, "hits_where", m);
 	json_object_set_new(obj, "applied", json_boolean(p->sim->stack && p->sim->blk));
 }
 
