@@ -747,12 +747,31 @@ static void test_fgcfq_policy_needs_cfq(void **state)
 			   &rc, msg, sizeof(msg));
 	assert_null(r);
 	assert_int_equal(rc, SIM_E_INPUT);
-	assert_non_null(strstr(msg, "needs scheduler cfq"));
+	assert_non_null(strstr(msg, "scheduler deadline has no foreground-aware mode"));
 	r = sc_run_ok(SC_FG_VS_BG, (const char *const[]){ "policies=fgcfq", "scheduler=deadline",
 							  "fgcfq.require_cfq=false", NULL });
 	json_t *p = json_object_get(json_object_get(r, "policies"), "fgcfq");
 	assert_false(json_is_true(json_object_get(p, "applied")));
-	assert_string_equal(json_string_value(json_object_get(p, "inert")), "scheduler is not cfq");
+	assert_non_null(strstr(json_string_value(json_object_get(p, "inert")),
+			       "no foreground-aware mode"));
+	json_decref(r);
+	/* blk-mq: kyber has no such mode either; mq-deadline has one, without idling */
+	r = sc_run(SC_FG_VS_BG, (const char *const[]){ "policies=fgcfq", "block.kind=mq", "scheduler=kyber",
+						       NULL }, &rc, msg, sizeof(msg));
+	assert_null(r);
+	assert_int_equal(rc, SIM_E_INPUT);
+	assert_non_null(strstr(msg, "scheduler kyber has no foreground-aware mode"));
+	r = sc_run(SC_FG_VS_BG, (const char *const[]){ "policies=fgcfq", "block.kind=mq",
+						       "scheduler=mq-deadline", "fgcfq.idle=always", NULL },
+		   &rc, msg, sizeof(msg));
+	assert_null(r);
+	assert_int_equal(rc, SIM_E_INPUT);
+	assert_non_null(strstr(msg, "mq-deadline does not idle"));
+	r = sc_run_ok(SC_FG_VS_BG, (const char *const[]){ "policies=fgcfq", "block.kind=mq",
+							  "scheduler=mq-deadline", NULL });
+	p = json_object_get(json_object_get(r, "policies"), "fgcfq");
+	assert_true(json_is_true(json_object_get(p, "applied")));
+	assert_true(json_integer_value(json_object_get(p, "dispatched")) > 0);
 	json_decref(r);
 }
 
