@@ -46,34 +46,49 @@ long results_peak_rss_kib(void)
  * without O_EXCL lets anyone who can write the directory plant a symlink
  * that mobisim then writes through. */
 
-/* Temporaries to remove on a signal. Fixed storage: the handler may touch
- * nothing else. owner is the pid that created the file, so a forked sweep
- * worker does not remove its parent's temporaries. */
-#define RESULTS_TMP_SLOTS 16
-static struct {
+/* Temporaries to remove on a signal: a list the handler only walks. Nodes
+ * are published fully written and never freed, only marked unused and
+ * reused, so the handler never sees a half-made entry; there is no fixed
+ * limit (a per-CPU blktrace set has a temporary per CPU). owner is the pid
+ * that created the file, so a forked sweep worker does not remove its
+ * parent's temporaries. */
+struct tmp_node {
+	struct tmp_node *next;
 	volatile sig_atomic_t used;
 	pid_t owner;
-	char path[PATH_MAX];
-} tmp_slots[RESULTS_TMP_SLOTS];
+	size_t cap;
+	char path[];
+};
+static struct tmp_node *volatile tmp_head;
 
-static int tmp_register(const char *path)
+static struct tmp_node *tmp_register(const char *path)
 {
-	for (int i = 0; i < RESULTS_TMP_SLOTS; i++) {
-		if (tmp_slots[i].used)
-			continue;
-		snprintf(tmp_slots[i].path, sizeof(tmp_slots[i].path), "%s", path);
-		tmp_slots[i].owner = getpid();
+	size_t n = strlen(path) + 1;
+	struct tmp_node *t;
+	for (t = tmp_head; t; t = t->next)
+		if (!t->used && t->cap >= n)
+			break;
+	if (!t) {
+		t = malloc(sizeof(*t) + n);
+		if (!t)
+			return NULL; /* the file is still removed on errors and aborts */
+		t->used = 0;
+		t->cap = n;
+		t->next = tmp_head;
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-		tmp_slots[i].used = 1;
-		return i;
+		tmp_head = t;
 	}
-	return -1; /* more than 16 at once never happens; the file is still removed on errors */
+	memcpy(t->path, path, n);
+	t->owner = getpid();
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->used = 1;
+	return t;
 }
 
-static void tmp_unregister(int slot)
+static void tmp_unregister(struct tmp_node *t)
 {
-	if (slot >= 0)
-		tmp_slots[slot].used = 0;
+	if (t)
+		t->used = 0;
 }
 
 static void put_str(const char *s)
@@ -91,12 +106,12 @@ static void on_signal(int sig)
 	const char *name = sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "SIGHUP";
 	put_str("mobisim: interrupted by ");
 	put_str(name);
-	for (int i = 0; i < RESULTS_TMP_SLOTS; i++) {
-		if (!tmp_slots[i].used || tmp_slots[i].owner != self)
+	for (struct tmp_node *t = tmp_head; t; t = t->next) {
+		if (!t->used || t->owner != self)
 			continue;
-		unlink(tmp_slots[i].path);
+		unlink(t->path);
 		put_str("; removed the unfinished ");
-		put_str(tmp_slots[i].path);
+		put_str(t->path);
 	}
 	put_str("\n");
 	_exit(128 + sig);
@@ -145,7 +160,7 @@ struct results_out {
 	char *path;   /* as given, for messages */
 	char *target; /* what is renamed over (path, or a symlink's target) */
 	char *tmp;    /* NULL when direct */
-	int slot;
+	struct tmp_node *slot;
 	FILE *f;
 	bool is_stdout;
 };
@@ -237,7 +252,6 @@ int results_out_open(const char *path, struct results_out **out, struct sim_erro
 	struct results_out *o = calloc(1, sizeof(*o));
 	if (!o)
 		return sim_errorf(err, SIM_E_NOMEM, "out of memory");
-	o->slot = -1;
 	o->path = strdup(path);
 	if (!o->path) {
 		out_free(o);

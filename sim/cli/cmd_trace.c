@@ -487,13 +487,13 @@ static void report_warnings(const struct trace_reader *r, const char *path)
 
 enum conv_to { CONV_NONE, CONV_BLKPARSE, CONV_MQSIM, CONV_BLKTRACE };
 
-/* Per-CPU blktrace output: one writer and one temporary file per CPU. */
+/* Per-CPU blktrace output: one writer and one results_out (an O_EXCL
+ * temporary registered for removal on a signal) per CPU. */
 #define CONV_MAX_CPUS 4096u
 struct percpu_out {
 	char base[4096];
 	uint32_t ncpu;                         /* one past the highest CPU seen */
-	FILE **f;
-	char **tmp;
+	struct results_out **o;
 	struct trace_blktrace_writer **w;
 };
 
@@ -504,49 +504,32 @@ static int percpu_open_cpu(struct percpu_out *p, uint32_t cpu, struct sim_error 
 				  CONV_MAX_CPUS - 1);
 	for (; p->ncpu <= cpu; p->ncpu++) {
 		uint32_t c = p->ncpu;
-		size_t l = strlen(p->base) + 48;
-		p->tmp[c] = malloc(l);
-		if (!p->tmp[c])
-			return sim_errorf(err, SIM_E_NOMEM, "out of memory");
-		snprintf(p->tmp[c], l, "%s.blktrace.%u.tmp.XXXXXX", p->base, c);
-		int fd = mkstemp(p->tmp[c]);
-		if (fd < 0) {
-			free(p->tmp[c]);
-			p->tmp[c] = NULL;
-			return sim_errorf(err, SIM_E_IO, "%s.blktrace.%u: %s", p->base, c, strerror(errno));
-		}
-		(void)fchmod(fd, 0644);
-		p->f[c] = fdopen(fd, "w");
-		if (!p->f[c]) {
-			close(fd);
-			return sim_errorf(err, SIM_E_IO, "%s.blktrace.%u: %s", p->base, c, strerror(errno));
-		}
-		int rc = trace_blktrace_writer_create(p->f[c], &p->w[c], err);
+		char name[4200];
+		snprintf(name, sizeof(name), "%s.blktrace.%u", p->base, c);
+		int rc = results_out_open(name, &p->o[c], err);
+		if (!rc)
+			rc = trace_blktrace_writer_create(results_out_file(p->o[c]), &p->w[c], err);
 		if (rc)
 			return rc;
 	}
 	return 0;
 }
 
-/* Close every file; on success rename them into place (and remove higher
- * CPU files of an older set, which blkparse would merge in). */
+/* Finish every writer; on success put every file in place (and remove
+ * higher CPU files of an older set, which blkparse would merge in), else
+ * remove every temporary. */
 static int percpu_finish(struct percpu_out *p, int rc, struct sim_error *err)
 {
 	for (uint32_t c = 0; c < p->ncpu; c++) {
 		if (!rc && p->w[c])
 			rc = trace_blktrace_writer_finish(p->w[c], err);
 		trace_blktrace_writer_destroy(p->w[c]);
-		if (p->f[c] && fclose(p->f[c]) && !rc)
-			rc = sim_errorf(err, SIM_E_IO, "%s.blktrace.%u: %s", p->base, c, strerror(errno));
 	}
 	for (uint32_t c = 0; c < p->ncpu; c++) {
-		char name[4200];
-		snprintf(name, sizeof(name), "%s.blktrace.%u", p->base, c);
-		if (!rc && p->tmp[c] && rename(p->tmp[c], name))
-			rc = sim_errorf(err, SIM_E_IO, "%s: %s", name, strerror(errno));
-		if (rc && p->tmp[c])
-			unlink(p->tmp[c]);
-		free(p->tmp[c]);
+		if (!rc && p->o[c])
+			rc = results_out_commit(p->o[c], err);
+		else
+			results_out_abort(p->o[c]);
 	}
 	if (!rc)
 		for (uint32_t c = p->ncpu; c < CONV_MAX_CPUS; c++) {
@@ -555,8 +538,7 @@ static int percpu_finish(struct percpu_out *p, int rc, struct sim_error *err)
 			if (unlink(name) && errno == ENOENT)
 				break;
 		}
-	free(p->f);
-	free(p->tmp);
+	free(p->o);
 	free(p->w);
 	return rc;
 }
@@ -693,10 +675,9 @@ static int do_convert(const char *path, const char *format, const struct trace_o
 		memset(&pc, 0, sizeof(pc));
 		snprintf(base, sizeof(base), "%.*s", (int)(tag - outpath), outpath);
 		snprintf(pc.base, sizeof(pc.base), "%s", base);
-		pc.f = calloc(CONV_MAX_CPUS, sizeof(*pc.f));
-		pc.tmp = calloc(CONV_MAX_CPUS, sizeof(*pc.tmp));
+		pc.o = calloc(CONV_MAX_CPUS, sizeof(*pc.o));
 		pc.w = calloc(CONV_MAX_CPUS, sizeof(*pc.w));
-		if (!pc.f || !pc.tmp || !pc.w)
+		if (!pc.o || !pc.w)
 			rc = sim_errorf(err, SIM_E_NOMEM, "out of memory");
 		else
 			rc = convert_pass(path, format, opts, to, NULL, &pc, outpath, err);

@@ -3,7 +3,8 @@
 # a symlink is written through and never replaced (mobisim runs as root on
 # lab machines); a temporary planted at the old predictable name
 # .NAME.tmp.PID is not followed; SIGTERM/SIGINT/SIGHUP remove the hidden
-# temporary and exit 128+signal; stdout write errors (> /dev/full) exit 1
+# temporary (every per-CPU one of `trace convert -o NAME.blktrace.0`) and
+# exit 128+signal; stdout write errors (> /dev/full) exit 1
 # with "stdout: <strerror>"; write errors name the file and errno; --out
 # and --trace-out naming one file is refused.
 set -u
@@ -141,6 +142,35 @@ for sig in TERM INT HUP; do
 	grep -q "interrupted by SIG$sig" "$d/err" || say "SIG$sig: no 'interrupted' message: $(cat "$d/err")"
 	left=$(ls -A "$d" | grep -v '^err$')
 	[ -z "$left" ] || say "SIG$sig left files behind: $left"
+done
+
+# The same for `trace convert` to a per-CPU blktrace set: one temporary per
+# CPU file, all removed. The input is a FIFO held open after 3000 records
+# (CPU 1), so the conversion is mid-way, with two temporaries, when signalled.
+sample=$src/tests/data/blktrace-nvme-readahead/sample.blkparse.txt
+for sig in TERM INT HUP; do
+	d="$tmp/conv-$sig"
+	mkdir -p "$d/out"
+	mkfifo "$d/in"
+	(head -3000 "$sample"; sleep 30) > "$d/in" &
+	feeder=$!
+	"$bin" trace convert "$d/in" --to blktrace -o "$d/out/set.blktrace.0" 2>"$d/err" &
+	pid=$!
+	for _ in $(seq 200); do
+		[ "$(ls -A "$d/out" | grep -c '^\.set\.blktrace\.[01]\.')" = 2 ] && break
+		sleep 0.05
+	done
+	[ "$(ls -A "$d/out" | grep -c '^\.set\.blktrace\.[01]\.')" = 2 ] ||
+		say "convert SIG$sig: no per-CPU temporaries appeared: $(ls -A "$d/out")"
+	kill -$sig $pid
+	wait $pid; rc=$?
+	kill -KILL $feeder 2>/dev/null
+	wait $feeder 2>/dev/null
+	want=$((128 + $(kill -l $sig)))
+	[ $rc = $want ] || say "convert SIG$sig: exit $rc, wanted $want"
+	grep -q "interrupted by SIG$sig" "$d/err" || say "convert SIG$sig: no 'interrupted' message: $(cat "$d/err")"
+	left=$(ls -A "$d/out")
+	[ -z "$left" ] || say "convert SIG$sig left files behind: $left"
 done
 set +m
 
