@@ -236,7 +236,7 @@ struct fr_state {
 
 	const char *fg_comm[FR_MAX_PATTERNS];
 	uint32_t nfg_comm;
-	int32_t fg_pid[FR_MAX_PATTERNS];
+	int64_t fg_pid[FR_MAX_PATTERNS];
 	uint32_t nfg_pid;
 	int64_t fg_uid[FR_MAX_PATTERNS];
 	uint32_t nfg_uid;
@@ -1293,31 +1293,16 @@ static int fr_patterns(struct fr_state *st, struct cfg_node *wl, struct sim_erro
 	int rc = rpc_parse_fg_comm(wl, st->fg_comm, &st->nfg_comm, FR_MAX_PATTERNS, err);
 	if (rc)
 		return rc;
-	struct cfg_node *n;
-	const char *keys[] = { "fg_pid", "fg_uid" };
-	for (int k = 0; k < 2; k++) {
-		n = cfg_get(wl, keys[k]);
-		if (!n)
-			continue;
-		cfg_mark_used(n, true);
-		struct cfg_node *one = n->kind == CFG_SCALAR ? n : n->child;
-		for (struct cfg_node *c = one; c; c = n->kind == CFG_SCALAR ? NULL : c->next) {
-			int64_t v;
-			struct sim_error sub;
-			if (c->kind != CFG_SCALAR || cfg_parse_int(c->value, &v, &sub) || v < 0 ||
-			    v > (k == 0 ? INT32_MAX : (int64_t)UINT32_MAX))
-				return cfg_errorf(err, c, "expected a non-negative integer");
-			if ((k == 0 ? st->nfg_pid : st->nfg_uid) == FR_MAX_PATTERNS)
-				return cfg_errorf(err, c, "at most %d values", FR_MAX_PATTERNS);
-			if (k == 0)
-				st->fg_pid[st->nfg_pid++] = (int32_t)v;
-			else
-				st->fg_uid[st->nfg_uid++] = v;
-		}
-	}
+	rc = rpc_parse_id_list(wl, "fg_pid", INT32_MAX, st->fg_pid, &st->nfg_pid, FR_MAX_PATTERNS,
+			       err);
+	if (!rc)
+		rc = rpc_parse_id_list(wl, "fg_uid", UINT32_MAX, st->fg_uid, &st->nfg_uid,
+				       FR_MAX_PATTERNS, err);
+	if (rc)
+		return rc;
 	st->fg_uid_value = st->nfg_uid ? (uint32_t)st->fg_uid[0] : FR_DEFAULT_FG_UID;
 	if (st->fg_uid_value == 0)
-		return cfg_errorf(err, n, "fg_uid 0 (root) is never foreground");
+		return cfg_errorf(err, cfg_get(wl, "fg_uid"), "fg_uid 0 (root) is never foreground");
 	return 0;
 }
 

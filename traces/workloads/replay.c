@@ -130,7 +130,7 @@ struct replay {
 	/* foreground selection */
 	const char *fg_comm[REPLAY_MAX_PATTERNS];
 	uint32_t nfg_comm;
-	int32_t fg_pid[REPLAY_MAX_PATTERNS];
+	int64_t fg_pid[REPLAY_MAX_PATTERNS];
 	uint32_t nfg_pid;
 	uint32_t nfg_uid;
 	bool any_fg_rule;
@@ -272,7 +272,7 @@ static void rp_classify(struct replay *r, struct rp_pid *p)
 	}
 	bool fg = false;
 	for (uint32_t i = 0; i < r->nfg_pid && !fg; i++)
-		fg = r->fg_pid[i] + (int32_t)r->id.pid_offset == p->ioc.pid;
+		fg = r->fg_pid[i] + r->id.pid_offset == p->ioc.pid;
 	/* an unknown name is "pidN" until the trace names the process */
 	if (!fg)
 		fg = rpc_comm_matches(r->fg_comm, r->nfg_comm, p->comm);
@@ -713,29 +713,14 @@ static int rp_patterns(struct replay *r, struct cfg_node *wl, struct sim_error *
 	int rc = rpc_parse_fg_comm(wl, r->fg_comm, &r->nfg_comm, REPLAY_MAX_PATTERNS, err);
 	if (rc)
 		return rc;
-	struct cfg_node *n;
-	const char *keys[] = { "fg_pid", "fg_uid" };
-	for (int k = 0; k < 2; k++) {
-		n = cfg_get(wl, keys[k]);
-		if (!n)
-			continue;
-		cfg_mark_used(n, true);
-		struct cfg_node *one = n->kind == CFG_SCALAR ? n : n->child;
-		for (struct cfg_node *c = one; c; c = n->kind == CFG_SCALAR ? NULL : c->next) {
-			int64_t v;
-			struct sim_error sub;
-			if (c->kind != CFG_SCALAR || cfg_parse_int(c->value, &v, &sub) || v < 0 ||
-			    v > INT32_MAX)
-				return cfg_errorf(err, c, "expected a non-negative integer");
-			if (k == 0) {
-				if (r->nfg_pid == REPLAY_MAX_PATTERNS)
-					return cfg_errorf(err, c, "at most %d pids", REPLAY_MAX_PATTERNS);
-				r->fg_pid[r->nfg_pid++] = (int32_t)v;
-			} else {
-				r->nfg_uid++; /* block traces carry no uid: counted, reported */
-			}
-		}
-	}
+	/* block traces carry no uid: fg_uid is counted and reported */
+	rc = rpc_parse_id_list(wl, "fg_pid", INT32_MAX, r->fg_pid, &r->nfg_pid, REPLAY_MAX_PATTERNS,
+			       err);
+	if (!rc)
+		rc = rpc_parse_id_list(wl, "fg_uid", UINT32_MAX, NULL, &r->nfg_uid,
+				       REPLAY_MAX_PATTERNS, err);
+	if (rc)
+		return rc;
 	r->any_fg_rule = r->nfg_comm || r->nfg_pid || r->nfg_uid;
 	return 0;
 }

@@ -70,6 +70,28 @@ int rpc_parse_fg_comm(struct cfg_node *wl, const char **pats, uint32_t *n, uint3
 	return 0;
 }
 
+int rpc_parse_id_list(struct cfg_node *wl, const char *key, int64_t max, int64_t *vals,
+		      uint32_t *n, uint32_t cap, struct sim_error *err)
+{
+	struct cfg_node *k = cfg_get(wl, key);
+	if (!k)
+		return 0;
+	cfg_mark_used(k, true);
+	struct cfg_node *one = k->kind == CFG_SCALAR ? k : k->child;
+	for (struct cfg_node *c = one; c; c = k->kind == CFG_SCALAR ? NULL : c->next) {
+		int64_t v;
+		struct sim_error sub;
+		if (c->kind != CFG_SCALAR || cfg_parse_int(c->value, &v, &sub) || v < 0 || v > max)
+			return cfg_errorf(err, c, "expected a non-negative integer");
+		if (*n == cap)
+			return cfg_errorf(err, c, "at most %u %s values", cap, key);
+		if (vals)
+			vals[*n] = v;
+		(*n)++;
+	}
+	return 0;
+}
+
 bool rpc_comm_matches(const char *const *pats, uint32_t n, const char *comm)
 {
 	for (uint32_t i = 0; i < n; i++)

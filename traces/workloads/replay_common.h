@@ -1,8 +1,9 @@
 /* Set-up shared by the two replay workloads (traces/workloads/replay.c, block
  * traces; traces/workloads/ftrace_replay.c, ftrace text): where the trace file is,
  * and the fg_comm process-name patterns that choose the foreground.
- * The pid and uid rules stay in each workload: a block trace has pids
- * only and no uid, an ftrace trace has threads of processes and uids.
+ * and the fg_pid / fg_uid id lists; what the ids match stays in each
+ * workload: a block trace has pids only and no uid, an ftrace trace has
+ * threads of processes and uids.
  * Not for use outside traces/.
  */
 #ifndef TRACES_REPLAY_COMMON_H
@@ -29,6 +30,12 @@ int rpc_resolve_path(const char *v, const struct cfg_node *node, char *path, siz
  * into the document. 0, or SIM_E_INPUT at the offending node. */
 int rpc_parse_fg_comm(struct cfg_node *wl, const char **pats, uint32_t *n, uint32_t cap,
 		      struct sim_error *err);
+
+/* Parse the key of wl (absent: nothing), a non-negative integer or a list
+ * of them, each at most max, appending to vals[*n] (cap slots in all;
+ * vals NULL: only counted). 0, or SIM_E_INPUT at the offending node. */
+int rpc_parse_id_list(struct cfg_node *wl, const char *key, int64_t max, int64_t *vals,
+		      uint32_t *n, uint32_t cap, struct sim_error *err);
 
 /* Whether comm matches any of the n patterns (fnmatch, no flags). */
 bool rpc_comm_matches(const char *const *pats, uint32_t n, const char *comm);
