@@ -180,6 +180,7 @@ static bool blk_mq_get_budget(struct blk_mq *mq)
 {
 	if (mq->budget_used >= mq->budget_depth) {
 		mq->c.budget_stalls++;
+		mq->restarts = true;
 		return false;
 	}
 	mq->budget_used++;
@@ -313,17 +314,26 @@ static void blk_mq_stamp_insert(struct blk_queue *q, struct io_request *rq)
 }
 
 /* blk_mq_request_bypass_insert(): onto hctx->dispatch, no I event. */
-static void blk_mq_bypass_insert(struct blk_queue *q, struct io_request *rq, bool at_head)
+/* Put rq on its hardware queue's dispatch list; a list that was empty
+ * starts waiting now (the order blk_mq_run_queues serves waiters in). */
+static void blk_mq_dispatch_add(struct blk_queue *q, struct io_request *rq, bool at_head)
 {
 	struct blk_mq_hw_ctx *hctx = blk_mq_rq_hctx(q, rq);
 
-	blk_rq_of(rq)->state = BLK_RQ_DISPATCH;
-	if (!rq->t_insert)
-		rq->t_insert = sim_now(q->sim);
+	if (list_empty(&hctx->dispatch))
+		hctx->wait_seq = ++q->mq->wait_seq;
 	if (at_head)
 		list_add(&rq->queuelist, &hctx->dispatch);
 	else
 		list_add_tail(&rq->queuelist, &hctx->dispatch);
+}
+
+static void blk_mq_bypass_insert(struct blk_queue *q, struct io_request *rq, bool at_head)
+{
+	blk_rq_of(rq)->state = BLK_RQ_DISPATCH;
+	if (!rq->t_insert)
+		rq->t_insert = sim_now(q->sim);
+	blk_mq_dispatch_add(q, rq, at_head);
 	q->mq->c.bypass_inserts++;
 }
 
@@ -462,7 +472,7 @@ static bool blk_mq_dispatch_list(struct blk_queue *q, struct blk_mq_hw_ctx *hctx
 
 		list_del_init(&rq->queuelist);
 		if (blk_mq_issue(q, rq, false) != BLK_MQ_OK) {
-			list_add(&rq->queuelist, &hctx->dispatch);
+			blk_mq_dispatch_add(q, rq, true);
 			return false;
 		}
 	}
@@ -490,7 +500,7 @@ static void blk_mq_do_dispatch_sched(struct blk_queue *q, struct blk_mq_hw_ctx *
 				e->ops->requeue_request(e, rq);
 			/* the scheduler serves every hardware queue; a leftover goes
 			 * back to its own (6.1 blk_mq_dispatch_hctx_list) */
-			list_add(&rq->queuelist, &blk_mq_rq_hctx(q, rq)->dispatch);
+			blk_mq_dispatch_add(q, rq, true);
 			return;
 		}
 		if (q->sim->failed)
@@ -535,6 +545,7 @@ static void blk_mq_dispatch_ctxs(struct blk_queue *q, struct blk_mq_hw_ctx *hctx
 		/* the budget comes first (blk_mq_do_dispatch_ctx) */
 		if (mq->budget_used >= mq->budget_depth) {
 			mq->c.budget_stalls++;
+			mq->restarts = true;
 			return;
 		}
 		for (i = 0; i < mq->nr_ctx && !rq; i++) {
@@ -548,7 +559,7 @@ static void blk_mq_dispatch_ctxs(struct blk_queue *q, struct blk_mq_hw_ctx *hctx
 			hctx->dispatch_from = (c + 1) % mq->nr_ctx;
 		/* leftovers of blk_mq_dispatch_rq_list go to hctx->dispatch */
 		if (blk_mq_issue(q, rq, false) != BLK_MQ_OK) {
-			list_add(&rq->queuelist, &hctx->dispatch);
+			blk_mq_dispatch_add(q, rq, true);
 			return;
 		}
 		if (q->sim->failed)
@@ -579,10 +590,87 @@ static void blk_mq_run_hw_queue(struct blk_mq_hw_ctx *hctx)
 	hctx->running = false;
 }
 
+/* The hardware queues holding leftovers on hctx->dispatch, longest
+ * waiting first: they wait for a freed tag (blk_mq_mark_tag_wait puts them
+ * on the tag map's wait queue, blk_mq_dispatch_wake runs them in the order
+ * they queued), so with a shared tag set a leftover is not overtaken by a
+ * queue that pulls a newer request from the scheduler. */
+static void blk_mq_run_waiters(struct blk_queue *q, uint64_t epoch)
+{
+	struct blk_mq *mq = q->mq;
+
+	for (;;) {
+		struct blk_mq_hw_ctx *next = NULL;
+
+		for (uint32_t i = 0; i < mq->nr_hw; i++) {
+			struct blk_mq_hw_ctx *h = &mq->hctx[i];
+
+			if (h->run_epoch != epoch && !list_empty(&h->dispatch) &&
+			    (!next || h->wait_seq < next->wait_seq))
+				next = h;
+		}
+		if (!next || q->sim->failed)
+			break;
+		next->run_epoch = epoch;
+		blk_mq_run_hw_queue(next);
+	}
+}
+
+static void blk_mq_run_once(struct blk_queue *q, struct blk_mq_hw_ctx *h, uint64_t epoch)
+{
+	if (h->run_epoch == epoch || q->sim->failed)
+		return;
+	h->run_epoch = epoch;
+	blk_mq_run_hw_queue(h);
+}
+
+/* Every hardware queue once, the waiting ones first. */
 void blk_mq_run_queues(struct blk_queue *q)
 {
-	for (uint32_t i = 0; i < q->mq->nr_hw && !q->sim->failed; i++)
-		blk_mq_run_hw_queue(&q->mq->hctx[i]);
+	struct blk_mq *mq = q->mq;
+	uint64_t epoch = ++mq->run_epoch;
+
+	blk_mq_run_waiters(q, epoch);
+	for (uint32_t i = 0; i < mq->nr_hw && !q->sim->failed; i++) {
+		struct blk_mq_hw_ctx *h = &mq->hctx[i];
+
+		if (h->run_epoch == epoch)
+			continue;
+		h->run_epoch = epoch;
+		blk_mq_run_hw_queue(h);
+	}
+}
+
+/* After a command ended (6.1): the tag's waiters run, then the ended
+ * request's own hardware queue (blk_mq_sched_restart) and queues with
+ * requests on their software queues; every queue only after the SCSI
+ * budget ran out (scsi_run_queue_async on sdev->restarts). Other queues
+ * are not run, so they do not pull requests out of a shared scheduler
+ * that no tag awaits. One hardware queue: that one. */
+static void blk_mq_run_after_completion(struct blk_queue *q, uint32_t hw)
+{
+	struct blk_mq *mq = q->mq;
+	uint64_t epoch;
+
+	if (mq->nr_hw == 1 || mq->restarts) {
+		mq->restarts = false;
+		blk_mq_run_queues(q);
+		return;
+	}
+	epoch = ++mq->run_epoch;
+	blk_mq_run_waiters(q, epoch);
+	blk_mq_run_once(q, &mq->hctx[hw], epoch);
+	for (uint32_t c = 0; c < mq->nr_ctx; c++) {
+		struct list_head *pos;
+
+		list_for_each(pos, &mq->ctx[c].rq_list) {
+			struct io_request *r = list_entry(pos, struct io_request, queuelist);
+
+			blk_mq_run_once(q, &mq->hctx[blk_rq_of(r)->mq_hctx], epoch);
+			if (q->sim->failed)
+				return;
+		}
+	}
 }
 
 static void blk_mq_run_event(struct sim *sim, struct sim_event *ev)
@@ -607,6 +695,7 @@ static void blk_mq_try_issue_directly(struct blk_queue *q, struct io_request *rq
 
 	if (q->mq->budget_used >= q->mq->budget_depth) {
 		q->mq->c.budget_stalls++;
+		q->mq->restarts = true;
 		blk_mq_sched_insert(q, rq);
 		blk_mq_run_hw_queue(hctx);
 		return;
@@ -887,6 +976,7 @@ static void blk_mq_device_complete(void *upper, struct io_request *rq)
 	struct elevator *e = &q->elv;
 	struct blk_rq *br = blk_rq_of(rq);
 	struct bio *bio;
+	uint32_t hw;
 
 	SIM_ASSERT(br->state == BLK_RQ_DEVICE);
 	br->state = BLK_RQ_DONE;
@@ -907,9 +997,10 @@ static void blk_mq_device_complete(void *upper, struct io_request *rq)
 	rq->bio = rq->biotail = NULL;
 	if (br->mq_elv && e->ops->completed_request)
 		e->ops->completed_request(e, rq);
+	hw = br->mq_hctx;
 	blk_mq_free_request(q, rq);
 	blk_end_bios(q, bio);
-	blk_mq_run_queues(q);
+	blk_mq_run_after_completion(q, hw);
 }
 
 /* ------------------------------------------------------ create, destroy */

@@ -65,6 +65,8 @@ struct blk_mq_hw_ctx {
 	struct blk_mq_tags own_tags, own_sched_tags;
 	uint32_t type;             /* enum ufs_hctx_type: default, read, poll */
 	uint64_t dispatched;       /* requests this queue gave the device */
+	uint64_t run_epoch;        /* last blk_mq_run_queues pass that ran it */
+	uint64_t wait_seq;         /* when its dispatch list last became non-empty */
 	uint32_t dispatch_busy;    /* EWMA of BLK_STS_RESOURCE (no scheduler only) */
 	uint32_t dispatch_from;    /* round-robin ctx cursor of blk_mq_do_dispatch_ctx */
 	bool running, rerun;
@@ -118,6 +120,9 @@ struct blk_mq {
 	uint32_t budget_depth, budget_used;
 	uint32_t plug_max;
 	uint32_t in_driver;          /* requests at the device */
+	uint64_t run_epoch;          /* blk_mq_run_queues passes */
+	uint64_t wait_seq;           /* dispatch lists that became non-empty */
+	bool restarts;               /* the SCSI budget ran out since the last rerun */
 	struct sim_event wake_event; /* woken tag sleepers retry at this instant */
 	struct blk_mq_counters c;
 };
