@@ -62,8 +62,10 @@
  * Simplified or left out, and so named: the peak rate is a 7/8 moving
  *   average of the rate of busy intervals of at least 300 ms and 32
  *   requests (the kernel's bfq_update_peak_rate filters more); hw_tag is
- *   the device's queue depth > 3 rather than detected; no I/O injection
- *   while idling, no queue merging (cooperating processes), no large-burst
+ *   the device's queue depth > 3 rather than detected; I/O injection
+ *   while idling follows bfq_choose_bfqq_for_injection and the inject
+ *   limit's learning, but not the waker/blocked-queue and own-async-queue
+ *   shortcuts of bfq_select_queue; no queue merging (cooperating processes), no large-burst
  *   detection, no think-time-based seekiness beyond BFQQ_SEEKY of 32
  *   requests; groups are one level deep under the root (Android's blkio
  *   tree), a weight change applies when the group is next idle, no
@@ -197,6 +199,10 @@ struct bfq_queue {
 
 	uint64_t served;             /* sectors dispatched, all slots */
 	uint32_t interactive_raises, softrt_raises;
+
+	/* injection (bfq_update_inject_limit) */
+	uint32_t inject_limit;
+	int64_t last_serv_time_ns, decrease_time;
 };
 
 struct bfq_data {
@@ -240,7 +246,13 @@ struct bfq_data {
 	uint64_t preemptions;
 	uint64_t expirations[BFQQE_NREASON];
 	uint64_t idle_arms, charged_time;
-	uint64_t group_idles;        /* idling armed only because groups asked for it */
+	uint64_t group_idles;        /* idle arms while several groups had requests pending */
+	uint64_t injected;           /* requests injected while idling */
+	/* injection state (bfqd->waited_rq, wait_dispatch, rqs_injected) */
+	const struct io_request *waited_rq;
+	bool wait_dispatch, rqs_injected;
+	int64_t last_empty_occupied, last_idling_start;
+	uint32_t max_rq_in_driver;
 	uint64_t group_moves;        /* sync queues moved to another group */
 };
 
@@ -345,6 +357,7 @@ static struct bfq_queue *bfq_queue_new(struct bfq_data *bfqd, struct bfq_group *
 	bfqq->wr_start_at_switch_to_srt = INT64_MIN / 2;
 	bfqq->last_wr_start_finish = INT64_MIN / 2;
 	bfqq->last_idle_bklogged = bfq_now(bfqd);
+	bfqq->decrease_time = bfq_now(bfqd);
 	list_add_tail(&bfqq->node, &bfqd->queues);
 	return bfqq;
 }
@@ -364,6 +377,7 @@ static void bfq_ioprio(const struct io_context *ioc, int *cls, int *level)
 }
 
 static struct bfq_group *bfq_group_of(struct bfq_data *bfqd, const struct io_context *ioc);
+static void bfq_reset_inject_limit(struct bfq_data *bfqd, struct bfq_queue *bfqq);
 static void bfq_move_queue(struct bfq_data *bfqd, struct bfq_queue *bfqq, struct bfq_group *g);
 
 /* bfq_get_queue(): the process's sync queue, or the async queue of its
@@ -951,6 +965,7 @@ static void bfq_arm_slice_timer(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 	(void)bfqq;
 	bfqd->wait_request = true;
 	bfqd->idle_arms++;
+	bfqd->last_idling_start = bfq_now(bfqd);
 	sim_at(blk_queue_sim(bfqd->e->q), &bfqd->idle_timer, bfq_now(bfqd) + idle);
 }
 
@@ -1215,6 +1230,21 @@ static void bfq_add_rq(struct bfq_data *bfqd, struct io_request *rq, bool at_hea
 		bfqq->seek_history = (bfqq->seek_history << 1) |
 				     (d > BFQQ_SEEK_THR && rq->nr_sectors < BFQQ_SECT_THR_NONROT);
 	}
+	/* injection bookkeeping (bfq_add_request): restart the limit every
+	 * second; measure the total service time of a request of the queue in
+	 * service that arrives with the drive empty (or with injected I/O in
+	 * flight and a baseline known) */
+	if (now >= bfqq->decrease_time + 1000 * 1000000LL)
+		bfq_reset_inject_limit(bfqd, bfqq);
+	if (bfqq == bfqd->in_service &&
+	    (bfqd->rq_in_driver == 0 ||
+	     (bfqq->last_serv_time_ns > 0 && bfqd->rqs_injected && bfqd->rq_in_driver > 0)) &&
+	    now >= bfqq->decrease_time + 10 * 1000000LL) {
+		bfqd->last_empty_occupied = now;
+		bfqd->wait_dispatch = true;
+		if (bfqd->rq_in_driver == 0)
+			bfqd->rqs_injected = false;
+	}
 	rq->fifo_time = now + bfqd->fifo_expire_ns[bfqq->sync];
 	elv_rb_add(&bfqq->sort_list, rq);
 	if (at_head)
@@ -1299,6 +1329,117 @@ static struct io_request *bfq_latter_request(struct elevator *e, struct io_reque
 	return elv_rb_latter_request(rq);
 }
 
+/* bfq_dispatch_rq_from_bfqq(): the service is charged up the queue's
+ * path, whether it is in service or injected. */
+static void bfq_dispatch_rq(struct bfq_data *bfqd, struct bfq_queue *bfqq, struct io_request *rq)
+{
+	uint64_t charge = bfq_serv_to_charge(bfqq, rq);
+
+	bfq_remove_request(bfqq, rq);
+	bfq_served(bfqd, bfqq, charge);
+	bfqq->served += rq->nr_sectors;
+	bfqq->bfqg->served += rq->nr_sectors;
+	bfqq->service_from_backlogged += rq->nr_sectors;
+	if (bfqq->wr_coeff > 1)
+		bfqq->service_from_wr += rq->nr_sectors;
+	bfqq->last_pos = rq_end_sector(rq);
+	bfqq->dispatched++;
+	bfqd->rq_in_driver++;
+	if (bfqd->rq_in_driver > bfqd->max_rq_in_driver)
+		bfqd->max_rq_in_driver = bfqd->rq_in_driver;
+	if (bfqd->wait_dispatch && bfqq == bfqd->in_service) {
+		bfqd->wait_dispatch = false;
+		bfqd->waited_rq = rq;
+	}
+	bfq_update_rate(bfqd, rq);
+	bfq_update_wr_data(bfqd, bfqq);
+}
+
+/* I/O injection while the device is kept for the empty queue in service
+ * (bfq_select_queue + bfq_choose_bfqq_for_injection): when idling does
+ * not buy throughput and the queue in service is not alone in being
+ * raised with a short think time, a busy queue whose next request fits
+ * its budget is served, as long as fewer requests are in flight than the
+ * in-service queue's inject_limit (learned by bfq_update_inject_limit;
+ * one request once a whole slice_idle has passed with no baseline yet);
+ * a non-raised queue in service lets any queue in, a raised one only
+ * raised queues; one large request at a time on flash. */
+static struct io_request *bfq_inject(struct bfq_data *bfqd, struct bfq_queue *in)
+{
+	bool boosts = !bfqd->hw_tag && !bfq_seeky(in) && bfq_short_ttime(bfqd, in) &&
+		      bfqd->wr_busy_queues == 0;
+	bool always = in->wr_coeff == 1 || !bfq_short_ttime(bfqd, in);
+	uint32_t limit = in->inject_limit;
+	struct bfq_queue *q;
+
+	if (boosts || !(in->wr_coeff == 1 || bfqd->wr_busy_queues > 1 || !bfq_short_ttime(bfqd, in)))
+		return NULL;
+	if (limit == 0 && in->last_serv_time_ns == 0 && bfqd->wait_request &&
+	    bfq_now(bfqd) >= bfqd->last_idling_start + bfqd->slice_idle_ns)
+		limit = 1;
+	if (bfqd->rq_in_driver >= limit)
+		return NULL;
+	bfq_list_for_each(q, &bfqd->queues, node) {
+		struct io_request *rq;
+
+		if (q == in || !q->entity.busy || !q->sort_list.node || !(always || q->wr_coeff > 1))
+			continue;
+		rq = bfq_next_rq(bfqd, q);
+		q->fifo_checked = false;
+		if (bfq_serv_to_charge(q, rq) > bfq_budget_left(q))
+			continue;
+		if (rq->nr_sectors >= BFQQ_SECT_THR_NONROT && bfqd->rq_in_driver >= 1)
+			continue;
+		bfqd->rqs_injected = true;
+		bfqd->injected++;
+		bfq_dispatch_rq(bfqd, q, rq);
+		return rq;
+	}
+	return NULL;
+}
+
+/* bfq_reset_inject_limit(): every second a queue starts over - from 0
+ * with a short think time (an injected request may delay its next one),
+ * else from 1. */
+static void bfq_reset_inject_limit(struct bfq_data *bfqd, struct bfq_queue *bfqq)
+{
+	bfqq->last_serv_time_ns = 0;
+	bfqd->waited_rq = NULL;
+	bfqq->inject_limit = bfq_short_ttime(bfqd, bfqq) ? 0 : 1;
+	bfqq->decrease_time = bfq_now(bfqd);
+}
+
+/* bfq_update_inject_limit(): at the completion of the request whose
+ * total service time was being measured, grow the limit while the time
+ * stays under 3/2 of the baseline (measured without injection), shrink
+ * it otherwise. */
+static void bfq_update_inject_limit(struct bfq_data *bfqd, struct bfq_queue *bfqq)
+{
+	int64_t tot = bfq_now(bfqd) - bfqd->last_empty_occupied;
+	uint32_t old = bfqq->inject_limit;
+
+	if (bfqq->last_serv_time_ns > 0 && bfqd->rqs_injected) {
+		int64_t threshold = (bfqq->last_serv_time_ns * 3) >> 1;
+
+		if (tot >= threshold && old > 0) {
+			bfqq->inject_limit--;
+			bfqq->decrease_time = bfq_now(bfqd);
+		} else if (tot < threshold && old <= bfqd->max_rq_in_driver) {
+			bfqq->inject_limit++;
+		}
+	}
+	/* rq_in_driver still counts the completing request here */
+	if ((bfqq->last_serv_time_ns == 0 && bfqd->rq_in_driver == 1) || tot < bfqq->last_serv_time_ns) {
+		if (bfqq->last_serv_time_ns == 0)
+			bfqq->inject_limit = old > 1 ? old : 1;
+		bfqq->last_serv_time_ns = tot;
+	} else if (!bfqd->rqs_injected && bfqd->rq_in_driver == 1) {
+		bfqq->last_serv_time_ns = tot;
+	}
+	bfqd->waited_rq = NULL;
+	bfqd->rqs_injected = false;
+}
+
 /* bfq_select_queue() + bfq_dispatch_rq_from_bfqq() */
 static struct io_request *bfq_dispatch_request(struct elevator *e)
 {
@@ -1320,7 +1461,7 @@ static struct io_request *bfq_dispatch_request(struct elevator *e)
 			bfqq->budget_new = true;
 		}
 		if (bfqd->wait_request)
-			return NULL; /* idling for bfqq */
+			return bfq_inject(bfqd, bfqq); /* idling for bfqq */
 		if (!bfqq->budget_new && now >= bfqq->budget_timeout) {
 			bfq_expire(bfqd, bfqq, BFQQE_BUDGET_TIMEOUT);
 			continue;
@@ -1328,7 +1469,7 @@ static struct io_request *bfq_dispatch_request(struct elevator *e)
 		if (!bfqq->sort_list.node) {
 			/* keep the device for bfqq while its requests are out */
 			if (bfqq->dispatched && bfq_better_to_idle(bfqd, bfqq))
-				return NULL;
+				return bfq_inject(bfqd, bfqq);
 			bfq_expire(bfqd, bfqq, BFQQE_NO_MORE_REQUESTS);
 			continue;
 		}
@@ -1347,22 +1488,7 @@ static struct io_request *bfq_dispatch_request(struct elevator *e)
 			bfqq->budget_new = false;
 			bfqq->budget_timeout = now + bfqd->timeout_ns * (int64_t)coeff;
 		}
-		bfq_remove_request(bfqq, rq);
-		{
-			uint64_t charge = bfq_serv_to_charge(bfqq, rq);
-
-			bfq_served(bfqd, bfqq, charge);
-			bfqq->served += rq->nr_sectors;
-			bfqq->bfqg->served += rq->nr_sectors;
-			bfqq->service_from_backlogged += rq->nr_sectors;
-			if (bfqq->wr_coeff > 1)
-				bfqq->service_from_wr += rq->nr_sectors;
-		}
-		bfqq->last_pos = rq_end_sector(rq);
-		bfqq->dispatched++;
-		bfqd->rq_in_driver++;
-		bfq_update_rate(bfqd, rq);
-		bfq_update_wr_data(bfqd, bfqq);
+		bfq_dispatch_rq(bfqd, bfqq, rq);
 		if (!bfqq->sort_list.node && !bfq_better_to_idle(bfqd, bfqq))
 			bfq_expire(bfqd, bfqq, BFQQE_NO_MORE_REQUESTS);
 		return rq;
@@ -1393,6 +1519,8 @@ static void bfq_completed_request(struct elevator *e, struct io_request *rq)
 
 	if (!bfqq)
 		return;
+	if (rq == bfqd->waited_rq)
+		bfq_update_inject_limit(bfqd, bfqq);
 	bfqq->dispatched--;
 	bfqd->rq_in_driver--;
 	bfqq->last_end_request = now;
@@ -1430,6 +1558,7 @@ static void bfq_stats_json(const struct elevator *e, struct json_t *obj)
 	json_object_set_new(obj, "wr_duration_ms", json_integer(bfq_wr_duration(bfqd) / 1000000));
 	json_object_set_new(obj, "group_idles", json_integer((json_int_t)bfqd->group_idles));
 	json_object_set_new(obj, "group_moves", json_integer((json_int_t)bfqd->group_moves));
+	json_object_set_new(obj, "injected", json_integer((json_int_t)bfqd->injected));
 	{
 		json_t *gs = json_array(), *o = json_object();
 		const struct bfq_group *g;

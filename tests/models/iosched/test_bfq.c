@@ -243,8 +243,9 @@ static void test_bfq_android_background_group(void **state)
 
 /* Two readers with 2 ms think time on a queueing device (32 tags):
  * equal weights in one group need no idling; in two groups BFQ idles
- * when the queue in service empties. */
-static void asym_case(bool groups, long long *arms, long long *gidles)
+ * when the queue in service empties, and fills the idle time with the
+ * other queue's requests (injection), so the throughput stays. */
+static uint64_t asym_case(bool groups, long long *arms, long long *gidles, long long *inj)
 {
 	struct mq_rig *r = mq_rig_new("bfq", 500, 32, "", "low_latency: false\n");
 	struct mq_stream a, b;
@@ -260,24 +261,29 @@ static void asym_case(bool groups, long long *arms, long long *gidles)
 	st = mq_rig_sched_stats(r, &root);
 	*arms = json_integer_value(json_object_get(st, "idle_arms"));
 	*gidles = json_integer_value(json_object_get(st, "group_idles"));
-	fprintf(stderr, "%s: idle arms %lld (with several groups pending %lld), %llu + %llu requests\n",
-		groups ? "two groups" : "one group", *arms, *gidles, (unsigned long long)a.done,
-		(unsigned long long)b.done);
+	*inj = json_integer_value(json_object_get(st, "injected"));
+	fprintf(stderr, "%s: idle arms %lld (with several groups pending %lld), injected %lld, "
+		"%llu + %llu requests\n", groups ? "two groups" : "one group", *arms, *gidles, *inj,
+		(unsigned long long)a.done, (unsigned long long)b.done);
 	json_decref(root);
 	mq_rig_free(r);
+	return a.done + b.done;
 }
 
 static void test_bfq_group_idling(void **state)
 {
 	(void)state;
-	long long arms_flat, gidles_flat, arms_groups, gidles_groups;
+	long long arms_flat, gidles_flat, inj_flat, arms_groups, gidles_groups, inj_groups;
+	uint64_t flat = asym_case(false, &arms_flat, &gidles_flat, &inj_flat);
+	uint64_t grouped = asym_case(true, &arms_groups, &gidles_groups, &inj_groups);
 
-	asym_case(false, &arms_flat, &gidles_flat);
-	asym_case(true, &arms_groups, &gidles_groups);
 	assert_int_equal(arms_flat, 0);
 	assert_int_equal(gidles_flat, 0);
-	assert_true(arms_groups > 50);
+	assert_int_equal(inj_flat, 0);
+	assert_true(arms_groups > 0);
 	assert_int_equal(gidles_groups, arms_groups);
+	assert_true(inj_groups > 0);
+	assert_true((double)grouped > 0.9 * (double)flat);
 }
 
 /* A task that changes cgroup (an fg switch) takes its sync queue along. */
