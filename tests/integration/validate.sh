@@ -32,7 +32,7 @@ grep -q "| M/M/1 mean response W (us) | 200 |" "$tmp/doc.md" || { cat "$tmp/doc.
 [ "$(head -1 "$tmp/v.tsv" | cut -f1-5)" = "$(printf 'file\tcheck\tunit\tpaper\tmodel')" ] || fail "tsv header"
 [ "$(grep -c . "$tmp/v.tsv")" -eq "$(grep -c ' pass\| MISS' "$tmp/out")" ] || true
 n=$(tail -n +2 "$tmp/v.tsv" | wc -l)
-[ "$n" -eq 23 ] || fail "tsv has $n rows, want 23 (3 queueing + 20 device)"
+[ "$n" -eq 27 ] || fail "tsv has $n rows, want 27 (3 queueing + 20 device + 4 Pixel storage)"
 
 # known values through a repeat: axis (the metric is the axis value itself)
 mkdir -p "$tmp/val"
