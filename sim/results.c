@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -91,6 +92,28 @@ static void tmp_unregister(struct tmp_node *t)
 		t->used = 0;
 }
 
+/* Child processes that stop with this one (a sweep's pool, set with
+ * results_signal_children): the handler forwards the signal to each and
+ * waits for it, so no worker outlives the parent and every worker removes
+ * its own temporaries. */
+static volatile pid_t *sig_children;
+static volatile size_t sig_nchildren;
+static volatile sig_atomic_t sig_quiet;
+
+void results_signal_children(volatile pid_t *pids, size_t n)
+{
+	sig_nchildren = 0;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	sig_children = pids;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	sig_nchildren = pids ? n : 0;
+}
+
+void results_signal_quiet(void)
+{
+	sig_quiet = 1;
+}
+
 static void put_str(const char *s)
 {
 	size_t n = 0;
@@ -104,16 +127,43 @@ static void on_signal(int sig)
 {
 	pid_t self = getpid();
 	const char *name = sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "SIGHUP";
-	put_str("mobisim: interrupted by ");
-	put_str(name);
+	size_t nk = sig_nchildren, stopped = 0;
+	for (size_t i = 0; i < nk; i++)
+		if (sig_children[i] > 0)
+			kill(sig_children[i], sig);
+	if (!sig_quiet) {
+		put_str("mobisim: interrupted by ");
+		put_str(name);
+	}
 	for (struct tmp_node *t = tmp_head; t; t = t->next) {
 		if (!t->used || t->owner != self)
 			continue;
 		unlink(t->path);
-		put_str("; removed the unfinished ");
-		put_str(t->path);
+		if (!sig_quiet) {
+			put_str("; removed the unfinished ");
+			put_str(t->path);
+		}
 	}
-	put_str("\n");
+	for (size_t i = 0; i < nk; i++) {
+		pid_t c = sig_children[i];
+		if (c <= 0)
+			continue;
+		while (waitpid(c, NULL, 0) < 0 && errno == EINTR)
+			;
+		stopped++;
+	}
+	if (stopped && !sig_quiet) {
+		char num[24], *p = num + sizeof(num) - 1;
+		*p = '\0';
+		do
+			*--p = (char)('0' + stopped % 10);
+		while ((stopped /= 10) > 0);
+		put_str("; stopped ");
+		put_str(p);
+		put_str(" running worker(s), each removing its unfinished file (--resume continues)");
+	}
+	if (!sig_quiet)
+		put_str("\n");
 	_exit(128 + sig);
 }
 

@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "sim/error.h"
 
@@ -48,6 +49,13 @@ bool results_same_output(const char *a, const char *b);
 /* SIGINT, SIGTERM and SIGHUP (unless ignored): remove this process's
  * registered temporaries, say the run was interrupted, exit 128+signal. */
 void results_install_signal_handlers(void);
+/* Also stop these child processes on such a signal: forward it to each
+ * pid > 0 of pids[0..n) and wait for them before exiting (pids NULL: none).
+ * The caller keeps the array alive and updates it with the signals
+ * blocked around fork and reaping. */
+void results_signal_children(volatile pid_t *pids, size_t n);
+/* In such a child: exit on a signal without a message (the parent says it). */
+void results_signal_quiet(void);
 
 /* Check stdout at the end of a command: flush it; on a write error print
  * "mobisim: stdout: <strerror>" and return 1, else return status. */

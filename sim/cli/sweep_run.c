@@ -219,9 +219,20 @@ static void progress_draw(struct progress *pg, bool final)
 /* --------------------------------------------------------------- pool */
 
 struct slot {
-	pid_t pid;
 	int point;
 };
+
+/* SIGINT, SIGTERM, SIGHUP: blocked while the pool changes (fork, reap), so
+ * the handler (sim/results.c) always sees every running worker. */
+static void pool_signals(int how, sigset_t *old)
+{
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigprocmask(how, how == SIG_SETMASK ? old : &set, how == SIG_SETMASK ? NULL : old);
+}
 
 static void report_child(FILE *log, const struct sweep_point *p, int status)
 {
@@ -259,9 +270,14 @@ int sweep_run_all(const struct sweep *sw, const struct sweep_run_opts *o, int *n
 	snprintf(dir, sizeof(dir), "%s/points", o->out_dir);
 	int *todo = malloc((size_t)(sw->npoints ? sw->npoints : 1) * sizeof(int));
 	struct slot *slots = calloc((size_t)o->jobs, sizeof(*slots));
-	if (!todo || !slots) {
+	/* the workers' pids, for the signal handler: a parent stopped by a
+	 * signal stops them too, and each removes its unfinished point file,
+	 * so the directory stays resumable (--resume) */
+	volatile pid_t *pids = calloc((size_t)o->jobs, sizeof(*pids));
+	if (!todo || !slots || !pids) {
 		free(todo);
 		free(slots);
+		free((void *)pids);
 		return sim_errorf(err, SIM_E_NOMEM, "out of memory");
 	}
 	struct progress pg = { .on = o->progress && o->log, .f = o->log, .total = sw->npoints };
@@ -282,51 +298,75 @@ int sweep_run_all(const struct sweep *sw, const struct sweep_run_opts *o, int *n
 		if (rc) {
 			free(todo);
 			free(slots);
+			free((void *)pids);
 			return rc;
 		}
 	}
 	if ((rc = mkdir_p(dir, err))) {
 		free(todo);
 		free(slots);
+		free((void *)pids);
 		return rc;
 	}
+	results_signal_children(pids, (size_t)o->jobs);
 	pg.start = pg.last = mono_s();
 	progress_draw(&pg, false);
 	int next = 0, running = 0, worst = 0;
 	while (next < ntodo || running > 0) {
 		while (running < o->jobs && next < ntodo) {
 			int k = 0;
-			while (slots[k].pid)
+			while (pids[k])
 				k++;
 			fflush(NULL);
+			sigset_t old;
+			pool_signals(SIG_BLOCK, &old);
 			pid_t pid = fork();
+			if (pid == 0) {
+				results_signal_children(NULL, 0);
+				results_signal_quiet();
+				pool_signals(SIG_SETMASK, &old);
+				child_main(sw, todo[next], o);
+			}
+			if (pid > 0)
+				pids[k] = pid;
+			pool_signals(SIG_SETMASK, &old);
 			if (pid < 0) {
 				if (running > 0)
 					break; /* wait for a child to finish, then retry */
+				results_signal_children(NULL, 0);
 				free(todo);
 				free(slots);
+				free((void *)pids);
 				return sim_errorf(err, SIM_E_RUNTIME, "fork: %s", strerror(errno));
 			}
-			if (pid == 0)
-				child_main(sw, todo[next], o);
-			slots[k].pid = pid;
 			slots[k].point = todo[next++];
 			running++;
 		}
+		/* Wait without reaping, so the pid stays valid for the signal
+		 * handler until it leaves pids[], then reap it. */
 		int status;
-		pid_t pid = waitpid(-1, &status, 0);
-		if (pid < 0) {
+		siginfo_t si;
+		memset(&si, 0, sizeof(si));
+		if (waitid(P_ALL, 0, &si, WEXITED | WNOWAIT) < 0) {
 			if (errno == EINTR)
 				continue;
 			break; /* ECHILD: nothing left to wait for */
 		}
+		pid_t pid = si.si_pid;
 		int k = 0;
-		while (k < o->jobs && slots[k].pid != pid)
+		while (k < o->jobs && pids[k] != pid)
 			k++;
-		if (k == o->jobs)
+		sigset_t old;
+		pool_signals(SIG_BLOCK, &old);
+		if (k < o->jobs)
+			pids[k] = 0;
+		pid_t got;
+		while ((got = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
+			;
+		pool_signals(SIG_SETMASK, &old);
+		if (k == o->jobs || got != pid)
 			continue; /* not ours */
 		const struct sweep_point *p = &sw->points[slots[k].point];
-		slots[k].pid = 0;
 		running--;
 		if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
 			pg.done++;
@@ -343,8 +383,10 @@ int sweep_run_all(const struct sweep *sw, const struct sweep_run_opts *o, int *n
 		progress_draw(&pg, false);
 	}
 	progress_draw(&pg, true);
+	results_signal_children(NULL, 0);
 	free(todo);
 	free(slots);
+	free((void *)pids);
 	*nfailed = pg.failed;
 	int nmissing = 0;
 	rc = sweep_write_summary(sw, o->out_dir, NULL, 0, false, o->log, &nmissing, err);

@@ -3,7 +3,8 @@
 # --list, a -j 2 run whose summary.tsv is byte-identical to a -j 1 run,
 # --point idempotence (skip when present, same bytes apart from wall-clock
 # fields with --force), resume after a SIGKILL loses no finished point and
-# gives the same summary as an uninterrupted run, --collect from two
+# gives the same summary as an uninterrupted run, SIGTERM/SIGINT to the
+# parent stop its workers too and leave a resumable directory, --collect from two
 # directories, a failing and a crashing point that fail alone, scripts/slurm-sweep.sbatch
 # with a stand-in sbatch, and a run through GNU parallel when installed.
 set -u
@@ -113,6 +114,45 @@ for p in "$tmp/before"/*.json; do
 done
 cmp -s "$tmp/full/summary.tsv" "$tmp/killed/summary.tsv" ||
 	say "summary after kill + resume differs from an uninterrupted run"
+
+# SIGTERM / SIGINT to the pool's parent only (as `kill PID` or a batch
+# system would send it): the running workers are stopped too, none is left
+# behind, no temporary stays, and --resume finishes the sweep with the
+# summary of an uninterrupted run.
+# Job control on: its own process group, and SIGINT not ignored.
+set -m
+for sig in TERM INT; do
+	d=$tmp/sig-$sig
+	"$bin" sweep "$tmp/slow.yaml" -j 2 --out "$d" 2>"$tmp/sig.err" &
+	pool=$!
+	echo "$pool" >"$tmp/bg.pid"
+	workers=
+	for _ in $(seq 1 2000); do
+		if [ "$(ls "$d/points" 2>/dev/null | grep -c '\.json$')" -ge 2 ]; then
+			workers=$(for st in /proc/[0-9]*/stat; do
+				{ read -r cpid _ _ ppid _ <"$st"; } 2>/dev/null && [ "$ppid" = "$pool" ] && echo "$cpid"
+			done)
+			[ -n "$workers" ] && break
+		fi
+		sleep 0.005
+	done
+	kill -$sig "$pool"
+	wait "$pool"
+	rc=$?
+	want=$((128 + $(kill -l $sig)))
+	[ $rc = $want ] || say "sweep SIG$sig: exit $rc, wanted $want"
+	grep -q "interrupted by SIG$sig" "$tmp/sig.err" || say "sweep SIG$sig: message '$(cat "$tmp/sig.err")'"
+	left=$(pgrep -g "$pool")
+	[ -z "$left" ] || say "sweep SIG$sig left workers running: $left"
+	[ -n "$workers" ] || echo "note: SIG$sig: no worker seen running"
+	kill -KILL -- "-$pool" 2>/dev/null
+	rm -f "$tmp/bg.pid"
+	ls -A "$d/points" | grep -q '^\.' && say "sweep SIG$sig left temporaries: $(ls -A "$d/points" | grep '^\.')"
+	"$bin" sweep "$tmp/slow.yaml" -j 2 --out "$d" --resume 2>/dev/null || say "--resume after SIG$sig failed"
+	cmp -s "$tmp/full/summary.tsv" "$d/summary.tsv" ||
+		say "summary after SIG$sig + resume differs from an uninterrupted run"
+done
+set +m
 
 # --collect from two directories (points split as if by two machines)
 mkdir -p "$tmp/m1/points" "$tmp/m2"
