@@ -3,7 +3,8 @@
 # 254 MB silently, an M/M/1 at rho = 100 1.7 GB): past 10,000 outstanding
 # requests a run warns on stderr and in the result (workload.warnings);
 # past workload.max_outstanding / source.max_outstanding it stops, exit 1,
-# naming the key and what was served. A stable queue says nothing.
+# naming the key and what was served. A stable queue says nothing. The
+# block replay and the ftrace replay (open loop) are guarded the same way.
 # Also memory: a page cache larger than the machine is refused up front.
 set -u
 bin=$1 src=$2
@@ -43,6 +44,34 @@ msg=$("$bin" run "$br" --set workload.trace="$tmp/burst.blkparse" --set replay=o
 # the closed loop has no such backlog
 msg=$("$bin" run "$br" --set workload.trace="$tmp/burst.blkparse" --set workload.max_outstanding=5000 --quiet 2>&1); rc=$?
 [ $rc = 0 ] && [ -z "$msg" ] || say "closed-loop replay: exit $rc, '$msg'"
+
+# ftrace replay, open loop: one thread's 30,000 reads recorded at one
+# instant (a thread's ops stay serialised, so all but one wait past their
+# recorded time)
+fr=$src/configs/scenarios/ftrace-replay.yaml
+awk 'BEGIN {
+	print "# tracer: nop"
+	print "  app-100 (  100) [000] ..... 10.000000: sys_enter: NR 56 (ffffff9c, 7ffd1000, 0, 0, 0, 0)"
+	print "  app-100 (  100) [000] ..... 10.000001: sys_exit: NR 56 = 3"
+	for (i = 0; i < 30000; i++) {
+		printf "  app-100 (  100) [000] ..... 10.000002: sys_enter: NR 67 (3, 7ffd2000, 1000, %x, 0, 0)\n", (i % 2048) * 4096
+		print "  app-100 (  100) [000] ..... 10.000002: sys_exit: NR 67 = 4096"
+	}
+}' >"$tmp/burst.trace"
+msg=$("$bin" run "$fr" --set workload.trace="$tmp/burst.trace" --set replay=open \
+	--set workload.max_outstanding=5000 --quiet --out "$tmp/fr.json" 2>&1); rc=$?
+[ $rc = 1 ] && grep -Eq "[0-9]+ requests outstanding at t = [0-9.]+ s passes workload.max_outstanding = 5000: .* served [0-9]+ of [0-9]+ issued" <<<"$msg" ||
+	say "ftrace burst over the cap: exit $rc, '$msg'"
+[ -e "$tmp/fr.json" ] && say "ftrace burst over the cap wrote a result"
+msg=$("$bin" run "$fr" --set workload.trace="$tmp/burst.trace" --set replay=open --quiet \
+	--out "$tmp/frw.json" 2>&1); rc=$?
+[ $rc = 0 ] && grep -q "^mobisim: warning: open-loop overload: 10000 requests outstanding" <<<"$msg" ||
+	say "ftrace burst: exit $rc, '$msg'"
+grep -q '"peak_outstanding": 300[0-9][0-9]' "$tmp/frw.json" || say "ftrace burst: peak_outstanding $(grep -o '"peak_outstanding": [0-9]*' "$tmp/frw.json")"
+# the closed loop waits for each read: no backlog, no message
+msg=$("$bin" run "$fr" --set workload.trace="$tmp/burst.trace" --set workload.max_outstanding=5000 \
+	--quiet 2>&1); rc=$?
+[ $rc = 0 ] && [ -z "$msg" ] || say "closed-loop ftrace replay: exit $rc, '$msg'"
 
 # A page cache asking for more page records than the machine holds is
 # refused at once with the figure (it used to allocate for minutes and die

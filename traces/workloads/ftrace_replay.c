@@ -54,7 +54,12 @@
  * its recorded time (or when the thread's previous op completes, if that
  * is later: ops of one thread stay serialised); gaps keep only their CPU
  * part. Kprobe events are function entries: they have no completion, so
- * the gap after one includes the recorded op's own duration.
+ * the gap after one includes the recorded op's own duration. The open
+ * loop's backlog is the ops whose recorded time has passed and that have
+ * not completed; it is guarded like the block replay's
+ * (traces/workloads/overload.h: a warning past OVERLOAD_WARN_AT, a stop
+ * past max_outstanding). It counts the ops read, so with window_ops below
+ * max_outstanding the window bounds memory first and the warning remains.
  *
  * Memory: the trace is read line by line (FTRACE_LINE_MAX at most); ops
  * read ahead of the simulation are held per thread, window_ops in all
@@ -76,6 +81,7 @@
 #include "sim/sim.h"
 #include "sim/workload.h"
 #include "traces/ftrace.h"
+#include "traces/workloads/overload.h"
 #include "traces/workloads/replay_common.h"
 
 #define FR_REGION_DEPTH 8        /* STACK_REGION_DEPTH in models/stack/stack_int.h */
@@ -182,6 +188,7 @@ struct fr_thread {
 	struct fr_proc *proc;
 	struct stack_task *task;
 	bool fg, exited, starving, comm_known;
+	bool busy;                  /* an op handed to the stack has not completed */
 	struct list_head fifo;      /* ops read ahead of the simulation */
 	struct fr_op *tail_fault;   /* the fifo's tail when it is a FAULT */
 
@@ -246,6 +253,12 @@ struct fr_state {
 	uint32_t nthreads, nprocs, ntasks, live_tasks, nstarving;
 	struct fr_op *free_ops;
 	uint64_t queued, peak_queued, window_stalls;
+	/* open loop: recorded times of the ops read and not yet due, in read
+	 * order (a ring, at most the ops held), and the backlog's counts */
+	struct overload ovl;
+	int64_t *due_at;
+	size_t due_cap, due_head, due_len;
+	uint64_t ops_due, ops_done;
 
 	struct {
 		uint64_t key;           /* struct file pointer (+1; 0 = empty) */
@@ -291,6 +304,9 @@ static const struct cfg_param fr_params[] = {
 	  "I/O on an fd the trace never opened: skip (counted) or file (opened before the trace)",
 	  fr_unopened_names },
 	RPC_IDENT_PARAMS(struct fr_state, id, "99999", "an app uid never the default foreground"),
+	{ "max_outstanding", CFG_T_INT, FR_OFF(ovl.max), "", "1000000", 1, 1e12,
+	  "choice: as the block replay's (traces/workloads/replay.c)",
+	  "open loop: ops past their recorded time and not completed before the run stops", NULL },
 	CFG_PARAM_END,
 };
 
@@ -439,6 +455,7 @@ static bool fr_is_fg(const struct fr_state *st, const struct fr_thread *th)
 /* ------------------------------------------------------------ the op source */
 
 static void fr_want_read(struct fr_state *st);
+static bool fr_due_check(struct fr_state *st);
 
 static int fr_next(struct stack_task *t, struct stack_op *op, void *ctx)
 {
@@ -449,6 +466,12 @@ static int fr_next(struct stack_task *t, struct stack_op *op, void *ctx)
 		free(th->free_next[i]);
 		th->free_next[i] = NULL;
 	}
+	if (th->busy) {
+		th->busy = false;
+		st->ops_done++;
+	}
+	if (st->mode == FR_OPEN && !fr_due_check(st))
+		return 0;
 	if (list_empty(&th->fifo)) {
 		if (st->eof)
 			return 0;
@@ -486,6 +509,7 @@ static int fr_next(struct stack_task *t, struct stack_op *op, void *ctx)
 			th->free_next[1] = th->snames[--th->sdepth];
 	}
 	th->ops_issued++;
+	th->busy = true;
 	fr_op_free(st, o);
 	st->queued--;
 	if (!st->eof && (st->nstarving || st->queued <= (uint64_t)st->window_ops / 2))
@@ -538,6 +562,40 @@ static bool fr_task_ensure(struct fr_state *st, struct fr_thread *th, int64_t t_
 	return true;
 }
 
+/* Open loop: remember when an op read falls due. false: out of memory. */
+static bool fr_due_push(struct fr_state *st, int64_t at)
+{
+	if (st->due_len == st->due_cap) {
+		size_t cap = st->due_cap ? 2 * st->due_cap : 1024;
+		int64_t *n = malloc(cap * sizeof(*n));
+		if (!n)
+			return false;
+		for (size_t i = 0; i < st->due_len; i++)
+			n[i] = st->due_at[(st->due_head + i) % st->due_cap];
+		free(st->due_at);
+		st->due_at = n;
+		st->due_cap = cap;
+		st->due_head = 0;
+	}
+	st->due_at[(st->due_head + st->due_len++) % st->due_cap] = at;
+	return true;
+}
+
+/* Open loop: count the ops now due and check the backlog against
+ * max_outstanding. false when the run has been stopped. */
+static bool fr_due_check(struct fr_state *st)
+{
+	int64_t now = sim_now(st->sim);
+	while (st->due_len && st->due_at[st->due_head] <= now) {
+		st->due_head = (st->due_head + 1) % st->due_cap;
+		st->due_len--;
+		st->ops_due++;
+	}
+	uint64_t backlog = st->ops_due > st->ops_done ? st->ops_due - st->ops_done : 0;
+	return overload_admit(&st->ovl, st->sim, "workload.max_outstanding", backlog, st->ops_done,
+			      st->ops_due);
+}
+
 /* Append an op to th's stream (creating its task on the first one). */
 static struct fr_op *fr_push(struct fr_state *st, struct fr_thread *th, enum stack_op_kind k,
 			     struct stack_file *f, uint64_t off, uint64_t len, int64_t ns,
@@ -560,6 +618,10 @@ static struct fr_op *fr_push(struct fr_state *st, struct fr_thread *th, enum sta
 	th->tail_fault = k == STACK_OP_FAULT ? o : NULL;
 	th->ops_read++;
 	st->by_kind[k]++;
+	if (st->mode == FR_OPEN && !fr_due_push(st, fr_scale(st, t_rec) + st->id.offset_ns)) {
+		fr_oom(st);
+		return NULL;
+	}
 	if (++st->queued > st->peak_queued)
 		st->peak_queued = st->queued;
 	if (th->starving) {
@@ -1435,6 +1497,8 @@ static void fr_stats_json(struct sim *sim, void *state, json_t *obj)
 	json_object_set_new(obj, "sched_switch_seen", json_boolean(st->have_sched));
 	json_object_set_new(obj, "peak_read_ahead_ops", fr_u(st->peak_queued));
 	json_object_set_new(obj, "window_stalls", fr_u(st->window_stalls));
+	if (st->mode == FR_OPEN)
+		overload_json(&st->ovl, obj);
 
 	/* known events not turned into ops, by reason */
 	json_t *sk = json_object();
@@ -1531,6 +1595,7 @@ static void fr_destroy(void *state)
 	if (st->f)
 		fclose(st->f);
 	free(st->line);
+	free(st->due_at);
 	free(st);
 }
 
