@@ -1223,7 +1223,7 @@ static struct blk_rq *blk_mq_find_rq(struct blk_queue *q, uint64_t sector)
  *    on that task's stack and walked without a lock, so no other task may
  *    take a request out of it; it is marked REQ_BOOSTED and the scheduler
  *    lifts it when the plug is flushed (blk_mq_sched_insert);
- *  - in the scheduler: the scheduler's boost_lba (mq-deadline, kyber);
+ *  - in the scheduler: the scheduler's boost_lba (mq-deadline, kyber, bfq);
  *    with none the request sits in a software queue, which the core owns:
  *    it goes to the head of hctx->dispatch, which every run serves first;
  *  - on hctx->dispatch (a requeue or a bypass insert): to its head;

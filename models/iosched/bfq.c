@@ -254,6 +254,9 @@ struct bfq_data {
 	int64_t last_empty_occupied, last_idling_start;
 	uint32_t max_rq_in_driver;
 	uint64_t group_moves;        /* sync queues moved to another group */
+	/* mobisim: boost_lba (the boost policy): lifted requests, served first */
+	struct list_head boosted;
+	uint64_t boost_hits, boost_misses;
 };
 
 /* ------------------------------------------------------------ helpers */
@@ -1146,6 +1149,7 @@ static int bfq_init(struct elevator *e, struct sim_error *err)
 	(void)err;
 	bfqd->e = e;
 	list_init(&bfqd->queues);
+	list_init(&bfqd->boosted);
 	list_init(&bfqd->groups);
 	bfqd->root = calloc(1, sizeof(*bfqd->root));
 	if (!bfqd->root)
@@ -1446,6 +1450,14 @@ static struct io_request *bfq_dispatch_request(struct elevator *e)
 	struct bfq_data *bfqd = e->priv;
 	int64_t now = bfq_now(bfqd);
 
+	if (!list_empty(&bfqd->boosted)) {
+		struct io_request *rq = list_first_entry(&bfqd->boosted, struct io_request, queuelist);
+
+		list_del_init(&rq->queuelist);
+		rq_bfqq(rq)->dispatched++;
+		bfqd->rq_in_driver++;
+		return rq;
+	}
 	for (int guard = 0; guard < 1024; guard++) {
 		struct bfq_queue *bfqq = bfqd->in_service;
 		struct io_request *rq;
@@ -1501,7 +1513,45 @@ static bool bfq_has_work(struct elevator *e)
 {
 	struct bfq_data *bfqd = e->priv;
 
-	return bfqd->queued > 0;
+	return bfqd->queued > 0 || !list_empty(&bfqd->boosted);
+}
+
+/* mobisim: boost_lba (the thesis's elv_boost_lba, the boost policy): the
+ * queued request covering sector leaves its queue for a list dispatch
+ * serves before any queue, as the kernel serves bfqd->dispatch (at-head
+ * inserts); it is not charged to its queue's budget, and its queue keeps
+ * it as dispatched for completion and idling. O(queues x log n). */
+static bool bfq_boost_lba(struct elevator *e, uint64_t sector)
+{
+	struct bfq_data *bfqd = e->priv;
+	struct bfq_queue *bfqq;
+
+	bfq_list_for_each(bfqq, &bfqd->queues, node) {
+		struct io_request *rq = elv_rb_cover(&bfqq->sort_list, sector);
+
+		if (rq) {
+			bfq_remove_request(bfqq, rq);
+			list_add_tail(&rq->queuelist, &bfqd->boosted);
+			rq->flags |= REQ_PRIO | REQ_BOOSTED;
+			elv_rq_no_merge(e, rq);
+			bfqd->boost_hits++;
+			return true;
+		}
+	}
+	{
+		struct list_head *pos;
+
+		list_for_each(pos, &bfqd->boosted) {
+			struct io_request *rq = list_entry(pos, struct io_request, queuelist);
+
+			if (sector >= rq->sector && sector < rq_end_sector(rq)) {
+				bfqd->boost_hits++;
+				return true;
+			}
+		}
+	}
+	bfqd->boost_misses++;
+	return false;
 }
 
 static bool bfq_queue_empty(struct elevator *e)
@@ -1552,6 +1602,10 @@ static void bfq_stats_json(const struct elevator *e, struct json_t *obj)
 	json_object_set_new(obj, "expirations", ex);
 	json_object_set_new(obj, "idle_arms", json_integer((json_int_t)bfqd->idle_arms));
 	json_object_set_new(obj, "preemptions", json_integer((json_int_t)bfqd->preemptions));
+	if (bfqd->boost_hits + bfqd->boost_misses) {
+		json_object_set_new(obj, "boost_hits", json_integer((json_int_t)bfqd->boost_hits));
+		json_object_set_new(obj, "boost_misses", json_integer((json_int_t)bfqd->boost_misses));
+	}
 	json_object_set_new(obj, "charged_time", json_integer((json_int_t)bfqd->charged_time));
 	json_object_set_new(obj, "peak_rate_sectors_per_s", json_integer((json_int_t)bfqd->peak_rate));
 	json_object_set_new(obj, "max_budget_sectors", json_integer((json_int_t)bfqd->max_budget));
@@ -1688,6 +1742,7 @@ const struct elevator_ops bfq_elevator_ops = {
 	.insert_requests = bfq_insert_requests,
 	.dispatch_request = bfq_dispatch_request,
 	.has_work = bfq_has_work,
+	.boost_lba = bfq_boost_lba,
 	.queue_empty = bfq_queue_empty,
 	.completed_request = bfq_completed_request,
 	.stats_json = bfq_stats_json,

@@ -16,10 +16,9 @@
  * On blk-mq (block.kind: mq) blk_boost_lba looks wherever blk-mq holds the
  * request (models/block/blk_mq.c blk_mq_boost_lba): a plugged request is
  * marked and lifted by the scheduler when the plug is flushed, a queued
- * one by the scheduler's boost_lba (mq-deadline, kyber; with none it goes
- * from its software queue to the head of hctx->dispatch), one on
+ * one by the scheduler's boost_lba (mq-deadline, kyber, bfq; with none it
+ * goes from its software queue to the head of hctx->dispatch), one on
  * hctx->dispatch moves to its head; at the device nothing can be done.
- * bfq has no boost_lba: its requests are misses (scheduler_no_boost).
  * Hits and misses are counted by where the request was found.
  */
 #include <stddef.h>

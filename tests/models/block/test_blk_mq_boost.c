@@ -1,7 +1,7 @@
 /* The thesis's boost on blk-mq (models/block/blk_mq.c blk_mq_boost_lba and
  * the schedulers' boost_lba): the request covering a sector is found
  * wherever blk-mq holds it and goes next, counted by where it was:
- *  - in mq-deadline and in kyber (their boost list), in none's software
+ *  - in mq-deadline, kyber and bfq (their boost list), in none's software
  *    queue (to the head of hctx->dispatch), on hctx->dispatch (to its head),
  *    in a plug (marked, lifted when the plug is flushed);
  *  - at the device: a miss, counted; nothing covering it: a miss.
@@ -155,6 +155,20 @@ static void test_boost_kyber_scheduler(void **state)
 	bc_free(&c);
 }
 
+static void test_boost_bfq_scheduler(void **state)
+{
+	struct boost_case c;
+
+	(void)state;
+	bc_run(&c, "bfq", QD1, REQ_WRITE, false);
+	assert_int_equal(c.where, BLK_WHERE_SCHEDULER);
+	assert_true(c.hit);
+	assert_int_equal(c.dsector[1], c.target);
+	assert_int_equal(bc_count(&c, "scheduler"), 1);
+	assert_int_equal(c.nd, NW);
+	bc_free(&c);
+}
+
 /* none: the writes behind the busy budget wait in the software queue. */
 static void test_boost_none_software_queue(void **state)
 {
@@ -191,10 +205,10 @@ static void test_boost_hctx_dispatch(void **state)
  * plug-mates. */
 static void test_boost_plugged(void **state)
 {
-	const char *scheds[] = { "mq-deadline", "kyber", "none" };
+	const char *scheds[] = { "mq-deadline", "kyber", "bfq", "none" };
 
 	(void)state;
-	for (int s = 0; s < 3; s++) {
+	for (int s = 0; s < 4; s++) {
 		struct boost_case c;
 
 		bc_run(&c, scheds[s], QD1, REQ_WRITE, true);
@@ -242,6 +256,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_boost_mq_deadline_scheduler),
 		cmocka_unit_test(test_boost_kyber_scheduler),
+		cmocka_unit_test(test_boost_bfq_scheduler),
 		cmocka_unit_test(test_boost_none_software_queue),
 		cmocka_unit_test(test_boost_hctx_dispatch),
 		cmocka_unit_test(test_boost_plugged),
