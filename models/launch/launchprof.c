@@ -17,6 +17,7 @@
 #include "sim/results.h"
 
 #define LPROF_SECTOR 512u
+#define LPROF_PAGE 4096u
 
 /* ------------------------------------------------------------ records */
 
@@ -144,6 +145,44 @@ static int parse_u64(const char *s, uint64_t *out)
 	return 0;
 }
 
+/* A loaded piece at the file's current layout. The piece was one run of
+ * sectors when it was recorded; in this run the file may lie elsewhere and
+ * in other pieces (another seed places files differently), so it becomes
+ * one piece per run of contiguous sectors here, as FAST's fadvise of
+ * (file, offset) reads wherever the file is now. Pages past the file's end
+ * keep the recorded sectors. */
+static int push_resolved(struct lprof_app *a, struct stack_file *sf, uint64_t off, uint64_t len,
+			 uint64_t lba, uint32_t seq, uint8_t kind)
+{
+	struct lprof_piece p = { .file = sf, .off = off, .len = len, .seq = seq, .kind = kind };
+	if (stack_file_is_blockdev(sf)) {
+		p.lba = off / LPROF_SECTOR;
+		return lprof_push(a, &p);
+	}
+	uint64_t end = off + len, cur = off;
+	while (cur < end) {
+		uint64_t page = cur & ~(uint64_t)(LPROF_PAGE - 1), next = page + LPROF_PAGE;
+		uint64_t first = stack_file_lba(sf, cur);
+		if (first == UINT64_MAX) {
+			p.off = cur;
+			p.len = end - cur;
+			p.lba = lba + (cur - off) / LPROF_SECTOR;
+			return lprof_push(a, &p);
+		}
+		while (next < end && stack_file_lba(sf, next) == first + (next - page) / LPROF_SECTOR)
+			next += LPROF_PAGE;
+		if (next > end)
+			next = end;
+		p.off = cur;
+		p.len = next - cur;
+		p.lba = first;
+		if (lprof_push(a, &p))
+			return SIM_E_NOMEM;
+		cur = next;
+	}
+	return 0;
+}
+
 int lprof_load(struct lprof *pr, const char *path, struct stack *s, struct sim_error *err)
 {
 	FILE *f = fopen(path, "r");
@@ -213,16 +252,7 @@ int lprof_load(struct lprof *pr, const char *path, struct stack *s, struct sim_e
 			}
 			continue;
 		}
-		struct lprof_piece p = { .file = sf, .off = off, .len = len, .seq = (uint32_t)seq,
-					 .kind = kind };
-		if (stack_file_is_blockdev(sf)) {
-			p.lba = off / LPROF_SECTOR;
-		} else {
-			p.lba = stack_file_lba(sf, off);
-			if (p.lba == UINT64_MAX)
-				p.lba = lba;
-		}
-		if (lprof_push(last, &p)) {
+		if (push_resolved(last, sf, off, len, lba, (uint32_t)seq, kind)) {
 			rc = sim_errorf(err, SIM_E_NOMEM, "out of memory");
 			break;
 		}

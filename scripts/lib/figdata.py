@@ -408,54 +408,110 @@ def fig16(run, data, doc):
 
 # ---- FAST (docs/papers.md §2) ---------------------------------------------
 
+def by_seed(run, sweep, rows):
+    """{seed: point document} of one assignment's repetitions."""
+    return {r.get("seed", r["id"]): point(run, sweep, r) for r in rows}
+
+
+def paired_pct(new, old):
+    """Per-seed changes (%) of two {seed: value} maps (common random numbers)."""
+    return [pct(new[k], old[k]) for k in sorted(old) if k in new]
+
+
 def fast_launch(run, data, doc):
     rows = read_summary(os.path.join(run, "fast-prefetch", "summary.tsv"))
-    cold = point(run, "fast-prefetch", pick(rows, policies="[]"))
-    fast = point(run, "fast-prefetch", pick(rows, policies="[prefetch]"))
-    apps = {a["app"]: a for a in fast["policies"]["prefetch"]["apps"]}
-    tasks = cold["config"]["workload"]["tasks"]
+    var_key = "workload.tasks.acroread.variation"
+    cold = by_seed(run, "fast-prefetch", pick_all(rows, policies="[]"))
+    fast = by_seed(run, "fast-prefetch", pick_all(rows, policies="[prefetch]", **{var_key: "-"}))
+    vrows = [r for r in pick_all(rows, policies="[prefetch]") if r.get(var_key, "-") != "-"]
+    varied = by_seed(run, "fast-prefetch", vrows)
+    vfrac = float(vrows[0][var_key]) if vrows else NAN
+    first = cold[sorted(cold)[0]]
+    tasks = first["config"]["workload"]["tasks"]
+    apps = [r["task"] for r in regions(first)]
+
+    def launch(d, app):
+        return sum(r["duration_ns"] for r in regions(d) if r["task"] == app) * 1e-9
+
+    def pf(d, app, key):
+        for a in d["policies"]["prefetch"]["apps"]:
+            if a["app"] == app:
+                return a.get(key, NAN)
+        return NAN
     out, table = [], []
-    tc = tf = 0.0
-    for rc, rf in zip(regions(cold), regions(fast)):
-        app = rc["task"]
-        c, f = rc["duration_ns"] * 1e-9, rf["duration_ns"] * 1e-9
-        cpu = seconds(tasks[app]["cpu_total"])
-        tc, tf = tc + c, tf + f
-        a = apps.get(app, {})
-        out.append([app, c, f, cpu, pct(f, c)])
-        table.append([app, fs(c), fs(f), fpct(pct(f, c)), fs(cpu), "%.3f" % a.get("miss_ratio", NAN),
-                      "%.2f" % a.get("unused_ratio", NAN), "%.0f" % a.get("prefetch_avg_request_kib", NAN)])
-    tsv(os.path.join(data, "fast-launch.tsv"), ["app", "cold_s", "fast_s", "cpu_s", "change_pct"], out)
+    for app in apps + ["all (sum)"]:
+        which = [app] if app in apps else apps
+        c = {k: sum(launch(d, a) for a in which) for k, d in cold.items()}
+        f = {k: sum(launch(d, a) for a in which) for k, d in fast.items()}
+        v = {k: sum(launch(d, a) for a in which) for k, d in varied.items()}
+        sc, sf, sp = Stat(list(c.values())), Stat(list(f.values())), Stat(paired_pct(f, c))
+        sv = Stat(paired_pct(v, c))
+        if app in apps:
+            cpu = seconds(tasks[app]["cpu_total"])
+            miss = Stat([pf(d, app, "miss_ratio") for d in fast.values()])
+            unused = Stat([pf(d, app, "unused_ratio") for d in fast.values()])
+            kib = Stat([pf(d, app, "prefetch_avg_request_kib") for d in fast.values()])
+            vmiss = Stat([pf(d, app, "miss_ratio") for d in varied.values()])
+            out.append([app, sc.mean, sf.mean, cpu, sp.mean, sc.ci, sf.ci, sp.ci, sf.n])
+            table.append([app, sc.text(nd=3), sf.text(nd=3), sp.text(" %", 1), fs(sf.max, nd=3),
+                          fs(cpu), "%.3f (%.3f)" % (miss.mean, miss.max), "%.2f" % unused.mean,
+                          "%.0f" % kib.mean, sv.text(" %", 1), "%.3f (%.3f)" % (vmiss.mean, vmiss.max)])
+        else:
+            table.append(["**" + app + "**", sc.text(nd=2), sf.text(nd=2), sp.text(" %", 1),
+                          fs(sf.max), "", "", "", "", sv.text(" %", 1), ""])
+    tsv(os.path.join(data, "fast-launch.tsv"),
+        ["app", "cold_s", "fast_s", "cpu_s", "change_pct", "cold_ci95", "fast_ci95", "change_ci95", "n"],
+        out)
     doc.add("### FAST: cold start vs the FAST prefetcher, per app (`configs/sweeps/fast-prefetch.yaml`)\n")
     doc.add("Model prediction (the paper's figures are held outside this repository to judge "
-            "it; nothing was tuned towards them). One seed: a launch profile replays only on the "
-            "op stream it was recorded on, so repetitions over seeds would each need their own "
-            "recording run:\n")
-    table.append(["**all (sum)**", fs(tc), fs(tf), fpct(pct(tf, tc)), "", "", "", ""])
-    doc.table(["app", "cold", "FAST", "change", "CPU time", "miss ratio", "unused ratio",
-               "prefetch KiB/req"], table)
+            "it; nothing was tuned towards them). Mean ± 95 %% confidence interval of the mean "
+            "over %d seeds; worst: the slowest of those runs with FAST. One profile, recorded "
+            "with the scenario's seed, replays on every seed: each app is the same in every run "
+            "(`app_seed`), and the seed draws where the file system places its files, so the "
+            "miss ratio (mean, in brackets the largest) is that of a profile recorded on another "
+            "run:\n" % len(fast))
+    varied_col = "change, %.0f %% of runs varied" % (vfrac * 100)
+    doc.table(["app", "cold", "FAST", "change", "FAST worst", "CPU time", "miss ratio",
+               "unused ratio", "prefetch KiB/req", varied_col, "its miss ratio"], table)
     doc.add("The idea's bound: t_launch ~ max(t_ssd, t_cpu); the CPU time column is the "
-            "app's assumed CPU work (`cpu_total`, see the gaps below).\n")
+            "app's assumed CPU work (`cpu_total`, see the gaps below). The intervals are narrow: "
+            "the simulated machine has no other activity, and the SSD's time hardly depends on "
+            "where the files lie. The last two columns are launches that differ from the "
+            "profiled one: in each, %.0f %% of the runs (drawn per seed, `variation`; an "
+            "assumption, not a number of the paper) touch another place of the file, so the "
+            "profile misses them (and prefetches what the launch no longer reads).\n" % (vfrac * 100))
 
 
 def fast_multi(run, data, doc):
     rows = read_summary(os.path.join(run, "fast-multi", "summary.tsv"))
     out, table = [], []
+    nseeds = 0
     for n in sorted({int(r["workload.tasks.app.copies"]) for r in rows}):
         def setlaunch(pol):
-            r = pick(rows, policies=pol, **{"workload.tasks.app.copies": str(n)})
-            d = point(run, "fast-multi", r)
-            durs = [x["duration_ns"] * 1e-9 for x in regions(d)]
-            return max(durs), sum(durs) / len(durs)
+            docs = by_seed(run, "fast-multi",
+                           pick_all(rows, policies=pol, **{"workload.tasks.app.copies": str(n)}))
+            mx, mean = {}, {}
+            for k, d in docs.items():
+                durs = [x["duration_ns"] * 1e-9 for x in regions(d)]
+                mx[k], mean[k] = max(durs), sum(durs) / len(durs)
+            return mx, mean
         cmax, cmean = setlaunch("[]")
         fmax, fmean = setlaunch("[prefetch]")
-        out.append([n, cmax, fmax, cmean, fmean, pct(fmax, cmax)])
-        table.append([n, fs(cmax), fs(fmax), fpct(pct(fmax, cmax)), fs(cmean), fs(fmean)])
+        nseeds = len(fmax)
+        s = [Stat(list(x.values())) for x in (cmax, fmax, cmean, fmean)]
+        chg = Stat(paired_pct(fmax, cmax))
+        out.append([n, s[0].mean, s[1].mean, s[2].mean, s[3].mean, chg.mean,
+                    s[0].ci, s[1].ci, s[2].ci, s[3].ci, s[1].n])
+        table.append([n, s[0].text(), s[1].text(), chg.text(" %", 1), fs(s[1].max), s[2].text(),
+                      s[3].text()])
     tsv(os.path.join(data, "fast-multi.tsv"),
-        ["apps", "cold_max_s", "fast_max_s", "cold_mean_s", "fast_mean_s", "change_pct"], out)
+        ["apps", "cold_max_s", "fast_max_s", "cold_mean_s", "fast_mean_s", "change_pct",
+         "cold_max_ci95", "fast_max_ci95", "cold_mean_ci95", "fast_mean_ci95", "n"], out)
     doc.add("### FAST: 5-20 apps launched together (`configs/sweeps/fast-multi.yaml`)\n")
-    doc.add("Model prediction (one seed, as above):\n")
-    doc.table(["apps", "cold (set)", "FAST (set)", "change", "cold (mean app)", "FAST (mean app)"], table)
+    doc.add("Model prediction, mean ± 95 %% CI over %d seeds (profiles recorded once per N, "
+            "replayed on every seed, as above):\n" % nseeds)
+    doc.table(["apps", "cold (set)", "FAST (set)", "change", "FAST worst (set)", "cold (mean app)",
+               "FAST (mean app)"], table)
     doc.add("The set's launch time is its longest launch. Two cores share the apps' CPU work, so "
             "the set becomes CPU-bound as N grows.\n")
 
@@ -467,20 +523,27 @@ ESL_MODES = ["baseline", "reorder", "merge", "pad"]
 
 def esl20(run, data, doc, only):
     rows = read_summary(os.path.join(run, "esl20-padding", "summary.tsv"))
-    res = {}
+    kib, launch = {}, {}
     for bg in ("false", "true"):
         for m in ESL_MODES:
-            r = pick(rows, **{"workload.tasks.bg.enabled": bg, "padding.mode": m})
-            d = point(run, "esl20-padding", r)
-            durs = [x["duration_ns"] * 1e-9 for x in regions(d)]
-            res[bg, m] = (num(r["avg_request_kib"]), sum(durs) / len(durs))
-    out = []
+            rs = pick_all(rows, **{"workload.tasks.bg.enabled": bg, "padding.mode": m})
+            kib[bg, m] = {r.get("seed", r["id"]): num(r["avg_request_kib"]) for r in rs}
+            launch[bg, m] = {}
+            for k, d in by_seed(run, "esl20-padding", rs).items():
+                durs = [x["duration_ns"] * 1e-9 for x in regions(d)]
+                launch[bg, m][k] = sum(durs) / len(durs)
+    out, st = [], {}
     for m in ESL_MODES:
-        out.append([m, res["false", m][0], res["true", m][0], res["false", m][1], res["true", m][1],
-                    pct(res["false", m][1], res["false", "baseline"][1]),
-                    pct(res["true", m][1], res["true", "baseline"][1])])
+        for bg in ("false", "true"):
+            st[bg, m] = (Stat(list(kib[bg, m].values())), Stat(list(launch[bg, m].values())),
+                         Stat(paired_pct(launch[bg, m], launch[bg, "baseline"])))
+        kn, ln, cn = st["false", m]
+        kb, lb, cb = st["true", m]
+        out.append([m, kn.mean, kb.mean, ln.mean, lb.mean, cn.mean, cb.mean,
+                    kn.ci, kb.ci, ln.ci, lb.ci, ln.n])
     tsv(os.path.join(data, "esl20.tsv"),
-        ["mode", "kib_nobg", "kib_bg", "launch_nobg_s", "launch_bg_s", "change_nobg_pct", "change_bg_pct"], out)
+        ["mode", "kib_nobg", "kib_bg", "launch_nobg_s", "launch_bg_s", "change_nobg_pct", "change_bg_pct",
+         "kib_nobg_ci95", "kib_bg_ci95", "launch_nobg_ci95", "launch_bg_ci95", "n"], out)
     if "esl20-curve" in only:
         doc.add("### ESL'20: the eMMC's read time vs size (the padding DP's table)\n")
         doc.add("`mobisim device curve configs/devices/emmc45.yaml` (QD1, the Nexus 5 preset), "
@@ -488,13 +551,18 @@ def esl20(run, data, doc, only):
     if "esl20-iosize" in only or "esl20-loadtime" in only:
         doc.add("### ESL'20: I/O size and launch time for reorder, merge, padding "
                 "(`configs/sweeps/esl20-padding.yaml`)\n")
-        doc.add("Model prediction, mean over the 16 launches of one seed (the padding profile, "
-                "like FAST's, replays only on the op stream it was recorded on):\n")
-        t = []
-        for m, kn, kb, ln, lb, cn, cb in out:
-            t.append([m, "%.0f KiB" % kn, fs(ln, nd=3), fpct(cn), "%.0f KiB" % kb, fs(lb, nd=3), fpct(cb)])
-        doc.table(["loading", "avg request", "launch", "vs demand paging", "avg request (BG)",
-                   "launch (BG)", "vs demand paging (BG)"], t)
+        doc.add("Model prediction: per run the mean over its 16 launches; mean ± 95 %% CI over "
+                "%d seeds (each draws the file system's placement and the BG writer's phase; the "
+                "profile, recorded once without BG, replays on all of them); worst: the slowest "
+                "run's mean launch:\n" % out[0][-1])
+        for bg, what in (("false", "no background I/O"), ("true", "with the 8 MB/s background writer")):
+            t = []
+            for m in ESL_MODES:
+                k, l, c = st[bg, m]
+                t.append([m, k.text(" KiB", 0), l.text(nd=3), fs(l.max, nd=3),
+                          "-" if m == "baseline" else c.text(" %", 1)])
+            doc.add(what.capitalize() + ":\n")
+            doc.table(["loading", "avg request", "launch", "launch worst", "vs demand paging"], t)
         doc.add("The energy figure is not modelled.\n")
 
 
@@ -566,7 +634,8 @@ paper's result is held outside the repository, to judge the model honestly: the
 scenario was built from the paper's mechanism and setup, and the figure shows what
 the simulator predicts, without tuning. Thesis bars are means over launches at
 10 phases of the background write and 3 seeds (30 runs per bar), with 95 %
-confidence intervals of the mean as error bars. Thesis numbers marked ~ are derived from the ratios and differences
+confidence intervals of the mean as error bars; FAST and ESL'20 bars are means over 10
+seeds with the same error bars. Thesis numbers marked ~ are derived from the ratios and differences
 that the summary gives.
 
     scripts/figures              # everything: 30-80 s from a fresh clone on the 2-core
@@ -616,8 +685,11 @@ GAPS = """## Known gaps and differences
   generator spreads it over the *expected* number of I/Os (traces/workloads/synthetic.c), so the CPU
   actually spent differs a little from it and a prefetched launch can end below the CPU
   time column (e.g. matlab). Cold and FAST runs issue the same op stream, so their
-  comparison is unaffected. A profile replays only on the workload it was recorded on
-  (a 20-app profile names files a 5-app run lacks), so fast-multi records one per N.
+  comparison is unaffected. A profile replays on the apps it was recorded with (a 20-app
+  profile names files a 5-app run lacks), so fast-multi records one per N. The apps are
+  fixed (`app_seed`): the intervals say how the launches vary with the file system's
+  placement (and, for ESL'20, the BG writer's phase), not how they would for other apps
+  of the same assumed sizes.
 - **ESL'20.** Energy is not modelled. The kind of background I/O in the paper is unknown;
   the scenario uses an 8 MB/s buffered writer.
 - **LKML.** `fork` and `updating atime` stalls have no counterpart (no process creation or

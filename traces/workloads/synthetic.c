@@ -34,7 +34,10 @@
  * own files and random streams, start + i * stagger), so that "N apps
  * launched together" is one `--set workload.tasks.KEY.copies=N`.
  * The workload's `offset` moves every start (its place in a composite).
- * Random choices come from the stream "workload.NAME".
+ * Random choices come from the stream "workload.NAME", seeded by the run's
+ * seed or, with `app_seed`, by the app's own (an app whose files and launch
+ * are the same in every run, as on a phone: FAST's and ESL'20's profiles are
+ * recorded once and replayed on later launches).
  */
 #include <stddef.h>
 #include <stdio.h>
@@ -47,6 +50,7 @@
 
 #include "models/policies/policy.h"
 #include "models/stack/stack.h"
+#include "sim/rng.h"
 #include "sim/sim.h"
 #include "sim/workload.h"
 #include "traces/workloads/app_launch.h"
@@ -69,6 +73,7 @@ struct task_common {
 	const char *name;
 	int64_t copies;
 	int64_t stagger_ns;
+	int64_t app_seed;
 	/* start: fixed (start_ns) or drawn uniformly from [start_ns, start_hi_ns] */
 	bool start_random;
 	int64_t start_hi_ns;
@@ -108,6 +113,13 @@ static const struct cfg_param common_params[] = {
 	  "random streams (e.g. N apps launched together)", NULL },
 	{ "stagger", CFG_T_TIME, offsetof(struct task_common, stagger_ns), "s", "0", 0, 1e6,
 	  "scenario", "copies: instance i starts at start + i * stagger", NULL },
+	{ "app_seed", CFG_T_INT, offsetof(struct task_common, app_seed), "", "0", 0,
+	  9007199254740991.0,
+	  "FAST'11 and ESL'20: an app's launch reads the same blocks every time (docs/papers.md)",
+	  "the app's identity: the task's stream workload.KEY (its files and what it touches) "
+	  "comes from this seed instead of the run's (0: the run's), so a launch profile recorded "
+	  "in one run applies to runs with other seeds; phase (start), launch-to-launch variation "
+	  "and the file system's placement still follow the run's seed", NULL },
 	CFG_PARAM_END,
 };
 
@@ -250,6 +262,7 @@ struct wl_task {
 	struct stack_task *t;
 	struct app_launch *app;      /* app: the multi-threaded launch (t is its main thread) */
 	gsl_rng *rng;
+	struct sim_rng_set *app_rngs; /* app_seed: the set rng comes from (else the sim's) */
 	struct stack_file *file;     /* writer, reader */
 	struct stack_file *db;       /* launch */
 	struct wl_file *files;       /* launch: working set; burst: shots */
@@ -776,7 +789,16 @@ static int task_create_one(struct wl_state *ws, struct cfg_node *c, const struct
 	}
 	wt->c.start_ns += ws->offset_ns;
 	snprintf(rname, sizeof(rname), "workload.%s", wt->key);
-	wt->rng = sim_rng(sim, rname);
+	if (wt->c.app_seed > 0) {
+		/* the same stream a run with seed app_seed would give this task,
+		 * whatever this run's seed */
+		wt->app_rngs = sim_rng_set_new((uint64_t)wt->c.app_seed);
+		wt->rng = wt->app_rngs ? sim_rng_stream(wt->app_rngs, rname) : NULL;
+		if (!wt->rng)
+			return sim_errorf(err, SIM_E_NOMEM, "out of memory");
+	} else {
+		wt->rng = sim_rng(sim, rname);
+	}
 	if (!wt->c.enabled) {
 		/* consume its keys so that a disabled task is not "unknown" */
 		cfg_mark_used(c, true);
@@ -953,6 +975,7 @@ static void wl_destroy(void *state)
 	for (uint32_t i = 0; i < ws->ntasks; i++) {
 		free(ws->tasks[i].key);
 		free(ws->tasks[i].files);
+		sim_rng_set_free(ws->tasks[i].app_rngs);
 		app_launch_destroy(ws->tasks[i].app);
 	}
 	free(ws->tasks);
