@@ -62,6 +62,9 @@ static const struct cfg_param f2fs_params_table[] = {
 	{ "cold_metadata", CFG_T_BOOL, F2P(base.cold_metadata), "", "true", CFG_NO_RANGE,
 	  "cold launch: inodes not in the cache", "open() of an uncached inode reads its node block",
 	  NULL },
+	{ "layout_seed", CFG_T_INT, F2P(base.layout_seed), "", "0", 0, 9007199254740991.0,
+	  "as the ext4 model", "seed of the placement of existing files and of the aged segments "
+	  "(0: the run's)", NULL },
 	{ "active_logs", CFG_T_INT, F2P(active_logs), "", "6", 2, 6,
 	  "super.c: active_logs=6 default (2 and 4 allowed)", "number of logs (2, 4 or 6)", NULL },
 	{ "reserved_segments", CFG_T_INT, F2P(reserved_segments), "", "208", 0, 1e7,
@@ -565,7 +568,9 @@ static int f2fs_init(struct stack *s, struct cfg_node *node, struct cfg_node *jn
 	s->fs.p.alloc_extent_bytes = 2ull << 20;
 	s->fs.start_sector = fs->p.base.partition_start_bytes >> SECTOR_SHIFT;
 	s->fs.end_sector = s->fs.start_sector + (fs->p.base.partition_bytes >> SECTOR_SHIFT);
-	s->fs.rng = sim_rng(s->sim, "fs");
+	rc = fs_rng_open(s, err);
+	if (rc)
+		return rc;
 
 	uint64_t seg_sect = (uint64_t)F2FS_BLKS_PER_SEG * F2FS_SECTORS_PER_BLK;
 	uint64_t total = (s->fs.end_sector - s->fs.start_sector) / seg_sect;
@@ -611,6 +616,7 @@ static int f2fs_init(struct stack *s, struct cfg_node *node, struct cfg_node *jn
 static void f2fs_free(struct stack *s)
 {
 	struct f2fs *fs = s->fs.f2;
+	fs_free(s); /* the layout stream */
 	if (!fs)
 		return;
 	f2fs_kthread_free(s);

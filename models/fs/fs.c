@@ -5,7 +5,8 @@
  * app's APK, odex, libraries) get their blocks when created, in extents
  * whose sizes are exponentially distributed around extent_mean_bytes with
  * holes (other files' data) of mean gap_mean_bytes between them, drawn
- * from the seeded stream "fs" - this is the configurable fragmentation.
+ * from the seeded stream "fs" - this is the configurable fragmentation
+ * (layout_seed: the same placement whatever the run's seed).
  * Files written by the workload get blocks at writeback (delayed
  * allocation) from a per-inode preallocation window of alloc_extent_bytes
  * taken at the allocator's cursor (mballoc's inode preallocation), so a
@@ -22,6 +23,7 @@
 #include <jansson.h>
 
 #include "models/stack/stack_int.h"
+#include "sim/rng.h"
 #include "sim/sim.h"
 
 static const struct cfg_param fs_params_table[] = {
@@ -47,6 +49,10 @@ static const struct cfg_param fs_params_table[] = {
 	{ "cold_metadata", CFG_T_BOOL, offsetof(struct fs_params, cold_metadata), "", "true",
 	  CFG_NO_RANGE, "cold launch: inodes not in the cache",
 	  "open() of an uncached inode reads its inode-table block", NULL },
+	{ "layout_seed", CFG_T_INT, offsetof(struct fs_params, layout_seed), "", "0", 0,
+	  9007199254740991.0, "scenario: a phone's files stay where they are from run to run",
+	  "seed of the placement of existing files (stream fs) instead of the run's (0: the run's): "
+	  "the same disk in every run, e.g. under a launch profile recorded in another run", NULL },
 	CFG_PARAM_END,
 };
 
@@ -61,8 +67,20 @@ int fs_init(struct stack *s, struct cfg_node *node, struct sim_error *err)
 		return rc;
 	fs->start_sector = fs->p.partition_start_bytes >> SECTOR_SHIFT;
 	fs->end_sector = fs->start_sector + (fs->p.partition_bytes >> SECTOR_SHIFT);
-	fs->rng = sim_rng(s->sim, "fs");
-	return 0;
+	return fs_rng_open(s, err);
+}
+
+int fs_rng_open(struct stack *s, struct sim_error *err)
+{
+	struct fs *fs = &s->fs;
+	if (fs->p.layout_seed <= 0) {
+		fs->rng = sim_rng(s->sim, "fs");
+		return 0;
+	}
+	/* the stream a run with seed layout_seed would give, whatever this run's */
+	fs->layout_rngs = sim_rng_set_new((uint64_t)fs->p.layout_seed);
+	fs->rng = fs->layout_rngs ? sim_rng_stream(fs->layout_rngs, "fs") : NULL;
+	return fs->rng ? 0 : sim_errorf(err, SIM_E_NOMEM, "out of memory");
 }
 
 void fs_layout(struct stack *s, uint64_t journal_sectors)
@@ -205,7 +223,9 @@ void fs_new_file(struct stack *s, struct stack_file *f)
 
 void fs_free(struct stack *s)
 {
-	(void)s;
+	sim_rng_set_free(s->fs.layout_rngs);
+	s->fs.layout_rngs = NULL;
+	s->fs.rng = NULL;
 }
 
 /* ext4_writepages -> mpage_map_and_submit_extent: delayed allocation of

@@ -94,6 +94,7 @@ struct fs_params {
 	uint64_t max_bio_bytes;       /* bio_add_page limit (queue max_sectors) */
 	uint64_t group_bytes;         /* ext4 block group */
 	bool cold_metadata;           /* inode blocks not cached at start */
+	int64_t layout_seed;          /* placement stream's seed (0: the run's) */
 };
 
 struct tp_params {
@@ -456,6 +457,7 @@ struct fs {
 	uint64_t allocated_sectors;
 	struct stack_file *meta;      /* block-device mapping for inode blocks */
 	gsl_rng *rng;
+	struct sim_rng_set *layout_rngs; /* layout_seed: the set rng comes from */
 };
 
 struct stack {
@@ -633,6 +635,8 @@ void fs_layout(struct stack *s, uint64_t journal_sectors);
 /* Inode placement of a new file. */
 void fs_new_file(struct stack *s, struct stack_file *f);
 void fs_free(struct stack *s);
+/* s->fs.rng: the stream "fs" of the run's seed, or of layout_seed. */
+int fs_rng_open(struct stack *s, struct sim_error *err);
 /* Allocate blocks for an existing file of npages (fragmented). */
 int fs_alloc_existing(struct stack *s, struct stack_file *f, uint64_t npages);
 /* Delayed allocation at writeback: cover [alloc_pages, upto). */

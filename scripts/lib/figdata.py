@@ -466,20 +466,21 @@ def fast_launch(run, data, doc):
     doc.add("Model prediction (the paper's figures are held outside this repository to judge "
             "it; nothing was tuned towards them). Mean ± 95 %% confidence interval of the mean "
             "over %d seeds; worst: the slowest of those runs with FAST. One profile, recorded "
-            "with the scenario's seed, replays on every seed: each app is the same in every run "
-            "(`app_seed`), and the seed draws where the file system places its files, so the "
-            "miss ratio (mean, in brackets the largest) is that of a profile recorded on another "
-            "run:\n" % len(fast))
+            "with the scenario's seed, replays on every seed: the apps and the disk are the same "
+            "in every run (`app_seed`, `fs.layout_seed`), as from launch to launch on one "
+            "machine, so the miss ratio (mean, in brackets the largest) is that of a profile "
+            "recorded in another run:\n" % len(fast))
     varied_col = "change, %.0f %% of runs varied" % (vfrac * 100)
     doc.table(["app", "cold", "FAST", "change", "FAST worst", "CPU time", "miss ratio",
                "unused ratio", "prefetch KiB/req", varied_col, "its miss ratio"], table)
     doc.add("The idea's bound: t_launch ~ max(t_ssd, t_cpu); the CPU time column is the "
-            "app's assumed CPU work (`cpu_total`, see the gaps below). The intervals are narrow: "
-            "the simulated machine has no other activity, and the SSD's time hardly depends on "
-            "where the files lie. The last two columns are launches that differ from the "
-            "profiled one: in each, %.0f %% of the runs (drawn per seed, `variation`; an "
-            "assumption, not a number of the paper) touch another place of the file, so the "
-            "profile misses them (and prefetches what the launch no longer reads).\n" % (vfrac * 100))
+            "app's assumed CPU work (`cpu_total`, see the gaps below). Nothing else runs on "
+            "the simulated desktop, so launches that repeat exactly (FAST's observation) give "
+            "the same time on every seed: their intervals are 0. The last two columns are "
+            "launches that differ from the profiled one: in each, %.0f %% of the runs (drawn per "
+            "seed, `variation`; an assumption, not a number of the paper) touch another place "
+            "of the file, so the profile misses them and prefetches what the launch no longer "
+            "reads; the figure does not show them.\n" % (vfrac * 100))
 
 
 def fast_multi(run, data, doc):
@@ -509,7 +510,8 @@ def fast_multi(run, data, doc):
          "cold_max_ci95", "fast_max_ci95", "cold_mean_ci95", "fast_mean_ci95", "n"], out)
     doc.add("### FAST: 5-20 apps launched together (`configs/sweeps/fast-multi.yaml`)\n")
     doc.add("Model prediction, mean ± 95 %% CI over %d seeds (profiles recorded once per N, "
-            "replayed on every seed, as above):\n" % nseeds)
+            "replayed on every seed; the launches repeat exactly, so the seeds agree, as "
+            "above):\n" % nseeds)
     doc.table(["apps", "cold (set)", "FAST (set)", "change", "FAST worst (set)", "cold (mean app)",
                "FAST (mean app)"], table)
     doc.add("The set's launch time is its longest launch. Two cores share the apps' CPU work, so "
@@ -552,16 +554,17 @@ def esl20(run, data, doc, only):
         doc.add("### ESL'20: I/O size and launch time for reorder, merge, padding "
                 "(`configs/sweeps/esl20-padding.yaml`)\n")
         doc.add("Model prediction: per run the mean over its 16 launches; mean ± 95 %% CI over "
-                "%d seeds (each draws the file system's placement and the BG writer's phase; the "
-                "profile, recorded once without BG, replays on all of them); worst: the slowest "
-                "run's mean launch:\n" % out[0][-1])
+                "%d seeds (apps and disk are the same in every run; each seed draws the BG "
+                "writer's phase, so without BG the runs are identical; the profile, recorded "
+                "once without BG, replays on all of them); worst: the slowest run's mean "
+                "launch:\n" % out[0][-1])
         for bg, what in (("false", "no background I/O"), ("true", "with the 8 MB/s background writer")):
             t = []
             for m in ESL_MODES:
                 k, l, c = st[bg, m]
                 t.append([m, k.text(" KiB", 0), l.text(nd=3), fs(l.max, nd=3),
                           "-" if m == "baseline" else c.text(" %", 1)])
-            doc.add(what.capitalize() + ":\n")
+            doc.add(what[0].upper() + what[1:] + ":\n")
             doc.table(["loading", "avg request", "launch", "launch worst", "vs demand paging"], t)
         doc.add("The energy figure is not modelled.\n")
 
@@ -686,10 +689,11 @@ GAPS = """## Known gaps and differences
   actually spent differs a little from it and a prefetched launch can end below the CPU
   time column (e.g. matlab). Cold and FAST runs issue the same op stream, so their
   comparison is unaffected. A profile replays on the apps it was recorded with (a 20-app
-  profile names files a 5-app run lacks), so fast-multi records one per N. The apps are
-  fixed (`app_seed`): the intervals say how the launches vary with the file system's
-  placement (and, for ESL'20, the BG writer's phase), not how they would for other apps
-  of the same assumed sizes.
+  profile names files a 5-app run lacks), so fast-multi records one per N. The apps and
+  the disk are fixed (`app_seed`, `fs.layout_seed`), as on one machine from launch to
+  launch: the intervals say how the launches vary with the BG writer's phase (ESL'20)
+  and with an assumed launch-to-launch variation (FAST's last columns), not how they
+  would for other apps of the same assumed sizes or on another disk.
 - **ESL'20.** Energy is not modelled. The kind of background I/O in the paper is unknown;
   the scenario uses an 8 MB/s buffered writer.
 - **LKML.** `fork` and `updating atime` stalls have no counterpart (no process creation or

@@ -118,8 +118,9 @@ static const struct cfg_param common_params[] = {
 	  "FAST'11 and ESL'20: an app's launch reads the same blocks every time (docs/papers.md)",
 	  "the app's identity: the task's stream workload.KEY (its files and what it touches) "
 	  "comes from this seed instead of the run's (0: the run's), so a launch profile recorded "
-	  "in one run applies to runs with other seeds; phase (start), launch-to-launch variation "
-	  "and the file system's placement still follow the run's seed", NULL },
+	  "in one run applies to runs with other seeds; phase (start) and launch-to-launch "
+	  "variation still follow the run's seed, and so does the file system's placement unless "
+	  "fs.layout_seed is set", NULL },
 	CFG_PARAM_END,
 };
 

@@ -468,6 +468,25 @@ static void test_prefetch_profile_applies_to_other_seeds(void **state)
 	sim_destroy(s2);
 	sim_destroy(s9);
 	sim_destroy(s9own);
+	/* fs.layout_seed: the same placement whatever the run's seed */
+#define FIXED_YAML                                                                                 \
+	"seed: %d\ndevice: %s\n"                                                                    \
+	"fs: {extent_mean_bytes: 32KiB, gap_mean_bytes: 64KiB, layout_seed: 1}\n"                  \
+	"workload: {type: synthetic, tasks: {app: {gen: launch, app_seed: 1, bytes: 3MiB,"         \
+	" files: 6, file_coverage: 0.4}}}\n"
+	char f2[2048], f9[2048];
+	snprintf(f2, sizeof(f2), FIXED_YAML, 2, DEV);
+	snprintf(f9, sizeof(f9), FIXED_YAML, 9, DEV);
+#undef FIXED_YAML
+	s2 = make_sim(f2);
+	s9 = make_sim(f9);
+	struct stack_file *a = stack_file_find(s2->stack, "app/ws3"), *b = stack_file_find(s9->stack, "app/ws3");
+	assert_non_null(a);
+	assert_non_null(b);
+	for (uint64_t off = 0; off < stack_file_size(a); off += 4096)
+		assert_int_equal(stack_file_lba(a, off), stack_file_lba(b, off));
+	sim_destroy(s2);
+	sim_destroy(s9);
 
 	(void)run_launch_seed(rp, 2, 1);
 	struct launch_result cold = run_launch_seed("", 9, 1);
