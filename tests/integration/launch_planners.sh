@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The launch planners from the CLI: FAST prefetch (record a profile, then
 # replay it: launches shorter, every touched page prefetched, the same bytes
-# twice), ESL'20 padding (merge and pad load no slower than reorder and
+# twice; the profile recorded with the scenario's seed replays unchanged with
+# another --seed, as the apps and the disk are fixed), ESL'20 padding (merge and pad load no slower than reorder and
 # merge, larger requests), and a broken profile is a bad-input error naming
 # file:line (exit 2).
 set -u
@@ -24,6 +25,7 @@ run "$fast" --set policies=prefetch --set prefetch.mode=record --set prefetch.pr
 head -1 "$prof" | grep -q "mobisim launch profile 1" || { echo "FAIL: profile header"; exit 1; }
 run "$fast" --set policies=prefetch --set prefetch.profile="$prof" --out "$tmp/fast.json"
 run "$fast" --set policies=prefetch --set prefetch.profile="$prof" --out "$tmp/fast2.json"
+run "$fast" --set policies=prefetch --set prefetch.profile="$prof" --seed 7 --out "$tmp/fast7.json"
 
 eprof="$tmp/esl.prof"
 run "$esl" --set padding.mode=record --set padding.profile="$eprof" --out "$tmp/esl-rec.json"
@@ -74,6 +76,9 @@ if not all(f[k] < c[k] for k in c):
     print("FAIL: some launch not shorter with the prefetcher"); ok = False
 if pf["hit_ratio"] < 0.99:
     print("FAIL: hit ratio"); ok = False
+f7 = load("fast7")
+if launches(f7) != f or f7["policies"]["prefetch"]["miss_ratio"] != 0:
+    print("FAIL: the profile does not replay the same with --seed 7"); ok = False
 esl = {m: load(f"esl-{m}")["policies"]["padding"] for m in ("baseline", "reorder", "merge", "pad")}
 load_ms = {m: esl[m]["mean_load_ns"] / 1e6 for m in ("reorder", "merge", "pad")}
 kib = {m: esl[m]["avg_request_kib"] for m in esl}
