@@ -413,6 +413,15 @@ def by_seed(run, sweep, rows):
     return {r.get("seed", r["id"]): point(run, sweep, r) for r in rows}
 
 
+def spct(st):
+    """A change's Stat as '+x.x ± y.y %'."""
+    if math.isnan(st.mean):
+        return "-"
+    if math.isnan(st.ci):
+        return fpct(st.mean)
+    return "%+.1f ± %.1f %%" % (st.mean, st.ci)
+
+
 def paired_pct(new, old):
     """Per-seed changes (%) of two {seed: value} maps (common random numbers)."""
     return [pct(new[k], old[k]) for k in sorted(old) if k in new]
@@ -452,15 +461,18 @@ def fast_launch(run, data, doc):
             unused = Stat([pf(d, app, "unused_ratio") for d in fast.values()])
             kib = Stat([pf(d, app, "prefetch_avg_request_kib") for d in fast.values()])
             vmiss = Stat([pf(d, app, "miss_ratio") for d in varied.values()])
-            out.append([app, sc.mean, sf.mean, cpu, sp.mean, sc.ci, sf.ci, sp.ci, sf.n])
-            table.append([app, sc.text(nd=3), sf.text(nd=3), sp.text(" %", 1), fs(sf.max, nd=3),
+            svt = Stat(list(v.values()))
+            out.append([app, sc.mean, sf.mean, cpu, sp.mean, sc.ci, sf.ci, sp.ci, sf.n,
+                        svt.mean, svt.ci, sv.mean])
+            table.append([app, sc.text(nd=3), sf.text(nd=3), spct(sp), fs(sf.max, nd=3),
                           fs(cpu), "%.3f (%.3f)" % (miss.mean, miss.max), "%.2f" % unused.mean,
-                          "%.0f" % kib.mean, sv.text(" %", 1), "%.3f (%.3f)" % (vmiss.mean, vmiss.max)])
+                          "%.0f" % kib.mean, spct(sv), "%.3f (%.3f)" % (vmiss.mean, vmiss.max)])
         else:
-            table.append(["**" + app + "**", sc.text(nd=2), sf.text(nd=2), sp.text(" %", 1),
-                          fs(sf.max), "", "", "", "", sv.text(" %", 1), ""])
+            table.append(["**" + app + "**", sc.text(nd=2), sf.text(nd=2), spct(sp),
+                          fs(sf.max), "", "", "", "", spct(sv), ""])
     tsv(os.path.join(data, "fast-launch.tsv"),
-        ["app", "cold_s", "fast_s", "cpu_s", "change_pct", "cold_ci95", "fast_ci95", "change_ci95", "n"],
+        ["app", "cold_s", "fast_s", "cpu_s", "change_pct", "cold_ci95", "fast_ci95", "change_ci95", "n",
+         "varied_s", "varied_ci95", "varied_change_pct"],
         out)
     doc.add("### FAST: cold start vs the FAST prefetcher, per app (`configs/sweeps/fast-prefetch.yaml`)\n")
     doc.add("Model prediction (the paper's figures are held outside this repository to judge "
@@ -480,7 +492,7 @@ def fast_launch(run, data, doc):
             "launches that differ from the profiled one: in each, %.0f %% of the runs (drawn per "
             "seed, `variation`; an assumption, not a number of the paper) touch another place "
             "of the file, so the profile misses them and prefetches what the launch no longer "
-            "reads; the figure does not show them.\n" % (vfrac * 100))
+            "reads; the figure's third bar.\n" % (vfrac * 100))
 
 
 def fast_multi(run, data, doc):
@@ -503,7 +515,7 @@ def fast_multi(run, data, doc):
         chg = Stat(paired_pct(fmax, cmax))
         out.append([n, s[0].mean, s[1].mean, s[2].mean, s[3].mean, chg.mean,
                     s[0].ci, s[1].ci, s[2].ci, s[3].ci, s[1].n])
-        table.append([n, s[0].text(), s[1].text(), chg.text(" %", 1), fs(s[1].max), s[2].text(),
+        table.append([n, s[0].text(), s[1].text(), spct(chg), fs(s[1].max), s[2].text(),
                       s[3].text()])
     tsv(os.path.join(data, "fast-multi.tsv"),
         ["apps", "cold_max_s", "fast_max_s", "cold_mean_s", "fast_mean_s", "change_pct",
@@ -563,7 +575,7 @@ def esl20(run, data, doc, only):
             for m in ESL_MODES:
                 k, l, c = st[bg, m]
                 t.append([m, k.text(" KiB", 0), l.text(nd=3), fs(l.max, nd=3),
-                          "-" if m == "baseline" else c.text(" %", 1)])
+                          "-" if m == "baseline" else spct(c)])
             doc.add(what[0].upper() + what[1:] + ":\n")
             doc.table(["loading", "avg request", "launch", "launch worst", "vs demand paging"], t)
         doc.add("The energy figure is not modelled.\n")
@@ -641,9 +653,11 @@ confidence intervals of the mean as error bars; FAST and ESL'20 bars are means o
 seeds with the same error bars. Thesis numbers marked ~ are derived from the ratios and differences
 that the summary gives.
 
-    scripts/figures              # everything: 30-80 s from a fresh clone on the 2-core
-                                 # machine, build included, as the load varies (the script
-                                 # prints its wall time and writes out/figures/wall_s.txt)
+    scripts/figures              # everything: about 2 minutes from a fresh clone on an idle
+                                 # 2-core machine, build included, as the load varies (the
+                                 # FAST and ESL'20 sweeps' 190 runs take about 40 s of CPU
+                                 # time; the script prints its wall time and writes
+                                 # out/figures/wall_s.txt)
     scripts/figures --quick      # one small figure end to end (tests/integration/figures_smoke.sh)
     scripts/figures --bin build/mobisim --out /tmp/figs --doc /tmp/figs/notes.md
 
