@@ -39,6 +39,7 @@
 #include "sim/cli/cli.h"
 #include "sim/cli/progress.h"
 #include "sim/cli/sweep.h"
+#include "sim/cli/warnings.h"
 #include "sim/results.h"
 #include "sim/sim.h"
 #include "sim/stats.h"
@@ -616,7 +617,7 @@ int cmd_compare(int argc, char **argv)
 	struct sim_options so = { 0 };
 	size_t nsets = 0;
 	struct sim_error err = { 0 };
-	json_t *doc = NULL;
+	json_t *doc = NULL, *tally = NULL;
 	int nrep = 0;
 	json_t **tables = NULL;
 	if (!sets_kv || !plugins || !sets) {
@@ -704,7 +705,9 @@ int cmd_compare(int argc, char **argv)
 	int reps = nrep ? nrep : 1;
 	tables = calloc((size_t)reps, sizeof(*tables));
 	json_t *seeds = json_array();
-	if (!tables || !seeds) {
+	/* every run's warnings: each distinct text once, with how many runs */
+	tally = json_object();
+	if (!tables || !seeds || !tally) {
 		json_decref(seeds);
 		status = cli_report(&(struct sim_error){ SIM_E_NOMEM, "out of memory" });
 		goto done;
@@ -761,6 +764,15 @@ int cmd_compare(int argc, char **argv)
 			seed = s->seed;
 			res[k] = sim_result_json(s);
 			sim_destroy(s);
+			json_t *w = cli_result_warnings(res[k]);
+			char runlabel[300];
+			if (nrep)
+				snprintf(runlabel, sizeof(runlabel), "set '%s' repetition %d",
+					 sets[k].label, r + 1);
+			else
+				snprintf(runlabel, sizeof(runlabel), "set '%s'", sets[k].label);
+			cli_warn_tally_add(tally, w, runlabel);
+			json_decref(w);
 		}
 		if (!nrep)
 			break;
@@ -772,6 +784,7 @@ int cmd_compare(int argc, char **argv)
 	}
 	if (progress && nrep)
 		fputc('\n', stderr);
+	cli_warn_tally_print(stderr, "mobisim: warning: ", tally, nsets * (size_t)reps, "runs", 20);
 
 	doc = json_object();
 	if (nrep) {
@@ -794,6 +807,8 @@ int cmd_compare(int argc, char **argv)
 		json_object_set_new(doc, "runs", runs);
 		json_object_set_new(doc, "table", table);
 	}
+	if (json_object_size(tally))
+		json_object_set_new(doc, "warnings", cli_warn_tally_json(tally));
 	status = 0;
 	if (out && results_write_atomic(out, doc, &err))
 		status = cli_report(&err);
@@ -807,5 +822,6 @@ done:
 	free(sets);
 	free(plugins);
 	free(sets_kv);
+	json_decref(tally);
 	return status;
 }

@@ -18,6 +18,7 @@
 #include "sim/cli/summary.h"
 #include "sim/cli/timeline_out.h"
 #include "sim/cli/trace_out.h"
+#include "sim/cli/warnings.h"
 
 int cli_report(const struct sim_error *err)
 {
@@ -203,11 +204,11 @@ int cmd_run(int argc, char **argv)
 		fprintf(stderr, "mobisim: stopped early: run.max_events reached at t = %.6f s before the "
 				"workload finished\n", (double)sim_now(s) / 1e9);
 	json_t *res = sim_result_json(s);
-	/* a workload's warnings (open-loop overload ...) are in the result; say them too */
-	size_t wi;
-	json_t *wv;
-	json_array_foreach(json_object_get(json_object_get(res, "workload"), "warnings"), wi, wv)
-		fprintf(stderr, "mobisim: warning: %s\n", json_string_value(wv));
+	/* a workload's and its reader's warnings (open-loop overload, a cut
+	 * record ...) are in the result; say them too */
+	json_t *warns = cli_result_warnings(res);
+	cli_warnings_print(stderr, NULL, warns);
+	json_decref(warns);
 	if (!so.quiet)
 		summary_print(stdout, s, res);
 	rc = out ? results_write_atomic(out, res, &err) : 0;

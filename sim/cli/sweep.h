@@ -188,7 +188,9 @@ int sweep_run_all(const struct sweep *sw, const struct sweep_run_opts *o, int *n
  * out_dir/points. Missing points get no row and are counted in *nmissing
  * (and named on log, which may be NULL). Columns: id, the keys, rep (with
  * repetitions), seed (when seeds are derived), the metrics. Cells of keys a point does not
- * assign come from its result's "config" echo, else "-". */
+ * assign come from its result's "config" echo, else "-". The points'
+ * warnings go to OUT/warnings.txt, each text once with its count of points
+ * (the first ten also on log); with none, that file is removed. */
 int sweep_write_summary(const struct sweep *sw, const char *out_dir, const char *const *dirs,
 			int ndirs, bool copy, FILE *log, int *nmissing, struct sim_error *err);
 

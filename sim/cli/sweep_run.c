@@ -23,6 +23,7 @@
 #include <math.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +36,7 @@
 #include <jansson.h>
 
 #include "sim/cli/cli.h"
+#include "sim/cli/warnings.h"
 #include "sim/config.h"
 #include "sim/results.h"
 #include "sim/sim.h"
@@ -473,6 +475,33 @@ static void put_cell(FILE *f, const char *s)
 		fputc(*s == '\t' || *s == '\n' || *s == '\r' ? ' ' : *s, f);
 }
 
+/* OUT/warnings.txt: the points' warnings, a line each (removed when there
+ * are none, so a resumed sweep does not keep stale ones); the first ten on log. */
+static int write_warnings(const char *out_dir, const json_t *tally, size_t npoints, FILE *log,
+			  struct sim_error *err)
+{
+	char path[4200];
+	snprintf(path, sizeof(path), "%s/warnings.txt", out_dir);
+	if (!json_object_size(tally)) {
+		if (unlink(path) && errno != ENOENT)
+			return sim_errorf(err, SIM_E_IO, "%s: %s", path, strerror(errno));
+		return 0;
+	}
+	if (log)
+		cli_warn_tally_print(log, "mobisim: warning: ", tally, npoints, "points", 10);
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+	if (!m)
+		return sim_errorf(err, SIM_E_NOMEM, "out of memory");
+	cli_warn_tally_print(m, "", tally, npoints, "points", SIZE_MAX);
+	int bad = fclose(m);
+	int rc = bad ? sim_errorf(err, SIM_E_NOMEM, "out of memory")
+		     : results_write_text_atomic(path, text, len, err);
+	free(text);
+	return rc;
+}
+
 int sweep_write_summary(const struct sweep *sw, const char *out_dir, const char *const *dirs,
 			int ndirs, bool copy, FILE *log, int *nmissing, struct sim_error *err)
 {
@@ -524,7 +553,10 @@ int sweep_write_summary(const struct sweep *sw, const char *out_dir, const char 
 	char **cells = calloc((size_t)sw->ngroups * (size_t)(sw->nkeys ? sw->nkeys : 1) + 1,
 			      sizeof(char *));
 	bool *present = calloc((size_t)sw->npoints + 1, sizeof(bool));
-	if (!vals || !cells || !present) {
+	/* the points' warnings, each distinct text once with its count */
+	json_t *tally = json_object();
+	size_t npresent = 0;
+	if (!vals || !cells || !present || !tally) {
 		free(warned);
 		warned = NULL;
 		rc = sim_errorf(err, SIM_E_NOMEM, "out of memory");
@@ -606,8 +638,17 @@ int sweep_write_summary(const struct sweep *sw, const char *out_dir, const char 
 				vals[(size_t)i * nm + (size_t)m] = d;
 		}
 		fputc('\n', f);
+		json_t *w = cli_result_warnings(doc);
+		cli_warn_tally_add(tally, w, p->id);
+		json_decref(w);
+		npresent++;
 		json_decref(doc);
 	}
+	/* said once per distinct text, and kept in OUT/warnings.txt (not in
+	 * the summary, whose readers take every '#' line for the header) */
+	if (!rc)
+		rc = write_warnings(out_dir, tally, npresent, log, err);
+	json_decref(tally);
 	free(warned);
 	free(dpaths);
 	if (rc)

@@ -864,6 +864,7 @@ static void replay_stats_json(struct sim *sim, void *state, json_t *obj)
 	for (unsigned i = 0; i < dg->nnotes; i++)
 		json_array_append_new(notes, json_string(dg->notes[i]));
 	json_object_set_new(rw, "notes", notes);
+	json_object_set_new(rw, "notes_total", json_integer((json_int_t)dg->notes_total));
 	json_object_set_new(obj, "reader_warnings", rw);
 	if (r->mode == REPLAY_OPEN)
 		overload_json(&r->ovl, obj);

@@ -1,0 +1,138 @@
+/* Warnings of a run's result (see warnings.h). They are in the result
+ * document already; this turns them into the lines `mobisim run` prints,
+ * so compare, sweep, sensitivity and validate say the same, once per
+ * source and once per distinct text over many runs.
+ */
+#include "sim/cli/warnings.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "traces/trace.h"
+
+static void add_text(json_t *out, const char *prefix, const char *text)
+{
+	char buf[1024];
+	snprintf(buf, sizeof(buf), "%s%s", prefix, text);
+	json_array_append_new(out, json_string(buf));
+}
+
+static json_int_t get_int(const json_t *o, const char *key)
+{
+	const json_t *v = json_object_get(o, key);
+	return json_is_integer(v) ? json_integer_value(v) : 0;
+}
+
+/* One workload object (or a composite's source) into out. */
+static void workload_warnings(const json_t *wl, const char *prefix, json_t *out)
+{
+	size_t i;
+	json_t *v;
+	json_array_foreach(json_object_get(wl, "warnings"), i, v)
+		if (json_is_string(v))
+			add_text(out, prefix, json_string_value(v));
+	const json_t *rw = json_object_get(wl, "reader_warnings");
+	if (json_is_object(rw)) {
+		const char *trace = json_string_value(json_object_get(wl, "trace"));
+		char buf[512];
+		json_array_foreach(json_object_get(rw, "notes"), i, v)
+			if (json_is_string(v))
+				add_text(out, prefix, json_string_value(v));
+		json_int_t more = get_int(rw, "notes_total") -
+				  (json_int_t)json_array_size(json_object_get(rw, "notes"));
+		if (more > 0) {
+			snprintf(buf, sizeof(buf), "%s: %" JSON_INTEGER_FORMAT " more warnings like these",
+				 trace ? trace : "trace", more);
+			add_text(out, prefix, buf);
+		}
+		json_int_t back = get_int(rw, "time_backwards");
+		if (back > 0) {
+			snprintf(buf, sizeof(buf), "%s: time goes backwards %" JSON_INTEGER_FORMAT " times",
+				 trace ? trace : "trace", back);
+			add_text(out, prefix, buf);
+		}
+		json_int_t jumps = get_int(rw, "clock_jumps");
+		if (jumps > 0) {
+			snprintf(buf, sizeof(buf),
+				 "%s: %" JSON_INTEGER_FORMAT " gaps longer than %lld s between consecutive "
+				 "events: a clock offset between CPUs?",
+				 trace ? trace : "trace", jumps,
+				 (long long)(TRACE_CLOCK_JUMP_NS / 1000000000LL));
+			add_text(out, prefix, buf);
+		}
+	}
+	const char *name;
+	json_object_foreach((json_t *)json_object_get(wl, "sources"), name, v) {
+		char sub[256];
+		snprintf(sub, sizeof(sub), "%ssource %s: ", prefix, name);
+		workload_warnings(v, sub, out);
+	}
+}
+
+json_t *cli_result_warnings(const json_t *res)
+{
+	json_t *out = json_array();
+	if (out)
+		workload_warnings(json_object_get(res, "workload"), "", out);
+	return out;
+}
+
+size_t cli_warnings_print(FILE *f, const char *label, const json_t *warnings)
+{
+	size_t i;
+	json_t *v;
+	json_array_foreach(warnings, i, v)
+		fprintf(f, "mobisim: warning: %s%s%s\n", label ? label : "", label ? ": " : "",
+			json_string_value(v));
+	return json_array_size(warnings);
+}
+
+/* The tally: an object keyed by the text ({"runs", "first"}), in the
+ * order first seen (jansson keeps insertion order), so a text is found
+ * in constant time however many runs there are. */
+void cli_warn_tally_add(json_t *tally, const json_t *warnings, const char *label)
+{
+	size_t i;
+	json_t *v;
+	json_array_foreach(warnings, i, v) {
+		const char *text = json_string_value(v);
+		json_t *e = json_object_get(tally, text);
+		if (e)
+			json_object_set_new(e, "runs", json_integer(get_int(e, "runs") + 1));
+		else
+			json_object_set_new(tally, text,
+					    json_pack("{s:I, s:s}", "runs", (json_int_t)1, "first", label));
+	}
+}
+
+json_t *cli_warn_tally_json(const json_t *tally)
+{
+	json_t *out = json_array();
+	const char *text;
+	json_t *e;
+	json_object_foreach((json_t *)tally, text, e)
+		json_array_append_new(out, json_pack("{s:s, s:I, s:O}", "warning", text, "runs",
+						     get_int(e, "runs"), "first",
+						     json_object_get(e, "first")));
+	return out;
+}
+
+size_t cli_warn_tally_print(FILE *f, const char *lead, const json_t *tally, size_t total,
+			    const char *what, size_t max)
+{
+	size_t i = 0, n = json_object_size(tally);
+	const char *text;
+	json_t *e;
+	json_object_foreach((json_t *)tally, text, e) {
+		if (i++ == max) {
+			fprintf(f, "%s%zu more distinct warnings (see each result's workload)\n", lead,
+				n - max);
+			break;
+		}
+		fprintf(f, "%s%s (%" JSON_INTEGER_FORMAT " of %zu %s, first %s)\n", lead, text,
+			get_int(e, "runs"), total, what, json_string_value(json_object_get(e, "first")));
+	}
+	return n;
+}
