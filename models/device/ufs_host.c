@@ -24,7 +24,9 @@
  */
 #include "models/device/ufs_host.h"
 
+#include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include <jansson.h>
@@ -74,6 +76,7 @@ int ufs_host_create(struct cfg_node *node, struct ufs_host **out, struct sim_err
 	if (!h)
 		return sim_errorf(err, SIM_E_NOMEM, "out of memory creating the UFS host");
 	node->used = true;
+	h->node = node;
 	rc = cfg_apply(ufs_host_params_table, node, &h->p, err);
 	if (rc) {
 		free(h);
@@ -137,6 +140,24 @@ static const char *ufs_host_nr_queues(struct ufs_host *h, uint32_t nr_cpus)
 	return NULL;
 }
 
+/* An input error at the host map's key (or the map itself). */
+static int ufs_host_errorf(const struct ufs_host *h, struct sim_error *err, const char *key,
+			   const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static int ufs_host_errorf(const struct ufs_host *h, struct sim_error *err, const char *key,
+			   const char *fmt, ...)
+{
+	struct cfg_node *n = cfg_get(h->node, key);
+	char msg[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (n || h->node)
+		return cfg_errorf(err, n ? n : h->node, "%s", msg);
+	return sim_errorf(err, SIM_E_INPUT, "device.host.%s: %s", key, msg);
+}
+
 int ufs_host_config(struct ufs_host *h, uint32_t bqueuedepth, uint32_t nr_cpus,
 		    struct sim_error *err)
 {
@@ -152,11 +173,14 @@ int ufs_host_config(struct ufs_host *h, uint32_t bqueuedepth, uint32_t nr_cpus,
 		return 0;
 	/* rw_queue_count_set(): 2..num_possible_cpus() */
 	if (p->rw_queues && (p->rw_queues < 2 || p->rw_queues > nr_cpus))
-		return sim_errorf(err, SIM_E_INPUT, "device.host.rw_queues: %lld is out of range "
-				  "(0 = one per CPU, or 2..%u)", (long long)p->rw_queues, nr_cpus);
-	if (p->read_queues > nr_cpus || p->poll_queues > nr_cpus)
-		return sim_errorf(err, SIM_E_INPUT, "device.host.read_queues and poll_queues may "
-				  "not exceed the CPU count (%u)", nr_cpus);
+		return ufs_host_errorf(h, err, "rw_queues", "%lld is out of range (0 = one per CPU, "
+				       "or 2..%u)", (long long)p->rw_queues, nr_cpus);
+	if (p->read_queues > nr_cpus)
+		return ufs_host_errorf(h, err, "read_queues", "may not exceed the CPU count (%u)",
+				       nr_cpus);
+	if (p->poll_queues > nr_cpus)
+		return ufs_host_errorf(h, err, "poll_queues", "may not exceed the CPU count (%u)",
+				       nr_cpus);
 	why = ufs_host_nr_queues(h, nr_cpus);
 	if (!why && bqueuedepth == 0)
 		why = "the device reports no bQueueDepth (no shared queueing)";
@@ -165,8 +189,7 @@ int ufs_host_config(struct ufs_host *h, uint32_t bqueuedepth, uint32_t nr_cpus,
 		h->nr_queues[UFS_HCTX_DEFAULT] = 1;
 		h->nr_queues[UFS_HCTX_READ] = h->nr_queues[UFS_HCTX_POLL] = 0;
 		if (p->mode == UFS_HOST_MCQ)
-			return sim_errorf(err, SIM_E_INPUT, "device.host: MCQ cannot be configured: "
-					  "%s", why);
+			return ufs_host_errorf(h, err, "mode", "MCQ cannot be configured: %s", why);
 		h->why = why;
 		return 0;
 	}

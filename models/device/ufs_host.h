@@ -40,6 +40,7 @@ struct ufs_host_params {
 
 struct ufs_host {
 	struct ufs_host_params p;
+	struct cfg_node *node;             /* the `host:` map, for messages while setting up */
 	/* Resolved by ufs_host_config(). */
 	bool mcq;                          /* MCQ in use */
 	const char *why;                   /* why SDB when MCQ was possible, or NULL */
