@@ -1353,11 +1353,13 @@ struct json_t *blk_mq_to_json(const struct blk_queue *q)
 		json_array_append_new(h, x);
 	}
 	json_object_set_new(o, "hw_queues", h);
-	/* MCQ only, so that SDB results keep their bytes */
+	/* MCQ, or why a host able to run it fell back; a plain SDB host adds
+	 * nothing, so that SDB results keep their bytes */
+	if (q->dev->host && (q->dev->host->mcq || q->dev->host->why))
+		json_object_set_new(o, "ufs_host", ufs_host_to_json(q->dev->host));
 	if (mq->host) {
 		json_t *t = json_object();
 
-		json_object_set_new(o, "ufs_host", ufs_host_to_json(mq->host));
 		json_object_set_new(t, "driver_tags", blk_mq_tags_json(&mq->shared_driver_tags));
 		if (mq->has_elv)
 			json_object_set_new(t, "sched_tags", blk_mq_tags_json(&mq->shared_sched_tags));
