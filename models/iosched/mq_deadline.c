@@ -43,10 +43,11 @@
  *    ends a BG slice at once), but not while they are only in flight
  *    (mq-deadline's rule between its own classes): on flash with tagged
  *    queueing CFQ does not idle, so fgcfq hands the device to BG queues as
- *    soon as the FG queues run dry, FG requests still in flight. Holding
- *    BG writes back longer delays the writeback of the FG task's own pages
- *    that it then waits on (thesis §3.3's inversion; on the Pixel with
- *    UFS 3.1 the launch doubles). fg_bg_depth (0, off) optionally bounds
+ *    soon as the FG queues run dry, FG requests still in flight; holding
+ *    BG writes back longer also holds the writeback of the FG task's own
+ *    pages, which it may then wait on (thesis §3.3's inversion; with BG
+ *    requests filling the scheduler tags, the flusher's next bio may sleep
+ *    for a tag, where no boost reaches it). fg_bg_depth (0, off) optionally bounds
  *    BG writes at the device while FG requests are queued or in flight,
  *    as the S6's CFQ bounded async requests (cfq_max_async_dispatch = 4)
  *    under the thesis's mode: a property of that kernel's CFQ, not of the
