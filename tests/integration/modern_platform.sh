@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The 2024-phone platform (configs/platforms/pixel9pro.yaml) through the thesis's Fig. 1
-# scenario, kept short (a 2 GiB background write on the UFS 4.0 preset with a 256 MiB
+# scenario, kept short (a 2 GiB background write on the platform's UFS 3.1 preset with a 256 MiB
 # WriteBooster buffer, so that the device saturates):
 # the run uses blk-mq + mq-deadline and F2FS, the background app sits in Android's
 # background blkio group and the launch in the root group, the launch is slower with the
