@@ -269,15 +269,25 @@ static int out_make_tmp(struct results_out *o, const struct stat *old, struct si
 		snprintf(o->tmp, n, "%.*s/.%.200s.XXXXXX", dlen, o->target, base);
 	else
 		snprintf(o->tmp, n, ".%.200s.XXXXXX", base);
+	/* A signal between creating the file and listing it would leave it
+	 * behind: hold the three signals over both steps. */
+	sigset_t sigs, oldmask;
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGTERM);
+	sigaddset(&sigs, SIGHUP);
+	sigprocmask(SIG_BLOCK, &sigs, &oldmask);
 	int fd = mkostemp(o->tmp, O_CLOEXEC);
+	int mk_errno = errno;
+	if (fd >= 0)
+		o->slot = tmp_register(o->tmp);
+	sigprocmask(SIG_SETMASK, &oldmask, NULL);
 	if (fd < 0) {
-		int e = errno;
 		free(o->tmp);
 		o->tmp = NULL;
 		return sim_errorf(err, SIM_E_IO, "%s: cannot create a temporary file next to it: %s",
-				  o->path, strerror(e));
+				  o->path, strerror(mk_errno));
 	}
-	o->slot = tmp_register(o->tmp);
 	if (old) {
 		(void)fchmod(fd, old->st_mode & 07777);
 		if (geteuid() == 0) /* root replacing someone's file keeps it theirs */
