@@ -16,7 +16,8 @@ struct subcommand {
 
 static const struct subcommand subcommands[] = {
 	{ "run", cmd_run, "run SCENARIO.yaml [--set KEY=VALUE]... [--seed N] [--out RESULT.json]\n"
-			  "              [--trace-out SIM.blkparse] [--plugin X.so]... [--quiet]" },
+			  "              [--trace-out SIM.blkparse|SIM.blktrace] [--timeline RUN.json]\n"
+			  "              [--plugin X.so]... [--quiet]" },
 	{ "compare", cmd_compare, "compare SCENARIO.yaml --policies \"baseline;expc;expc,boost\" [--set KEY=VALUE]...\n"
 				  "              [--seed N] [--repeat N] [--out RESULT.json] [--plugin X.so]..." },
 	{ "list", cmd_list, "list policies|schedulers|devices|scenarios|workloads|completions [--plugin X.so]..." },
@@ -25,7 +26,7 @@ static const struct subcommand subcommands[] = {
 	{ "validate", cmd_validate, "validate [FILE.yaml|DIR]... [-j N] [--fast] [--strict] [--doc FILE.md] [--tsv FILE]" },
 	{ "sensitivity", cmd_sensitivity, "sensitivity SCENARIO.yaml --metric PATH [--params LIST|all] [--factors LO,HI] [-j N] [--out DIR]" },
 	{ "calibrate", cmd_calibrate, "calibrate TRACE [-o DEVICE.yaml]" },
-	{ "trace", cmd_trace, "trace stat FILE | trace convert FILE --to blkparse|ops [-o OUT]" },
+	{ "trace", cmd_trace, "trace stat FILE|NAME|- | trace convert FILE --to blkparse|blktrace|mqsim [-o OUT]" },
 	{ NULL, NULL, NULL },
 };
 
