@@ -636,25 +636,6 @@ static struct io_request *cfq_rb_find(const struct rb_root *root, uint64_t secto
 	return NULL;
 }
 
-/* The queued request with the largest start <= sector, if it covers sector. */
-static struct io_request *cfq_rb_cover(const struct rb_root *root, uint64_t sector)
-{
-	struct rb_node *n = root->node;
-	struct io_request *best = NULL;
-	while (n) {
-		struct io_request *rq = rb_entry(n, struct io_request, rb_node);
-		if (rq->sector <= sector) {
-			best = rq;
-			n = n->right;
-		} else {
-			n = n->left;
-		}
-	}
-	if (best && sector < rq_end_sector(best))
-		return best;
-	return NULL;
-}
-
 /* Best next request after last is served: its neighbours in sector order. */
 static struct io_request *cfq_find_next_rq(struct cfq_data *cfqd, struct cfq_queue *cfqq,
 					   struct io_request *last)
@@ -2524,9 +2505,9 @@ static struct io_request *cfq_find_queued(struct cfq_data *cfqd, uint64_t sector
 	for (int c = 0; c < 2 && !rq; c++)
 		for (int p = 0; p < IOPRIO_BE_NR && !rq; p++)
 			if (cfqd->async_cfqq[c][p])
-				rq = cfq_rb_cover(&cfqd->async_cfqq[c][p]->sort_list, sector);
+				rq = elv_rb_cover(&cfqd->async_cfqq[c][p]->sort_list, sector);
 	if (!rq && cfqd->async_idle_cfqq)
-		rq = cfq_rb_cover(&cfqd->async_idle_cfqq->sort_list, sector);
+		rq = elv_rb_cover(&cfqd->async_idle_cfqq->sort_list, sector);
 	/* then every busy queue: they are all on service trees */
 	for (int i = 0; i <= IDLE_WORKLOAD && !rq; i++)
 		for (int j = 0; j < CFQ_WL_TYPES && !rq; j++) {
@@ -2536,7 +2517,7 @@ static struct io_request *cfq_find_queued(struct cfq_data *cfqd, uint64_t sector
 				continue;
 			for (struct rb_node *n = rb_first_cached(&st->rb); n && !rq; n = rb_next(n)) {
 				struct cfq_queue *q = rb_entry(n, struct cfq_queue, rb_node);
-				rq = cfq_rb_cover(&q->sort_list, sector);
+				rq = elv_rb_cover(&q->sort_list, sector);
 			}
 		}
 	return rq;

@@ -234,31 +234,12 @@ static bool deadline_queue_empty(struct elevator *e)
 	return list_empty(&dd->fifo_list[DD_READ]) && list_empty(&dd->fifo_list[DD_WRITE]);
 }
 
-/* The request with the largest start <= sector, if it covers sector. */
-static struct io_request *deadline_find_covering(struct rb_root *root, uint64_t sector)
-{
-	struct rb_node *n = root->node;
-	struct io_request *best = NULL;
-
-	while (n) {
-		struct io_request *rq = rb_entry(n, struct io_request, rb_node);
-
-		if (rq->sector <= sector) {
-			best = rq;
-			n = n->right;
-		} else {
-			n = n->left;
-		}
-	}
-	return best && sector < rq_end_sector(best) ? best : NULL;
-}
-
 static bool deadline_boost_lba(struct elevator *e, uint64_t sector)
 {
 	struct deadline_data *dd = e->priv;
 
 	for (int d = 0; d < 2; d++) {
-		struct io_request *rq = deadline_find_covering(&dd->sort_list[d], sector);
+		struct io_request *rq = elv_rb_cover(&dd->sort_list[d], sector);
 
 		if (rq) {
 			rq->flags |= REQ_BOOSTED;
