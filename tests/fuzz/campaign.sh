@@ -8,7 +8,9 @@
 # already spent (WORK/NAME/cpu, WORK/NAME/execs).
 # Usage: tests/fuzz/campaign.sh BUILD_FUZZ_DIR WORK_DIR CPU_S NAME...
 #   e.g. tests/fuzz/campaign.sh build-fuzz /tmp/fuzzwork 600 csv fio
-# Afterwards: build-fuzz/fuzz_NAME -merge=1 tests/fuzz/corpus/NAME WORK/NAME/corpus
+# Afterwards minimise each working corpus against the seeds and keep what
+# the merge adds in tests/fuzz/corpus/NAME/gen/ (tests/fuzz/campaign.md):
+#   cp tests/fuzz/corpus/NAME/* T/; build-fuzz/fuzz_NAME -merge=1 T WORK/NAME/corpus
 set -u
 build=$1 work=$2 target=$3
 shift 3
