@@ -350,6 +350,43 @@ struct tc_reader {
 	struct tc_count counts[TC_NAMES];
 };
 
+/* The print fmt line as the kernel writes it (trace_events.c f_show):
+ * a quoted format, then arguments whose parentheses and brackets balance.
+ * libtraceevent 1.7.1 dereferences NULL on one cut inside its arguments
+ * (found by fuzzing: "((unsigr rwbs[8];..."). */
+static bool tc_print_fmt_ok(const char *l, size_t n)
+{
+	size_t k = 0;
+	while (k < n && l[k] == ' ')
+		k++;
+	if (k == n || l[k++] != '"')
+		return false;
+	for (; k < n && l[k] != '"'; k++)
+		if (l[k] == '\\')
+			k++;
+	if (k >= n)
+		return false;
+	int paren = 0, bracket = 0;
+	bool quoted = false;
+	for (k++; k < n; k++) {
+		char c = l[k];
+		if (quoted) {
+			if (c == '\\')
+				k++;
+			else if (c == '"')
+				quoted = false;
+			continue;
+		}
+		if (c == '"')
+			quoted = true;
+		paren += (c == '(') - (c == ')');
+		bracket += (c == '[') - (c == ']');
+		if (paren < 0 || bracket < 0)
+			return false;
+	}
+	return !quoted && paren == 0 && bracket == 0;
+}
+
 /* libtracecmd 1.3.1 crashes in its own clean-up (tracecmd_close on a half
  * built handle, found by fuzzing) when a format file does not parse; so
  * each is parsed here first with libtraceevent alone, and refused at its
@@ -377,7 +414,14 @@ static int tc_check_format(const char *sys, const uint8_t *fmt, uint64_t size, u
 			in_fields = true;
 			continue;
 		}
-		if (!in_fields || n == 0 || (n >= 10 && !memcmp(l, "print fmt:", 10)))
+		if (n >= 10 && !memcmp(l, "print fmt:", 10)) {
+			if (!tc_print_fmt_ok(l + 10, n - 10))
+				return sim_errorf(err, SIM_E_INPUT, "%s: byte offset %" PRIu64 ": an event "
+						  "format's print fmt is not a quoted format and balanced "
+						  "arguments", name, off + (uint64_t)(l - (const char *)fmt));
+			continue;
+		}
+		if (!in_fields || n == 0)
 			continue;
 		bool ok = n > 7 && !memcmp(l, "\tfield:", 7);
 		for (size_t k = 0; ok && k < n; k++)

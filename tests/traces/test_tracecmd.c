@@ -89,6 +89,8 @@ static void test_bad_headers(void **state)
 		{ "bad-page-size", "byte offset 14: page size 1000" },
 		{ "cut-in-data", "passes the end of the file" },
 		{ "zero-cpus", "0 CPUs" },
+		/* libtraceevent 1.7.1 crashed on this cut print fmt (fuzzing) */
+		{ "found-print-fmt-cut", "byte offset 2908: an event format's print fmt is not" },
 	};
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
