@@ -155,6 +155,7 @@ static int tc_walk(const uint8_t *p, uint64_t len, const char *name, struct sim_
 	if (v != 4 && v != 8)
 		return sim_errorf(err, SIM_E_INPUT, "%s: byte offset %" PRIu64 ": long size %" PRIu64
 				  " is not 4 or 8", name, w.off - 1, v);
+	uint64_t longsz = v;
 	uint64_t page_at = w.off, page;
 	if ((rc = tc_num(&w, 4, "the page size", &page)))
 		return rc;
@@ -301,6 +302,22 @@ static int tc_walk(const uint8_t *p, uint64_t len, const char *name, struct sim_
 			return sim_errorf(err, SIM_E_INPUT, "%s: byte offset %" PRIu64 ": CPU %" PRIu64
 					  " data size %" PRIu64 " is not whole pages of %" PRIu64, name, at + 8, c,
 					  size, page);
+		/* Each page starts with its timestamp and commit (the bytes of
+		 * events in it; the top bits are the missed-events flags):
+		 * libtraceevent's kbuffer reads that many bytes of events without
+		 * checking them against the page (fuzzing: a SEGV). */
+		struct tc_walk pw = w;
+		for (uint64_t pg = off; pg < off + size; pg += page) {
+			uint64_t commit;
+			pw.off = pg + 8;
+			if ((rc = tc_num(&pw, longsz, "a data page's commit", &commit)))
+				return rc;
+			commit &= (1u << 27) - 1;
+			if (commit > page - 8 - longsz)
+				return sim_errorf(err, SIM_E_INPUT, "%s: byte offset %" PRIu64 ": CPU %" PRIu64
+						  " data page holds %" PRIu64 " bytes of events, more than its %"
+						  PRIu64 " bytes", name, pg + 8, c, commit, page - 8 - longsz);
+		}
 	}
 	return 0;
 }
