@@ -28,6 +28,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <ctype.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -396,6 +397,11 @@ static bool tc_print_fmt_ok(const char *l, size_t n)
 		}
 		if (c == '"')
 			quoted = true;
+		/* the arguments are C expressions as the kernel prints them:
+		 * no ';', tab or other byte outside this set (fuzzing: a print
+		 * fmt running into a field line crashed the library's parser) */
+		if (!isalnum((unsigned char)c) && !strchr(" _()[]{},.-><&|^~!?:+*/%='\"", c))
+			return false;
 		paren += (c == '(') - (c == ')');
 		bracket += (c == '[') - (c == ']');
 		if (paren < 0 || bracket < 0)
