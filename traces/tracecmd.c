@@ -284,7 +284,11 @@ static int tc_walk(const uint8_t *p, uint64_t len, const char *name, struct sim_
 			continue;
 		}
 		if (!memcmp(sec, "latency  \0", 10))
-			return 0; /* the rest is the kernel's text: the library's */
+			/* a latency tracer's text, no per-CPU records: libtracecmd
+			 * would read records from it anyway (fuzzing: a SEGV) */
+			return sim_errorf(err, SIM_E_INPUT, "%s: byte offset %" PRIu64 ": a latency-tracer "
+					  "trace.dat (text, no per-CPU event records): nothing to read",
+					  name, w.off);
 		if (memcmp(sec, "flyrecord\0", 10))
 			return sim_errorf(err, SIM_E_INPUT, "%s: byte offset %" PRIu64 ": expected \"options\", "
 					  "\"latency\" or \"flyrecord\"", name, w.off);
