@@ -590,6 +590,14 @@ static void blk_mq_run_hw_queue(struct blk_mq_hw_ctx *hctx)
 	hctx->running = false;
 }
 
+static void blk_mq_run_once(struct blk_queue *q, struct blk_mq_hw_ctx *h, uint64_t epoch)
+{
+	if (h->run_epoch == epoch || q->sim->failed)
+		return;
+	h->run_epoch = epoch;
+	blk_mq_run_hw_queue(h);
+}
+
 /* The hardware queues holding leftovers on hctx->dispatch, longest
  * waiting first: they wait for a freed tag (blk_mq_mark_tag_wait puts them
  * on the tag map's wait queue, blk_mq_dispatch_wake runs them in the order
@@ -611,17 +619,8 @@ static void blk_mq_run_waiters(struct blk_queue *q, uint64_t epoch)
 		}
 		if (!next || q->sim->failed)
 			break;
-		next->run_epoch = epoch;
-		blk_mq_run_hw_queue(next);
+		blk_mq_run_once(q, next, epoch);
 	}
-}
-
-static void blk_mq_run_once(struct blk_queue *q, struct blk_mq_hw_ctx *h, uint64_t epoch)
-{
-	if (h->run_epoch == epoch || q->sim->failed)
-		return;
-	h->run_epoch = epoch;
-	blk_mq_run_hw_queue(h);
 }
 
 /* Every hardware queue once, the waiting ones first. */
@@ -631,14 +630,8 @@ void blk_mq_run_queues(struct blk_queue *q)
 	uint64_t epoch = ++mq->run_epoch;
 
 	blk_mq_run_waiters(q, epoch);
-	for (uint32_t i = 0; i < mq->nr_hw && !q->sim->failed; i++) {
-		struct blk_mq_hw_ctx *h = &mq->hctx[i];
-
-		if (h->run_epoch == epoch)
-			continue;
-		h->run_epoch = epoch;
-		blk_mq_run_hw_queue(h);
-	}
+	for (uint32_t i = 0; i < mq->nr_hw && !q->sim->failed; i++)
+		blk_mq_run_once(q, &mq->hctx[i], epoch);
 }
 
 /* After a command ended (6.1): the tag's waiters run, then the ended
