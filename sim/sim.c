@@ -78,6 +78,15 @@ gsl_rng *sim_rng(struct sim *s, const char *name)
 	return r;
 }
 
+gsl_rng *sim_rng_fixed(struct sim *s, int64_t seed, const char *name, struct sim_rng_set **own)
+{
+	*own = NULL;
+	if (seed <= 0)
+		return sim_rng(s, name);
+	*own = sim_rng_set_new((uint64_t)seed);
+	return *own ? sim_rng_stream(*own, name) : NULL;
+}
+
 /* Slice of simulated time between done() checks in sim_run. */
 #define SIM_DONE_CHECK_NS 1000000
 

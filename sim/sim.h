@@ -104,6 +104,11 @@ void sim_fail(struct sim *s, int code, const char *fmt, ...) __attribute__((form
 /* A random stream for consumer name (see rng.h). Never NULL: allocation
  * failure aborts, as nothing sensible can follow. */
 gsl_rng *sim_rng(struct sim *s, const char *name);
+/* The stream name as a run with seed `seed` would have it, whatever this
+ * run's seed (a phone's files and apps stay the same from run to run);
+ * seed 0 is sim_rng's. *own gets the set to free with sim_rng_set_free
+ * (NULL for the run's). NULL only on allocation failure. */
+gsl_rng *sim_rng_fixed(struct sim *s, int64_t seed, const char *name, struct sim_rng_set **own);
 
 /* A simulator with engine, rng streams and metrics but no layers, for unit
  * tests and tools (device curve, calibrate) that assemble models by hand.

@@ -73,13 +73,7 @@ int fs_init(struct stack *s, struct cfg_node *node, struct sim_error *err)
 int fs_rng_open(struct stack *s, struct sim_error *err)
 {
 	struct fs *fs = &s->fs;
-	if (fs->p.layout_seed <= 0) {
-		fs->rng = sim_rng(s->sim, "fs");
-		return 0;
-	}
-	/* the stream a run with seed layout_seed would give, whatever this run's */
-	fs->layout_rngs = sim_rng_set_new((uint64_t)fs->p.layout_seed);
-	fs->rng = fs->layout_rngs ? sim_rng_stream(fs->layout_rngs, "fs") : NULL;
+	fs->rng = sim_rng_fixed(s->sim, fs->p.layout_seed, "fs", &fs->layout_rngs);
 	return fs->rng ? 0 : sim_errorf(err, SIM_E_NOMEM, "out of memory");
 }
 

@@ -790,16 +790,9 @@ static int task_create_one(struct wl_state *ws, struct cfg_node *c, const struct
 	}
 	wt->c.start_ns += ws->offset_ns;
 	snprintf(rname, sizeof(rname), "workload.%s", wt->key);
-	if (wt->c.app_seed > 0) {
-		/* the same stream a run with seed app_seed would give this task,
-		 * whatever this run's seed */
-		wt->app_rngs = sim_rng_set_new((uint64_t)wt->c.app_seed);
-		wt->rng = wt->app_rngs ? sim_rng_stream(wt->app_rngs, rname) : NULL;
-		if (!wt->rng)
-			return sim_errorf(err, SIM_E_NOMEM, "out of memory");
-	} else {
-		wt->rng = sim_rng(sim, rname);
-	}
+	wt->rng = sim_rng_fixed(sim, wt->c.app_seed, rname, &wt->app_rngs);
+	if (!wt->rng)
+		return sim_errorf(err, SIM_E_NOMEM, "out of memory");
 	if (!wt->c.enabled) {
 		/* consume its keys so that a disabled task is not "unknown" */
 		cfg_mark_used(c, true);
