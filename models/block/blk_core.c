@@ -126,7 +126,7 @@ void blk_remove_trace_sink(struct blk_queue *q, const void *ctx)
 
 /* --------------------------------------------------------- request pool */
 
-struct blk_rq *blk_rq_get_wrapper(struct blk_queue *q)
+static struct blk_rq *blk_rq_get_wrapper(struct blk_queue *q)
 {
 	struct blk_rq *br = q->free_list;
 
@@ -148,10 +148,18 @@ struct blk_rq *blk_rq_get_wrapper(struct blk_queue *q)
 	return br;
 }
 
-struct io_request *blk_rq_init(struct blk_queue *q, struct blk_rq *br, struct bio *bio)
+struct io_request *blk_rq_new(struct blk_queue *q, struct bio *bio)
 {
-	struct io_request *rq = &br->rq;
+	struct blk_rq *br = blk_rq_get_wrapper(q);
+	struct io_request *rq;
 
+	if (!br) {
+		sim_fail(q->sim, SIM_E_NOMEM, "block: out of memory allocating a request");
+		return NULL;
+	}
+	br->state = BLK_RQ_NEW;
+	br->is_sync = req_is_sync(bio->flags);
+	rq = &br->rq;
 	rq->id = q->next_id++;
 	rq->q = q;
 	list_init(&rq->queuelist);
@@ -164,8 +172,34 @@ struct io_request *blk_rq_init(struct blk_queue *q, struct blk_rq *br, struct bi
 	return rq;
 }
 
-void blk_rq_put_wrapper(struct blk_queue *q, struct blk_rq *br)
+void blk_rq_allocated(struct blk_queue *q, struct io_request *rq, bool elv_data)
 {
+	struct elevator *e = &q->elv;
+
+	/* blk_rq_should_init_elevator(): no scheduler data for flush/FUA. */
+	if (elv_data && !(rq->flags & (REQ_FLUSH | REQ_FUA)) && e->ops->set_request)
+		blk_rq_of(rq)->elvpriv = e->ops->set_request(e, rq, rq->bio) == 0;
+	q->c.rq_allocated++;
+	blk_trace(q, 'G', rq, NULL, 0);
+}
+
+void blk_rq_unhook(struct blk_queue *q, struct io_request *rq)
+{
+	struct elevator *e = &q->elv;
+	struct blk_rq *br = blk_rq_of(rq);
+
+	SIM_ASSERT(br->state != BLK_RQ_FREE);
+	if (br->elvpriv && e->ops->put_request)
+		e->ops->put_request(e, rq);
+	br->elvpriv = false;
+	if (q->last_merge == rq)
+		q->last_merge = NULL;
+	elv_rqhash_del(q, rq);
+}
+
+void blk_rq_put(struct blk_queue *q, struct blk_rq *br)
+{
+	q->c.rq_freed++;
 	br->state = BLK_RQ_FREE;
 	br->free_next = q->free_list;
 	q->free_list = br;
@@ -233,7 +267,6 @@ static struct io_request *blk_alloc_request(struct blk_queue *q, struct bio *bio
 	bool sync = req_is_sync(bio->flags);
 	uint32_t nr = (uint32_t)q->lim.nr_requests;
 	const struct io_context *ioc = bio->ioc;
-	struct blk_rq *br;
 	struct io_request *rq;
 	bool must = e->ops->may_queue && e->ops->may_queue(e, bio->ioc, bio->flags);
 
@@ -251,22 +284,13 @@ static struct io_request *blk_alloc_request(struct blk_queue *q, struct bio *bio
 	if (q->rl_count[sync] >= 3 * nr / 2)
 		return NULL;
 
-	br = blk_rq_get_wrapper(q);
-	if (!br) {
-		sim_fail(q->sim, SIM_E_NOMEM, "block: out of memory allocating a request");
+	rq = blk_rq_new(q, bio);
+	if (!rq)
 		return NULL;
-	}
 	q->rl_count[sync]++;
-	br->state = BLK_RQ_NEW;
-	br->is_sync = sync;
-	rq = blk_rq_init(q, br, bio);
-	/* blk_rq_should_init_elevator(): no scheduler data for flush/FUA. */
-	if (!(bio->flags & (REQ_FLUSH | REQ_FUA)) && e->ops->set_request)
-		br->elvpriv = e->ops->set_request(e, rq, bio) == 0;
 	if (blk_ioc_batching(q, ioc))
 		blk_batcher_find(q, ioc)->nr_batch_requests--;
-	q->c.rq_allocated++;
-	blk_trace(q, 'G', rq, NULL, 0);
+	blk_rq_allocated(q, rq, true);
 	return rq;
 }
 
@@ -292,23 +316,15 @@ static void blk_release_slot(struct blk_queue *q, bool sync)
 
 void blk_free_request(struct blk_queue *q, struct io_request *rq)
 {
-	struct elevator *e = &q->elv;
 	struct blk_rq *br = blk_rq_of(rq);
 
 	if (q->mq) {
 		blk_mq_free_request(q, rq);
 		return;
 	}
-	SIM_ASSERT(br->state != BLK_RQ_FREE);
-	if (br->elvpriv && e->ops->put_request)
-		e->ops->put_request(e, rq);
-	br->elvpriv = false;
-	if (q->last_merge == rq)
-		q->last_merge = NULL;
-	elv_rqhash_del(q, rq);
+	blk_rq_unhook(q, rq);
 	blk_release_slot(q, br->is_sync);
-	q->c.rq_freed++;
-	blk_rq_put_wrapper(q, br);
+	blk_rq_put(q, br);
 }
 
 /* ----------------------------------------------------- insert and run */
@@ -438,10 +454,39 @@ static enum sim_class blk_bio_class(const struct bio *bio)
 	return (bio->flags & REQ_FG) || (bio->ioc && bio->ioc->fg) ? SIM_CLASS_FG : SIM_CLASS_BG;
 }
 
-void blk_internal_wake(struct sim *sim, struct blk_waiter *w)
+static void blk_internal_wake(struct sim *sim, struct blk_waiter *w)
 {
 	(void)sim;
 	free(w);
+}
+
+void blk_waiters_drop(struct list_head *wait)
+{
+	while (!list_empty(wait)) {
+		struct blk_waiter *w = list_first_entry(wait, struct blk_waiter, node);
+
+		list_del_init(&w->node);
+		if (w->wake == blk_internal_wake)
+			free(w);
+	}
+}
+
+void blk_waiter_got_request(struct blk_queue *q, struct blk_waiter *w)
+{
+	struct sim *sim = q->sim;
+
+	if (!w->accounts_wait)
+		sim_metrics_wait(&sim->metrics, blk_bio_class(w->bio), SIM_WAIT_GET_REQUEST,
+				 sim_now(sim) - w->since);
+	w->bio = NULL;
+}
+
+void blk_bio_queued(struct blk_queue *q, struct bio *bio)
+{
+	bio->t_queue = sim_now(q->sim);
+	bio->bi_next = NULL;
+	q->c.bios++;
+	blk_trace(q, 'Q', NULL, bio, 0);
 }
 
 struct blk_waiter *blk_waiter_park(struct blk_queue *q, struct bio *bio, struct blk_plug *plug,
@@ -476,10 +521,7 @@ enum blk_submit_result blk_submit_bio(struct blk_queue *q, struct blk_plug *plug
 		return blk_mq_submit_bio(q, plug, bio, w);
 	if (plug && !plug->active)
 		plug = NULL;
-	bio->t_queue = sim_now(q->sim);
-	bio->bi_next = NULL;
-	q->c.bios++;
-	blk_trace(q, 'Q', NULL, bio, 0);
+	blk_bio_queued(q, bio);
 
 	if (!(bio->flags & (REQ_FLUSH | REQ_FUA))) {
 		if (plug && blk_attempt_plug_merge(q, plug, bio, &request_count))
@@ -547,10 +589,7 @@ static void blk_wake_event(struct sim *sim, struct sim_event *ev)
 				blk_trace(q, 'S', NULL, bio, 0);
 				continue;
 			}
-			if (!w->accounts_wait)
-				sim_metrics_wait(&sim->metrics, blk_bio_class(bio), SIM_WAIT_GET_REQUEST,
-						 sim_now(sim) - w->since);
-			w->bio = NULL;
+			blk_waiter_got_request(q, w);
 			blk_queue_new_request(q, plug, rq, plug ? blk_plug_count_queue(q, plug) : 0);
 			if (w->wake)
 				w->wake(sim, w);
@@ -573,7 +612,7 @@ void blk_end_bios(struct blk_queue *q, struct bio *bio)
 	}
 }
 
-void blk_account_completion(struct blk_queue *q, const struct io_request *rq)
+static void blk_account_completion(struct blk_queue *q, const struct io_request *rq)
 {
 	struct sim *sim = q->sim;
 	enum sim_class cls = (rq->flags & REQ_FG) || (rq->ioc && rq->ioc->fg) ? SIM_CLASS_FG
@@ -586,10 +625,8 @@ void blk_account_completion(struct blk_queue *q, const struct io_request *rq)
 	sim_metrics_btt(&sim->metrics, cls, SIM_BTT_Q2C, rq->t_complete - rq->t_queue);
 }
 
-static void blk_device_complete(void *upper, struct io_request *rq)
+struct bio *blk_rq_completed(struct blk_queue *q, struct io_request *rq, bool tell_elv)
 {
-	struct blk_queue *q = upper;
-	struct sim *sim = q->sim;
 	struct elevator *e = &q->elv;
 	struct blk_rq *br = blk_rq_of(rq);
 	struct bio *bio;
@@ -599,16 +636,22 @@ static void blk_device_complete(void *upper, struct io_request *rq)
 	SIM_ASSERT(q->in_flight[br->is_sync] > 0);
 	q->in_flight[br->is_sync]--;
 	if (rq->t_complete < rq->t_dispatch)
-		rq->t_complete = sim_now(sim);
+		rq->t_complete = sim_now(q->sim);
 	blk_trace(q, 'C', rq, NULL, 0);
 	q->c.completed++;
-
 	blk_account_completion(q, rq);
-
 	bio = rq->bio;
 	rq->bio = rq->biotail = NULL;
-	if (!br->softbarrier && e->ops->completed_request)
+	if (tell_elv && e->ops->completed_request)
 		e->ops->completed_request(e, rq);
+	return bio;
+}
+
+static void blk_device_complete(void *upper, struct io_request *rq)
+{
+	struct blk_queue *q = upper;
+	struct bio *bio = blk_rq_completed(q, rq, !blk_rq_of(rq)->softbarrier);
+
 	blk_free_request(q, rq);
 	blk_end_bios(q, bio);
 	blk_run_queue(q);
@@ -630,6 +673,34 @@ static void blk_queue_congestion_threshold(struct blk_queue *q)
 		off = 1;
 	q->nr_congestion_on = (uint32_t)on;
 	q->nr_congestion_off = (uint32_t)off;
+}
+
+int blk_check_sector_limits(uint64_t max_sectors_bytes, uint64_t max_segment_size_bytes,
+			    struct cfg_node *block_cfg, struct sim_error *err)
+{
+	if (max_sectors_bytes % SECTOR_SIZE || max_segment_size_bytes % SECTOR_SIZE)
+		return cfg_errorf(err, block_cfg, "max_sectors_kib and max_segment_size_kib must be "
+				  "whole sectors (multiples of 512 bytes)");
+	return 0;
+}
+
+int blk_queue_setup(struct blk_queue *q, const struct elevator_ops *ops, struct cfg_node *sched_cfg,
+		    struct sim_error *err)
+{
+	q->max_sectors = (uint32_t)(q->lim.max_sectors_bytes >> SECTOR_SHIFT);
+	q->max_seg_sectors = (uint32_t)(q->lim.max_segment_size_bytes >> SECTOR_SHIFT);
+	list_init(&q->queue_head);
+	for (int i = 0; i < BLK_HASH_BUCKETS; i++)
+		list_init(&q->hash[i]);
+	list_init(&q->rl_wait[0]);
+	list_init(&q->rl_wait[1]);
+	return elv_init(q, ops, sched_cfg, err);
+}
+
+void blk_queue_attach(struct blk_queue *q, void (*on_complete)(void *upper, struct io_request *rq))
+{
+	q->dev->on_complete = on_complete;
+	q->dev->upper = q;
 }
 
 int blk_queue_create_ops(struct sim *sim, struct device *dev, struct cfg_node *block_cfg,
@@ -658,28 +729,18 @@ int blk_queue_create_ops(struct sim *sim, struct device *dev, struct cfg_node *b
 	q->sim = sim;
 	q->dev = dev;
 	rc = cfg_apply(blk_params, block_cfg, &q->lim, err);
+	if (!rc)
+		rc = blk_check_sector_limits(q->lim.max_sectors_bytes, q->lim.max_segment_size_bytes,
+					     block_cfg, err);
 	if (rc)
 		goto fail;
-	if (q->lim.max_sectors_bytes % SECTOR_SIZE || q->lim.max_segment_size_bytes % SECTOR_SIZE) {
-		rc = cfg_errorf(err, block_cfg, "max_sectors_kib and max_segment_size_kib must be "
-				"whole sectors (multiples of 512 bytes)");
-		goto fail;
-	}
-	q->max_sectors = (uint32_t)(q->lim.max_sectors_bytes >> SECTOR_SHIFT);
 	blk_queue_congestion_threshold(q);
-	q->max_seg_sectors = (uint32_t)(q->lim.max_segment_size_bytes >> SECTOR_SHIFT);
-	list_init(&q->queue_head);
-	for (int i = 0; i < BLK_HASH_BUCKETS; i++)
-		list_init(&q->hash[i]);
-	list_init(&q->rl_wait[0]);
-	list_init(&q->rl_wait[1]);
 	sim_event_init(&q->run_event, blk_run_event);
 	sim_event_init(&q->wake_event, blk_wake_event);
-	rc = elv_init(q, ops, sched_cfg, err);
+	rc = blk_queue_setup(q, ops, sched_cfg, err);
 	if (rc)
 		goto fail;
-	dev->on_complete = blk_device_complete;
-	dev->upper = q;
+	blk_queue_attach(q, blk_device_complete);
 	*out = q;
 	return 0;
 fail:
@@ -740,15 +801,8 @@ void blk_queue_destroy(struct blk_queue *q)
 		blk_mq_queue_destroy(q);
 	sim_cancel(q->sim, &q->run_event);
 	sim_cancel(q->sim, &q->wake_event);
-	for (int s = 0; s < 2; s++) {
-		while (!list_empty(&q->rl_wait[s])) {
-			struct blk_waiter *w = list_first_entry(&q->rl_wait[s], struct blk_waiter, node);
-
-			list_del_init(&w->node);
-			if (w->wake == blk_internal_wake)
-				free(w);
-		}
-	}
+	blk_waiters_drop(&q->rl_wait[0]);
+	blk_waiters_drop(&q->rl_wait[1]);
 	elv_exit(q);
 	free(q->batchers);
 	if (q->dev && q->dev->upper == q) {

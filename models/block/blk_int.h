@@ -150,14 +150,41 @@ struct blk_queue {
 };
 
 /* blk_core.c */
-/* A zeroed request wrapper from the pool (NULL on out of memory), and
- * back to the pool. The caller does the accounting. */
-struct blk_rq *blk_rq_get_wrapper(struct blk_queue *q);
-void blk_rq_put_wrapper(struct blk_queue *q, struct blk_rq *br);
-/* A fresh request from bio in br (id, lists, first bio, G time). */
-struct io_request *blk_rq_init(struct blk_queue *q, struct blk_rq *br, struct bio *bio);
-/* btt intervals of a completed request into the run's metrics. */
-void blk_account_completion(struct blk_queue *q, const struct io_request *rq);
+/* A request is born in two steps, shared by get_request (3.10) and
+ * __blk_mq_alloc_request (blk-mq) once the caller holds its slot (a
+ * request-list count, a tag): blk_rq_new takes a zeroed wrapper from the
+ * pool and fills it from bio (state NEW, sync class, id, lists, first
+ * bio, G time), or fails the run and gives NULL when memory runs out;
+ * the caller then sets its own fields (blk-mq: ctx, hctx, tags), and
+ * blk_rq_allocated gives the scheduler its data (elv_data: the queue has
+ * a scheduler that keeps any), counts the request and traces G.
+ * A request dies in two steps too: blk_rq_unhook drops the scheduler's
+ * data and takes the request out of the merge candidates (last_merge,
+ * the back-merge hash); the caller then gives back its slot (request
+ * list, tags), and blk_rq_put counts the free and returns the wrapper to
+ * the pool. */
+struct io_request *blk_rq_new(struct blk_queue *q, struct bio *bio);
+void blk_rq_allocated(struct blk_queue *q, struct io_request *rq, bool elv_data);
+void blk_rq_unhook(struct blk_queue *q, struct io_request *rq);
+void blk_rq_put(struct blk_queue *q, struct blk_rq *br);
+/* What both queue kinds build alike. blk_check_sector_limits: the
+ * byte limits are whole sectors (else a config error at block_cfg).
+ * blk_queue_setup, once q->lim is known: the limits in sectors, the
+ * dispatch list, the merge hash, the request-list sleepers and the
+ * scheduler (elv_init). blk_queue_attach: completions of q's device come
+ * to on_complete. */
+int blk_check_sector_limits(uint64_t max_sectors_bytes, uint64_t max_segment_size_bytes,
+			    struct cfg_node *block_cfg, struct sim_error *err);
+int blk_queue_setup(struct blk_queue *q, const struct elevator_ops *ops, struct cfg_node *sched_cfg,
+		    struct sim_error *err);
+void blk_queue_attach(struct blk_queue *q, void (*on_complete)(void *upper, struct io_request *rq));
+/* The middle of a completion, alike in both queue kinds: the request is
+ * done and leaves the in-flight count, the C event
+ * (stamping the completion time if the device did not), the counters
+ * and btt intervals, then the scheduler hears of it (tell_elv: the
+ * request went through it). Gives the bio chain, now detached from rq,
+ * for blk_end_bios once the request is freed. */
+struct bio *blk_rq_completed(struct blk_queue *q, struct io_request *rq, bool tell_elv);
 /* Run end_io of every bio of a completed request's chain, in order. */
 void blk_end_bios(struct blk_queue *q, struct bio *bio);
 void blk_trace(struct blk_queue *q, char action, const struct io_request *rq,
@@ -174,12 +201,19 @@ void blk_insert_request(struct blk_queue *q, struct io_request *rq, bool merge);
 bool blk_elv_bio_merge(struct blk_queue *q, struct bio *bio);
 
 /* Park bio of a submitter that must sleep (get_request, blk_mq_get_tag)
- * on wait: w, or a block-owned waiter when w is NULL (freed by
- * blk_internal_wake). Counts the sleep and traces S. NULL on out of
+ * on wait: w, or a block-owned waiter when w is NULL (freed once woken,
+ * or by blk_waiters_drop). Counts the sleep and traces S. NULL on out of
  * memory (the run has failed). */
 struct blk_waiter *blk_waiter_park(struct blk_queue *q, struct bio *bio, struct blk_plug *plug,
 				   struct blk_waiter *w, struct list_head *wait);
-void blk_internal_wake(struct sim *sim, struct blk_waiter *w);
+/* A woken sleeper got its request: its wait goes into the run's metrics
+ * (unless the waiter's owner accounts for it) and the bio is no longer
+ * parked. */
+void blk_waiter_got_request(struct blk_queue *q, struct blk_waiter *w);
+/* Empty a wait list at destroy, freeing the block-owned waiters. */
+void blk_waiters_drop(struct list_head *wait);
+/* A bio enters the queue: its Q time, the count, the Q event. */
+void blk_bio_queued(struct blk_queue *q, struct bio *bio);
 
 /* Run the queue at the current instant from an event (kblockd). */
 void blk_run_queue_async(struct blk_queue *q);

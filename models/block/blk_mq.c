@@ -251,49 +251,35 @@ static struct io_request *blk_mq_alloc_request(struct blk_queue *q, struct bio *
 		shallow = e->ops->limit_depth(e, bio->flags, bio->ioc);
 	if (!blk_mq_tag_get(tags, shallow))
 		return NULL;
-	br = blk_rq_get_wrapper(q);
-	if (!br) {
+	rq = blk_rq_new(q, bio);
+	if (!rq) {
 		tags->used--;
-		sim_fail(q->sim, SIM_E_NOMEM, "block: out of memory allocating a request");
 		return NULL;
 	}
-	br->state = BLK_RQ_NEW;
-	br->is_sync = req_is_sync(bio->flags);
+	br = blk_rq_of(rq);
 	br->mq_ctx = (uint16_t)ctx;
 	br->mq_hctx = (uint16_t)blk_mq_map_queue(mq, ctx, bio->flags);
 	br->mq_elv = mq->has_elv;
 	br->mq_sched_tag = mq->has_elv;
 	br->mq_driver_tag = !mq->has_elv;
-	rq = blk_rq_init(q, br, bio);
-	if (mq->has_elv && !blk_mq_is_flush(bio->flags) && e->ops->set_request)
-		br->elvpriv = e->ops->set_request(e, rq, bio) == 0;
-	q->c.rq_allocated++;
-	blk_trace(q, 'G', rq, NULL, 0);
+	blk_rq_allocated(q, rq, mq->has_elv);
 	return rq;
 }
 
 void blk_mq_free_request(struct blk_queue *q, struct io_request *rq)
 {
 	struct blk_mq *mq = q->mq;
-	struct elevator *e = &q->elv;
 	struct blk_rq *br = blk_rq_of(rq);
 	struct blk_mq_hw_ctx *hctx = blk_mq_rq_hctx(q, rq);
 
-	SIM_ASSERT(br->state != BLK_RQ_FREE);
 	SIM_ASSERT(!br->mq_budget);
-	if (br->elvpriv && e->ops->put_request)
-		e->ops->put_request(e, rq);
-	br->elvpriv = false;
-	if (q->last_merge == rq)
-		q->last_merge = NULL;
-	elv_rqhash_del(q, rq);
+	blk_rq_unhook(q, rq);
 	if (br->mq_driver_tag)
 		blk_mq_tag_put(mq, hctx->tags, q->sim);
 	if (br->mq_sched_tag)
 		blk_mq_tag_put(mq, hctx->sched_tags, q->sim);
 	br->mq_driver_tag = br->mq_sched_tag = false;
-	q->c.rq_freed++;
-	blk_rq_put_wrapper(q, br);
+	blk_rq_put(q, br);
 }
 
 /* --------------------------------------------------------------- insert */
@@ -858,11 +844,6 @@ static bool blk_mq_sched_bio_merge(struct blk_queue *q, struct bio *bio)
 	return elv_mq_bio_list_merge(e, &mq->ctx[ctx].rq_list, bio);
 }
 
-static enum sim_class blk_mq_bio_class(const struct bio *bio)
-{
-	return (bio->flags & REQ_FG) || (bio->ioc && bio->ioc->fg) ? SIM_CLASS_FG : SIM_CLASS_BG;
-}
-
 enum blk_submit_result blk_mq_submit_bio(struct blk_queue *q, struct blk_plug *plug,
 					 struct bio *bio, struct blk_waiter *w)
 {
@@ -872,10 +853,7 @@ enum blk_submit_result blk_mq_submit_bio(struct blk_queue *q, struct blk_plug *p
 
 	if (plug && !plug->active)
 		plug = NULL;
-	bio->t_queue = sim_now(q->sim);
-	bio->bi_next = NULL;
-	q->c.bios++;
-	blk_trace(q, 'Q', NULL, bio, 0);
+	blk_bio_queued(q, bio);
 
 	if (!blk_mq_is_flush(bio->flags)) {
 		uint32_t unused;
@@ -933,10 +911,7 @@ static void blk_mq_wake_tags(struct blk_queue *q, struct blk_mq_tags *t)
 			t->nwait++;
 			continue;
 		}
-		if (!w->accounts_wait)
-			sim_metrics_wait(&sim->metrics, blk_mq_bio_class(bio), SIM_WAIT_GET_REQUEST,
-					 sim_now(sim) - w->since);
-		w->bio = NULL;
+		blk_waiter_got_request(q, w);
 		blk_mq_queue_new_request(q, plug, rq);
 		if (w->wake)
 			w->wake(sim, w);
@@ -965,32 +940,17 @@ static void blk_mq_device_complete(void *upper, struct io_request *rq)
 {
 	struct blk_queue *q = upper;
 	struct blk_mq *mq = q->mq;
-	struct sim *sim = q->sim;
-	struct elevator *e = &q->elv;
 	struct blk_rq *br = blk_rq_of(rq);
+	uint32_t hw = br->mq_hctx;
 	struct bio *bio;
-	uint32_t hw;
 
-	SIM_ASSERT(br->state == BLK_RQ_DEVICE);
-	br->state = BLK_RQ_DONE;
-	SIM_ASSERT(q->in_flight[br->is_sync] > 0 && mq->in_driver > 0);
-	q->in_flight[br->is_sync]--;
+	SIM_ASSERT(mq->in_driver > 0);
 	mq->in_driver--;
 	if (br->mq_budget) {
 		br->mq_budget = false;
 		blk_mq_put_budget(mq);
 	}
-	if (rq->t_complete < rq->t_dispatch)
-		rq->t_complete = sim_now(sim);
-	blk_trace(q, 'C', rq, NULL, 0);
-	q->c.completed++;
-	blk_account_completion(q, rq);
-
-	bio = rq->bio;
-	rq->bio = rq->biotail = NULL;
-	if (br->mq_elv && e->ops->completed_request)
-		e->ops->completed_request(e, rq);
-	hw = br->mq_hctx;
+	bio = blk_rq_completed(q, rq, br->mq_elv);
 	blk_mq_free_request(q, rq);
 	blk_end_bios(q, bio);
 	blk_mq_run_after_completion(q, hw);
@@ -1055,14 +1015,11 @@ int blk_mq_queue_create(struct sim *sim, struct device *dev, struct cfg_node *bl
 	q->dev = dev;
 	q->mq = mq;
 	rc = cfg_apply(blk_mq_params_table, block_cfg, &mq->p, err);
-	if (rc)
-		goto fail;
-	if (mq->p.max_sectors_bytes % SECTOR_SIZE || mq->p.max_segment_size_bytes % SECTOR_SIZE) {
-		rc = cfg_errorf(err, block_cfg, "max_sectors_kib and max_segment_size_kib must be "
-				"whole sectors (multiples of 512 bytes)");
-		goto fail;
-	}
-	rc = blk_mq_host_setup(mq, dev, block_cfg, err);
+	if (!rc)
+		rc = blk_check_sector_limits(mq->p.max_sectors_bytes, mq->p.max_segment_size_bytes,
+					     block_cfg, err);
+	if (!rc)
+		rc = blk_mq_host_setup(mq, dev, block_cfg, err);
 	if (rc)
 		goto fail;
 	/* elevator_get_default(): mq-deadline for one hardware queue or a
@@ -1080,8 +1037,6 @@ int blk_mq_queue_create(struct sim *sim, struct device *dev, struct cfg_node *bl
 	q->lim.max_sectors_bytes = mq->p.max_sectors_bytes;
 	q->lim.max_segments = mq->p.max_segments;
 	q->lim.max_segment_size_bytes = mq->p.max_segment_size_bytes;
-	q->max_sectors = (uint32_t)(mq->p.max_sectors_bytes >> SECTOR_SHIFT);
-	q->max_seg_sectors = (uint32_t)(mq->p.max_segment_size_bytes >> SECTOR_SHIFT);
 
 	qd = mq->p.queue_depth ? (uint32_t)mq->p.queue_depth
 	     : mq->host ? mq->host->can_queue
@@ -1122,20 +1077,14 @@ int blk_mq_queue_create(struct sim *sim, struct device *dev, struct cfg_node *bl
 	blk_mq_tags_init(&mq->shared_driver_tags, qd);
 	blk_mq_tags_init(&mq->shared_sched_tags, mq->has_elv ? nr_req : 0);
 	sim_event_init(&mq->wake_event, blk_mq_wake_event);
-	list_init(&q->queue_head);
-	for (int i = 0; i < BLK_HASH_BUCKETS; i++)
-		list_init(&q->hash[i]);
-	list_init(&q->rl_wait[0]);
-	list_init(&q->rl_wait[1]);
 	sim_event_init(&q->run_event, NULL);
 	sim_event_init(&q->wake_event, NULL);
-	rc = elv_init(q, ops, sched_cfg, err);
+	rc = blk_queue_setup(q, ops, sched_cfg, err);
 	if (rc)
 		goto fail;
 	if (mq->has_elv && ops->depth_updated)
 		ops->depth_updated(&q->elv, nr_req, mq->hctx[0].sched_tags->shift);
-	dev->on_complete = blk_mq_device_complete;
-	dev->upper = q;
+	blk_queue_attach(q, blk_mq_device_complete);
 	*out = q;
 	return 0;
 fail:
@@ -1157,13 +1106,7 @@ void blk_mq_queue_destroy(struct blk_queue *q)
 
 		sim_cancel(q->sim, &mq->hctx[i].run_event);
 		for (int m = 0; m < 2 && i < blk_mq_nr_tag_owners(mq); m++)
-			while (!list_empty(&maps[m]->wait)) {
-				struct blk_waiter *w = list_first_entry(&maps[m]->wait, struct blk_waiter, node);
-
-				list_del_init(&w->node);
-				if (w->wake == blk_internal_wake)
-					free(w);
-			}
+			blk_waiters_drop(&maps[m]->wait);
 	}
 	free(mq->hctx);
 	free(mq->ctx);
