@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "models/block/block.h"
-#include "sim/results.h"
+#include "sim/cli/blk_sink_out.h"
 #include "sim/sim.h"
 #include "sim/timeline.h"
 
@@ -30,19 +30,16 @@ struct tlo_slot {
 };
 
 struct sim_timeline_out {
-	struct results_out *out;
-	struct sim *sim;
-	struct blk_trace_sink sink;
-	bool sink_added;
+	struct blk_sink_out o;
 	struct tlo_slot slot[TLO_SLOTS];
 	int64_t inflight, queued;
 };
 
 static void tlo_counters(struct sim_timeline_out *t, int64_t now)
 {
-	sim_timeline_counter(t->sim->timeline, TIMELINE_PID_DEVICE, "device in flight", now,
+	sim_timeline_counter(t->o.sim->timeline, TIMELINE_PID_DEVICE, "device in flight", now,
 			     (double)t->inflight, 0);
-	sim_timeline_counter(t->sim->timeline, TIMELINE_PID_DEVICE, "scheduler queued", now,
+	sim_timeline_counter(t->o.sim->timeline, TIMELINE_PID_DEVICE, "scheduler queued", now,
 			     (double)(t->queued > 0 ? t->queued : 0), 0);
 }
 
@@ -55,7 +52,7 @@ static void tlo_issue(struct sim_timeline_out *t, const struct blk_trace_event *
 	if (!s->busy) {
 		char name[32];
 		snprintf(name, sizeof(name), "slot %d", i);
-		sim_timeline_track(t->sim->timeline, TIMELINE_PID_DEVICE, i, NULL, name);
+		sim_timeline_track(t->o.sim->timeline, TIMELINE_PID_DEVICE, i, NULL, name);
 	}
 	*s = (struct tlo_slot){ true, ev->sector, ev->nr_sectors, ev->flags, ev->pid, ev->time_ns };
 }
@@ -72,7 +69,7 @@ static void tlo_complete(struct sim_timeline_out *t, const struct blk_trace_even
 										  : "read";
 		snprintf(name, sizeof(name), "%s %u KiB%s", dir, s->nr_sectors / 2,
 			 s->flags & REQ_SYNC ? " sync" : "");
-		sim_timeline_slice(t->sim->timeline, TIMELINE_PID_DEVICE, i, "device", name, s->start,
+		sim_timeline_slice(t->o.sim->timeline, TIMELINE_PID_DEVICE, i, "device", name, s->start,
 				   ev->time_ns - s->start, true, NULL, "sector", (int64_t)s->sector);
 		s->busy = false;
 		return;
@@ -109,13 +106,11 @@ void sim_timeline_out_free(struct sim_timeline_out *t)
 {
 	if (!t)
 		return;
-	if (t->sink_added && t->sim->blk)
-		blk_remove_trace_sink(t->sim->blk, t);
-	if (t->sim->timeline) {
-		sim_timeline_free(t->sim->timeline);
-		t->sim->timeline = NULL;
+	if (t->o.sim->timeline) {
+		sim_timeline_free(t->o.sim->timeline);
+		t->o.sim->timeline = NULL;
 	}
-	results_out_abort(t->out);
+	blk_sink_out_release(&t->o);
 	free(t);
 }
 
@@ -124,25 +119,22 @@ int sim_timeline_out_open(struct sim *s, const char *path, struct sim_error *err
 	struct sim_timeline_out *t = calloc(1, sizeof(*t));
 	if (!t)
 		return sim_errorf(err, SIM_E_NOMEM, "out of memory");
-	t->sim = s;
-	int rc = results_out_open(path, &t->out, err);
+	int rc = blk_sink_out_open(&t->o, s, path, err);
 	if (rc) {
 		free(t);
 		return rc;
 	}
-	s->timeline = sim_timeline_new(results_out_file(t->out));
+	s->timeline = sim_timeline_new(blk_sink_out_file(&t->o));
 	if (!s->timeline) {
 		sim_timeline_out_free(t);
 		return sim_errorf(err, SIM_E_NOMEM, "out of memory");
 	}
 	if (s->blk) {
-		t->sink.event = tlo_event;
-		t->sink.ctx = t;
-		if (blk_add_trace_sink(s->blk, &t->sink)) {
+		rc = blk_sink_out_hook(&t->o, tlo_event, t, "--timeline", err);
+		if (rc) {
 			sim_timeline_out_free(t);
-			return sim_errorf(err, SIM_E_RUNTIME, "--timeline: too many block trace sinks");
+			return rc;
 		}
-		t->sink_added = true;
 	}
 	s->timeline_out = t;
 	return 0;
@@ -162,8 +154,7 @@ int sim_timeline_out_finish(struct sim *s, struct sim_error *err)
 					   "sector", (int64_t)t->slot[i].sector);
 	sim_timeline_finish(s->timeline, sim_now(s));
 	s->timeline = NULL;
-	rc = results_out_commit(t->out, err); /* names the file and errno on a write error */
-	t->out = NULL;
+	rc = blk_sink_out_commit(&t->o, err); /* names the file and errno on a write error */
 	sim_timeline_out_free(t);
 	s->timeline_out = NULL;
 	return rc;

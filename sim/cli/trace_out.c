@@ -1,8 +1,8 @@
 /* --trace-out: adapts the block layer's trace points (struct
  * blk_trace_event) to the blkparse text writer of traces/trace.h or, for a
  * path ending in .blktrace, .blktrace.N or .bin, to the blktrace binary
- * writer (what btt and iowatcher read), written through results_out
- * (sim/results.h): a regular file appears only when the run succeeded.
+ * writer (what btt and iowatcher read), into a file that appears only
+ * when the run succeeded (sim/cli/blk_sink_out.h).
  * The simulated disk is reported as device 8,0 on CPU 0, as one
  * single-queue disk traced with blktrace would be. */
 #include "sim/cli/trace_out.h"
@@ -12,18 +12,16 @@
 #include <string.h>
 
 #include "models/block/block.h"
-#include "sim/results.h"
+#include "sim/cli/blk_sink_out.h"
 #include "sim/sim.h"
 #include "traces/blktrace_writer.h"
 #include "traces/trace.h"
 
 struct sim_trace_out {
 	char *path;
-	struct results_out *out;
+	struct blk_sink_out o;
 	struct trace_blkparse_writer *w;
 	struct trace_blktrace_writer *bw;
-	struct blk_trace_sink sink;
-	struct sim *sim;
 };
 
 static void trace_out_event(void *ctx, const struct blk_trace_event *ev)
@@ -51,7 +49,7 @@ static void trace_out_event(void *ctx, const struct blk_trace_event *ev)
 	int rc = t->bw ? trace_blktrace_writer_event(t->bw, &rec, &err)
 		       : trace_blkparse_writer_event(t->w, &rec, &err);
 	if (rc)
-		sim_fail(t->sim, err.code, "%s: %s", t->path, err.msg);
+		sim_fail(t->o.sim, err.code, "%s: %s", t->path, err.msg);
 }
 
 static bool ends_with(const char *s, const char *suffix)
@@ -73,7 +71,7 @@ void sim_trace_out_free(struct sim_trace_out *t)
 		return;
 	trace_blkparse_writer_destroy(t->w);
 	trace_blktrace_writer_destroy(t->bw);
-	results_out_abort(t->out);
+	blk_sink_out_release(&t->o);
 	free(t->path);
 	free(t);
 }
@@ -86,29 +84,22 @@ int sim_trace_out_open(struct sim *s, const char *path, struct sim_error *err)
 	struct sim_trace_out *t = calloc(1, sizeof(*t));
 	if (!t)
 		return sim_errorf(err, SIM_E_NOMEM, "out of memory");
-	t->sim = s;
 	t->path = strdup(path);
 	if (!t->path) {
 		sim_trace_out_free(t);
 		return sim_errorf(err, SIM_E_NOMEM, "out of memory");
 	}
-	int rc = results_out_open(path, &t->out, err);
+	int rc = blk_sink_out_open(&t->o, s, path, err);
+	if (!rc) {
+		FILE *f = blk_sink_out_file(&t->o);
+		rc = is_binary_path(path) ? trace_blktrace_writer_create(f, &t->bw, err)
+					  : trace_blkparse_writer_create(f, TRACE_BPW_NUMBER_SEQ, &t->w, err);
+	}
+	if (!rc)
+		rc = blk_sink_out_hook(&t->o, trace_out_event, t, "--trace-out", err);
 	if (rc) {
 		sim_trace_out_free(t);
 		return rc;
-	}
-	FILE *f = results_out_file(t->out);
-	rc = is_binary_path(path) ? trace_blktrace_writer_create(f, &t->bw, err)
-				  : trace_blkparse_writer_create(f, TRACE_BPW_NUMBER_SEQ, &t->w, err);
-	if (rc) {
-		sim_trace_out_free(t);
-		return rc;
-	}
-	t->sink.event = trace_out_event;
-	t->sink.ctx = t;
-	if (blk_add_trace_sink(s->blk, &t->sink)) {
-		sim_trace_out_free(t);
-		return sim_errorf(err, SIM_E_RUNTIME, "--trace-out: too many block trace sinks");
 	}
 	s->trace_out = t;
 	return 0;
@@ -119,7 +110,6 @@ int sim_trace_out_finish(struct sim *s, struct sim_error *err)
 	struct sim_trace_out *t = s->trace_out;
 	if (!t)
 		return 0;
-	blk_remove_trace_sink(s->blk, t);
 	int rc = t->bw ? trace_blktrace_writer_finish(t->bw, err)
 		       : trace_blkparse_writer_finish(t->w, err);
 	if (rc) {
@@ -127,8 +117,7 @@ int sim_trace_out_finish(struct sim *s, struct sim_error *err)
 		snprintf(msg, sizeof(msg), "%s", err->msg);
 		sim_errorf(err, rc, "%s: %s", t->path, msg);
 	} else {
-		rc = results_out_commit(t->out, err);
-		t->out = NULL;
+		rc = blk_sink_out_commit(&t->o, err);
 	}
 	sim_trace_out_free(t);
 	s->trace_out = NULL;
