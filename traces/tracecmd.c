@@ -13,14 +13,10 @@
  * (sched_switch, ext4_*, f2fs_*, print, ...) is counted by name for
  * `trace stat`; records the ring buffer dropped are counted too.
  *
- * Before the library sees a file its v6 header chain is walked here --
- * header_page, header_event, format files, kallsyms, printk formats,
- * cmdlines, options, the flyrecord CPU table -- so that a cut or corrupt
- * file is an error naming the byte offset of the bad size (the library
- * only says that it failed). A CPU's data that runs past the end of the
- * file (trace-cmd killed while writing) is an error as well: the library
- * maps whole pages of it. v7 files are checked up to their first section
- * offset, the rest is the library's.
+ * Before the library sees a file, traces/tracecmd_walk.c walks all of it
+ * (v6 chain, v7 sections and options, compressed or not, CPU pages), so that
+ * a cut or corrupt file is an error naming the byte offset of the bad field
+ * (the library only says that it failed, or crashes).
  *
  * Built only when pkg-config finds libtracecmd (MOBISIM_HAVE_TRACECMD);
  * otherwise the reader says how to get it.
@@ -38,293 +34,13 @@
 
 #include "models/block/request.h"
 #include "traces/trace.h"
+#include "traces/tracecmd_walk.h"
 
 static const uint8_t tc_magic[10] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
 
 static int tc_probe(const uint8_t *buf, size_t len)
 {
 	return len >= sizeof(tc_magic) && !memcmp(buf, tc_magic, sizeof(tc_magic)) ? 100 : 0;
-}
-
-/* ---- header walk (no library) ------------------------------------------- */
-
-struct tc_walk {
-	const uint8_t *p;   /* the whole file, or its mapping */
-	uint64_t len, off;
-	bool be;
-	const char *name;
-	struct sim_error *err;
-};
-
-static int tc_need(struct tc_walk *w, uint64_t n, const char *what)
-{
-	if (n > w->len - w->off)
-		return sim_errorf(w->err, SIM_E_INPUT, "%s: byte offset %" PRIu64 ": %s needs %" PRIu64
-				  " bytes, the file has %" PRIu64 " left", w->name, w->off, what, n,
-				  w->len - w->off);
-	return 0;
-}
-
-static int tc_num(struct tc_walk *w, unsigned size, const char *what, uint64_t *v)
-{
-	int rc = tc_need(w, size, what);
-	if (rc)
-		return rc;
-	uint64_t x = 0;
-	for (unsigned i = 0; i < size; i++) {
-		unsigned k = w->be ? i : size - 1 - i;
-		x = x << 8 | w->p[w->off + k];
-	}
-	w->off += size;
-	*v = x;
-	return 0;
-}
-
-static int tc_skip_sized(struct tc_walk *w, unsigned size_bytes, const char *what)
-{
-	uint64_t n;
-	uint64_t at = w->off;
-	int rc = tc_num(w, size_bytes, what, &n);
-	if (rc)
-		return rc;
-	if (n > w->len - w->off)
-		return sim_errorf(w->err, SIM_E_INPUT, "%s: byte offset %" PRIu64 ": %s of %" PRIu64
-				  " bytes passes the end of the file (%" PRIu64 " bytes)", w->name, at, what,
-				  n, w->len);
-	w->off += n;
-	return 0;
-}
-
-static int tc_string(struct tc_walk *w, const char *what, const char **s)
-{
-	const uint8_t *nul = memchr(w->p + w->off, '\0', (size_t)(w->len - w->off));
-	if (!nul)
-		return sim_errorf(w->err, SIM_E_INPUT, "%s: byte offset %" PRIu64 ": %s has no end",
-				  w->name, w->off, what);
-	*s = (const char *)w->p + w->off;
-	w->off = (uint64_t)(nul - w->p) + 1;
-	return 0;
-}
-
-static int tc_expect(struct tc_walk *w, const char *lit, size_t n, const char *what)
-{
-	int rc = tc_need(w, n, what);
-	if (rc)
-		return rc;
-	if (memcmp(w->p + w->off, lit, n))
-		return sim_errorf(w->err, SIM_E_INPUT, "%s: byte offset %" PRIu64 ": expected \"%s\"",
-				  w->name, w->off, what);
-	w->off += n;
-	return 0;
-}
-
-/* Check one event format file before libtracecmd parses it; NULL = no check. */
-static int (*tc_format_check)(const char *sys, const uint8_t *fmt, uint64_t size, uint64_t off,
-			      const char *name, struct sim_error *err);
-
-static int tc_format(struct tc_walk *w, const char *sys, const char *what)
-{
-	uint64_t at = w->off;
-	int rc = tc_skip_sized(w, 8, what);
-	if (rc || !tc_format_check)
-		return rc;
-	return tc_format_check(sys, w->p + at + 8, w->off - at - 8, at + 8, w->name, w->err);
-}
-
-/* Walk the file's headers (trace-cmd.dat.v6(5), v7(5)). 0 or SIM_E_INPUT. */
-static int tc_walk(const uint8_t *p, uint64_t len, const char *name, struct sim_error *err)
-{
-	struct tc_walk w = { p, len, 0, false, name, err };
-	const char *ver;
-	uint64_t v, n;
-	int rc;
-
-	if ((rc = tc_expect(&w, (const char *)tc_magic, sizeof(tc_magic), "trace-cmd magic")) ||
-	    (rc = tc_string(&w, "the version string", &ver)))
-		return rc;
-	if (strcmp(ver, "6") && strcmp(ver, "7"))
-		return sim_errorf(err, SIM_E_INPUT, "%s: byte offset 10: trace.dat version '%.8s', "
-				  "this reader knows 6 and 7", name, ver);
-	if ((rc = tc_num(&w, 1, "the endian flag", &v)))
-		return rc;
-	if (v > 1)
-		return sim_errorf(err, SIM_E_INPUT, "%s: byte offset %" PRIu64 ": endian flag %" PRIu64
-				  " is not 0 or 1", name, w.off - 1, v);
-	w.be = v == 1;
-	if ((rc = tc_num(&w, 1, "the long size", &v)))
-		return rc;
-	if (v != 4 && v != 8)
-		return sim_errorf(err, SIM_E_INPUT, "%s: byte offset %" PRIu64 ": long size %" PRIu64
-				  " is not 4 or 8", name, w.off - 1, v);
-	uint64_t longsz = v;
-	uint64_t page_at = w.off, page;
-	if ((rc = tc_num(&w, 4, "the page size", &page)))
-		return rc;
-	if (page < 4096 || page > (1u << 20) || (page & (page - 1)))
-		return sim_errorf(err, SIM_E_INPUT, "%s: byte offset %" PRIu64 ": page size %" PRIu64
-				  " is not a power of two in 4 KiB..1 MiB", name, page_at, page);
-	if (!strcmp(ver, "7")) {
-		const char *alg, *algver;
-		if ((rc = tc_string(&w, "the compression name", &alg)) ||
-		    (rc = tc_string(&w, "the compression version", &algver)))
-			return rc;
-		uint64_t at = w.off;
-		if ((rc = tc_num(&w, 8, "the first section offset", &v)))
-			return rc;
-		if (v < w.off || v >= len)
-			return sim_errorf(err, SIM_E_INPUT, "%s: byte offset %" PRIu64 ": first section at %"
-					  PRIu64 " is outside the file (%" PRIu64 " bytes)", name, at, v, len);
-		/* The chain of OPTIONS sections (id 0), each ending in DONE (id 0,
-		 * 8 bytes: the next section's offset): libtracecmd 1.3 allocates
-		 * option sizes as given and leaks them when the rest fails, so
-		 * every option must fit in its section before the library sees it.
-		 * Compressed sections are checked for their sizes only. */
-		for (unsigned nsec = 0; v; nsec++) {
-			uint64_t id, flags, str, size, csize, usize;
-			if (nsec == 64)
-				return sim_errorf(err, SIM_E_INPUT, "%s: byte offset %" PRIu64 ": more than 64 "
-						  "options sections", name, v);
-			w.off = v;
-			if ((rc = tc_num(&w, 2, "a section id", &id)) || (rc = tc_num(&w, 2, "section flags", &flags)) ||
-			    (rc = tc_num(&w, 4, "a section name", &str)) || (rc = tc_num(&w, 8, "a section size", &size)))
-				return rc;
-			if (id != 0)
-				return sim_errorf(err, SIM_E_INPUT, "%s: byte offset %" PRIu64 ": section %" PRIu64
-						  " where an options section (0) belongs", name, v, id);
-			if (size > len - w.off)
-				return sim_errorf(err, SIM_E_INPUT, "%s: byte offset %" PRIu64 ": section of %"
-						  PRIu64 " bytes passes the end of the file", name, v + 8, size);
-			if (flags & 1) {
-				if ((rc = tc_num(&w, 4, "a compressed size", &csize)) ||
-				    (rc = tc_num(&w, 4, "an uncompressed size", &usize)))
-					return rc;
-				if (csize + 8 > size || usize > (64u << 20))
-					return sim_errorf(err, SIM_E_INPUT, "%s: byte offset %" PRIu64 ": compressed "
-							  "section sizes %" PRIu64 " -> %" PRIu64 " do not fit", name,
-							  w.off - 8, csize, usize);
-				return 0; /* the options inside are the library's */
-			}
-			uint64_t end = w.off + size;
-			v = 0;
-			for (bool done = false; !done;) {
-				uint64_t oid, osize, at2 = w.off;
-				if (w.off + 6 > end)
-					return sim_errorf(err, SIM_E_INPUT, "%s: byte offset %" PRIu64 ": options "
-							  "section ends without its DONE option", name, at2);
-				if ((rc = tc_num(&w, 2, "an option id", &oid)) || (rc = tc_num(&w, 4, "an option size", &osize)))
-					return rc;
-				if (osize > end - w.off)
-					return sim_errorf(err, SIM_E_INPUT, "%s: byte offset %" PRIu64 ": option %"
-							  PRIu64 " of %" PRIu64 " bytes passes the end of its section",
-							  name, at2, oid, osize);
-				if (oid == 0) {
-					if (osize != 8 || (rc = tc_num(&w, 8, "the next options offset", &v)))
-						return rc ? rc : sim_errorf(err, SIM_E_INPUT, "%s: byte offset %"
-									    PRIu64 ": DONE option of %" PRIu64
-									    " bytes, not 8", name, at2, osize);
-					if (v && (v >= len || v < 18))
-						return sim_errorf(err, SIM_E_INPUT, "%s: byte offset %" PRIu64
-								  ": next options section at %" PRIu64
-								  " is outside the file", name, at2 + 6, v);
-					done = true;
-				} else {
-					w.off += osize;
-				}
-			}
-		}
-		return 0;
-	}
-	if ((rc = tc_expect(&w, "header_page", 12, "header_page")) ||
-	    (rc = tc_skip_sized(&w, 8, "header_page")) ||
-	    (rc = tc_expect(&w, "header_event", 13, "header_event")) ||
-	    (rc = tc_skip_sized(&w, 8, "header_event")))
-		return rc;
-	if ((rc = tc_num(&w, 4, "the ftrace format count", &n)))
-		return rc;
-	for (uint64_t i = 0; i < n; i++)
-		if ((rc = tc_format(&w, "ftrace", "an ftrace event format")))
-			return rc;
-	uint64_t nsys;
-	if ((rc = tc_num(&w, 4, "the event system count", &nsys)))
-		return rc;
-	for (uint64_t s = 0; s < nsys; s++) {
-		const char *sys;
-		if ((rc = tc_string(&w, "an event system name", &sys)) ||
-		    (rc = tc_num(&w, 4, "an event count", &n)))
-			return rc;
-		for (uint64_t i = 0; i < n; i++)
-			if ((rc = tc_format(&w, sys, "an event format")))
-				return rc;
-	}
-	if ((rc = tc_skip_sized(&w, 4, "kallsyms")) || (rc = tc_skip_sized(&w, 4, "printk formats")) ||
-	    (rc = tc_skip_sized(&w, 8, "saved cmdlines")))
-		return rc;
-	uint64_t ncpu;
-	uint64_t cpu_at = w.off;
-	if ((rc = tc_num(&w, 4, "the CPU count", &ncpu)))
-		return rc;
-	if (ncpu == 0 || ncpu > 4096)
-		return sim_errorf(err, SIM_E_INPUT, "%s: byte offset %" PRIu64 ": %" PRIu64
-				  " CPUs (expected 1..4096)", name, cpu_at, ncpu);
-	for (;;) {
-		if ((rc = tc_need(&w, 10, "a section name")))
-			return rc;
-		const char *sec = (const char *)p + w.off;
-		if (!memcmp(sec, "options  \0", 10)) {
-			w.off += 10;
-			for (;;) {
-				uint64_t id;
-				if ((rc = tc_num(&w, 2, "an option id", &id)))
-					return rc;
-				if (!id)
-					break;
-				if ((rc = tc_skip_sized(&w, 4, "an option")))
-					return rc;
-			}
-			continue;
-		}
-		if (!memcmp(sec, "latency  \0", 10))
-			/* a latency tracer's text, no per-CPU records: libtracecmd
-			 * would read records from it anyway (fuzzing: a SEGV) */
-			return sim_errorf(err, SIM_E_INPUT, "%s: byte offset %" PRIu64 ": a latency-tracer "
-					  "trace.dat (text, no per-CPU event records): nothing to read",
-					  name, w.off);
-		if (memcmp(sec, "flyrecord\0", 10))
-			return sim_errorf(err, SIM_E_INPUT, "%s: byte offset %" PRIu64 ": expected \"options\", "
-					  "\"latency\" or \"flyrecord\"", name, w.off);
-		w.off += 10;
-		break;
-	}
-	for (uint64_t c = 0; c < ncpu; c++) {
-		uint64_t at = w.off, off, size;
-		if ((rc = tc_num(&w, 8, "a CPU data offset", &off)) || (rc = tc_num(&w, 8, "a CPU data size", &size)))
-			return rc;
-		if (off > len || size > len - off)
-			return sim_errorf(err, SIM_E_INPUT, "%s: byte offset %" PRIu64 ": CPU %" PRIu64
-					  " data (%" PRIu64 " bytes at %" PRIu64 ") passes the end of the file (%"
-					  PRIu64 " bytes): cut short?", name, at, c, size, off, len);
-		if (size % page)
-			return sim_errorf(err, SIM_E_INPUT, "%s: byte offset %" PRIu64 ": CPU %" PRIu64
-					  " data size %" PRIu64 " is not whole pages of %" PRIu64, name, at + 8, c,
-					  size, page);
-		/* Each page starts with its timestamp and commit (the bytes of
-		 * events in it; the top bits are the missed-events flags):
-		 * libtraceevent's kbuffer reads that many bytes of events without
-		 * checking them against the page (fuzzing: a SEGV). */
-		struct tc_walk pw = w;
-		for (uint64_t pg = off; pg < off + size; pg += page) {
-			uint64_t commit;
-			pw.off = pg + 8;
-			if ((rc = tc_num(&pw, longsz, "a data page's commit", &commit)))
-				return rc;
-			commit &= (1u << 27) - 1;
-			if (commit > page - 8 - longsz)
-				return sim_errorf(err, SIM_E_INPUT, "%s: byte offset %" PRIu64 ": CPU %" PRIu64
-						  " data page holds %" PRIu64 " bytes of events, more than its %"
-						  PRIu64 " bytes", name, pg + 8, c, commit, page - 8 - longsz);
-		}
-	}
-	return 0;
 }
 
 #ifdef MOBISIM_HAVE_TRACECMD
@@ -580,13 +296,12 @@ static int tc_open(const char *path, const struct trace_opts *opts, void **state
 		return sim_errorf(err, SIM_E_INPUT, "%s: byte offset 0: a trace.dat must be a regular, "
 				  "non-empty file (the library seeks in it)", path);
 	}
-	tc_format_check = tc_check_format;
 	void *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	if (map == MAP_FAILED) {
 		close(fd);
 		return sim_errorf(err, SIM_E_IO, "%s: %s", path, strerror(errno));
 	}
-	int rc = tc_walk(map, (uint64_t)st.st_size, path, err);
+	int rc = tracecmd_walk(map, (uint64_t)st.st_size, path, tc_check_format, err);
 	munmap(map, (size_t)st.st_size);
 	if (rc) {
 		close(fd);
@@ -599,8 +314,7 @@ static int tc_open_mem(const void *buf, size_t len, const char *name, const stru
 		       void **state, struct sim_error *err)
 {
 	name = name ? name : "<memory>";
-	tc_format_check = tc_check_format;
-	int rc = tc_walk(buf, len, name, err);
+	int rc = tracecmd_walk(buf, len, name, tc_check_format, err);
 	if (rc)
 		return rc;
 	/* the library reads a file descriptor: give it one over a copy */
@@ -771,7 +485,7 @@ static int tc_open_mem(const void *buf, size_t len, const char *name, const stru
 {
 	(void)opts;
 	(void)state;
-	int rc = tc_walk(buf, len, name ? name : "<memory>", err);
+	int rc = tracecmd_walk(buf, len, name ? name : "<memory>", NULL, err);
 	return rc ? rc : tc_absent(name ? name : "<memory>", err);
 }
 

@@ -91,6 +91,27 @@ static void test_bad_headers(void **state)
 		{ "zero-cpus", "0 CPUs" },
 		/* libtraceevent 1.7.1 crashed on this cut print fmt (fuzzing) */
 		{ "found-print-fmt-cut", "byte offset 2908: an event format's print fmt is not" },
+		/* libtracecmd callocs these counts: 3.7 and 12 GB (fuzzing) */
+		{ "found-v7-buffer-cpu-id", "byte offset 8375: CPU id 154887424 (at most 4095)" },
+		{ "found-v7-chunk-count", "byte offset 4096: CPU 0 has 536870944 compressed chunks" },
+		/* options the library crashes on or allocates GBs for
+		 * (make_bad_tracedat.py says which) */
+		{ "opt-text-no-nul-v6", "byte offset 4814: a text option without its terminating NUL" },
+		{ "opt-text-no-nul-v7", "byte offset 8569: a text option without its terminating NUL" },
+		{ "opt-clock-brackets-v6", "byte offset 4814: a trace clock option whose current clock" },
+		{ "opt-clock-brackets-v7", "byte offset 8569: a trace clock option whose current clock" },
+		{ "opt-hook-v6", "byte offset 4814: an event-hook option (trace-cmd record -H)" },
+		{ "opt-cpustat-empty-v7", "byte offset 8569: an empty CPUSTAT option" },
+		{ "opt-procmaps-count-v6", "byte offset 4814: a PROCMAPS option announces 268435455 libraries" },
+		{ "opt-time-shift-cpus-v7", "byte offset 8569: a TIME_SHIFT option announces more CPUs" },
+		{ "opt-time-shift-samples-v6", "byte offset 4830: a TIME_SHIFT option announces more samples" },
+		{ "opt-guest-vcpus-v6", "byte offset 4825: a GUEST option announces more vCPUs" },
+		{ "opt-cpucount-v6", "byte offset 4814: CPUCOUNT 100000 (expected 1..4096)" },
+		/* v7 sections and compressed CPU data are walked too */
+		{ "v7-section-print-fmt-cut", "byte offset 9249: an event format's print fmt is not" },
+		{ "v7-section-bad-zstd", "byte offset 377: EVENT FORMATS section does not uncompress" },
+		{ "v7-chunk-page-commit", "CPU 0 chunk at byte offset 8551, uncompressed: byte offset 8: "
+					  "CPU 0 data page holds 134217727 bytes" },
 	};
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {

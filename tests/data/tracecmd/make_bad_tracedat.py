@@ -1,0 +1,165 @@
+#!/usr/bin/env python3
+"""Write the broken trace.dat inputs of tests/fuzz/corpus/tracecmd/ whose
+names start 'opt-' and 'v7-' from the two fixtures here (block-v6.dat made by
+make_tracedat.py, block-v7.dat by `trace-cmd convert --file-version 7
+--compression zstd`). Each holds one field that Debian's libtracecmd 3.1.6
+trusts and that crashes it or makes it allocate gigabytes (read from its
+trace-input.c); traces/tracecmd_walk.c must refuse each with a byte offset.
+Needs the zstd command. usage: make_bad_tracedat.py OUTDIR
+"""
+import os, struct, subprocess, sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+V6 = open(os.path.join(HERE, "block-v6.dat"), "rb").read()
+V7 = open(os.path.join(HERE, "block-v7.dat"), "rb").read()
+
+
+def add_option_v6(oid, data):
+    """The option goes first in the options section; a padding option of an
+    unknown id keeps the CPU pages page aligned; the CPU table is moved."""
+    d = bytearray(V6)
+    fly = d.index(b"flyrecord\0")
+    at = d.index(b"options  \0") + 10
+    body = struct.pack("<HI", oid, len(data)) + data
+    pad = 4096 - len(body) % 4096
+    if pad < 6:
+        pad += 4096
+    body += struct.pack("<HI", 100, pad - 6) + b"\0" * (pad - 6)
+    ncpu = struct.unpack_from("<I", d, d.index(b"options  \0") - 4)[0]
+    for c in range(ncpu):
+        off = struct.unpack_from("<Q", d, fly + 10 + 16 * c)[0]
+        struct.pack_into("<Q", d, fly + 10 + 16 * c, off + len(body))
+    d[at:at] = body
+    return bytes(d)
+
+
+def v7_sections(d):
+    """(offset of the last DONE's next-offset field, {option id: (field offset, value)})"""
+    i = d.index(b"\0", 10) + 1 + 6
+    i = d.index(b"\0", i) + 1
+    i = d.index(b"\0", i) + 1
+    o = struct.unpack_from("<Q", d, i)[0]
+    opts, last = {}, None
+    while o:
+        p, nxt = o + 16, 0
+        while True:
+            oid, sz = struct.unpack_from("<HI", d, p)
+            if oid == 0:
+                last, nxt = p + 6, struct.unpack_from("<Q", d, p + 6)[0]
+                break
+            opts.setdefault(oid, []).append(p + 6)
+            p += 6 + sz
+        o = nxt
+    return last, opts
+
+
+def add_option_v7(oid, data, base=V7):
+    """An uncompressed options section appended and chained from the last DONE."""
+    d = bytearray(base)
+    last, _ = v7_sections(d)
+    opts = struct.pack("<HI", oid, len(data)) + data + struct.pack("<HIQ", 0, 8, 0)
+    struct.pack_into("<Q", d, last, len(d))
+    d += struct.pack("<HHIQ", 0, 0, 0, len(opts)) + opts
+    return bytes(d)
+
+
+def zstd(data, decompress=False):
+    args = ["zstd", "-q", "-c"] + (["-d"] if decompress else ["-19", "--no-check"])
+    return subprocess.run(args, input=data, stdout=subprocess.PIPE, check=True).stdout
+
+
+def v7_section_replaced(oid, change):
+    """Section `oid` (16..21) uncompressed, changed, and appended (not
+    compressed); its option points at the copy."""
+    d = bytearray(V7)
+    _, opts = v7_sections(d)
+    field = opts[oid][0]
+    at = struct.unpack_from("<Q", d, field)[0]
+    sid, flags, sname, size = struct.unpack_from("<HHIQ", d, at)
+    body = bytes(d[at + 16:at + 16 + size])
+    if flags & 1:
+        csize, usize = struct.unpack_from("<II", body, 0)
+        body = zstd(body[8:8 + csize], decompress=True)
+        assert len(body) == usize
+    body = change(body)
+    struct.pack_into("<Q", d, field, len(d))
+    d += struct.pack("<HHIQ", sid, 0, sname, len(body)) + body
+    return bytes(d)
+
+
+def v7_corrupt_compressed_section(oid):
+    d = bytearray(V7)
+    _, opts = v7_sections(d)
+    at = struct.unpack_from("<Q", d, opts[oid][0])[0]
+    assert struct.unpack_from("<H", d, at + 2)[0] & 1, "that section is not compressed"
+    for k in range(at + 16 + 8 + 6, at + 16 + 8 + 14):  # inside the zstd frame
+        d[k] ^= 0xA5
+    return bytes(d)
+
+
+def v7_chunk_with_commit(commit):
+    """CPU 0's first chunk uncompressed, its first page's commit set, and
+    recompressed into a chunk table appended to the file."""
+    d = bytearray(V7)
+    _, opts = v7_sections(d)
+    b = opts[3][0]
+    q = b + 8
+    q = d.index(b"\0", q) + 1
+    q = d.index(b"\0", q) + 1
+    q += 8  # page size, CPU count
+    cpu0_off = struct.unpack_from("<Q", d, q + 4)[0]
+    count, zsize, usize = struct.unpack_from("<III", d, cpu0_off)
+    page = bytearray(zstd(bytes(d[cpu0_off + 12:cpu0_off + 12 + zsize]), decompress=True))
+    assert len(page) == usize
+    struct.pack_into("<Q", page, 8, commit)
+    z = zstd(bytes(page))
+    table = struct.pack("<III", 1, len(z), usize) + z
+    struct.pack_into("<Q", d, q + 4, len(d))
+    struct.pack_into("<Q", d, q + 12, len(table))
+    d += table
+    return bytes(d)
+
+
+def cut_print_fmt(body):
+    k = body.index(b'print fmt: "')
+    e = body.index(b"\n", k)
+    return body[:k + 12] + b"%d" + body[e:]  # the format loses its closing quote
+
+
+def text(s):
+    return s.encode() + b"\0"
+
+
+CASES = {
+    # strdup()/strtoll() of a string with no end: heap-buffer-overflow
+    "opt-text-no-nul-v6": add_option_v6(5, b"abcd"),
+    "opt-text-no-nul-v7": add_option_v7(9, b"3.1."),
+    # extract_trace_clock sscanf()s NULL: SEGV
+    "opt-clock-brackets-v6": add_option_v6(4, text("local [[]] global")),
+    "opt-clock-brackets-v7": add_option_v7(4, text("[[[[")),
+    # tracecmd_create_event_hook returns NULL, handle_options follows it: SEGV
+    "opt-hook-v6": add_option_v6(6, text("garbage")),
+    # buf[size - 1] of a 0-byte option
+    "opt-cpustat-empty-v7": add_option_v7(2, b""),
+    # calloc(NLIBS, 24) of a count the option cannot hold: 6 GB
+    "opt-procmaps-count-v6": add_option_v6(10, text("1 fffffff app\n")),
+    # calloc of the CPU count and of each sample count: 4 and 8 GB
+    "opt-time-shift-cpus-v7": add_option_v7(12, bytes(12) + struct.pack("<I", 0x0fffffff)),
+    "opt-time-shift-samples-v6": add_option_v6(12, bytes(12) + struct.pack("<II", 1, 0x0fffffff)),
+    # calloc(vCPU count, 4): 8 GB
+    "opt-guest-vcpus-v6": add_option_v6(13, b"vm\0" + bytes(8) + struct.pack("<I", 0x7fffffff)),
+    # the rest exit 2 in the library too; here they name their byte offset.
+    # CPUCOUNT sets how many CPUs read_cpu_data reads (v6)
+    "opt-cpucount-v6": add_option_v6(8, struct.pack("<I", 100000)),
+    # v7 sections are walked like v6's parts, compressed or not
+    "v7-section-print-fmt-cut": v7_section_replaced(18, cut_print_fmt),
+    "v7-section-bad-zstd": v7_corrupt_compressed_section(18),
+    # kbuffer reads `commit` bytes of events from a 4 KiB page
+    "v7-chunk-page-commit": v7_chunk_with_commit((1 << 27) - 1),
+}
+
+if __name__ == "__main__":
+    out = sys.argv[1]
+    for name, data in CASES.items():
+        with open(os.path.join(out, name), "wb") as f:
+            f.write(data)
