@@ -172,10 +172,43 @@ static int tcw_kallsyms(struct tcw_file *f, struct tc_walk *w)
 	return tc_skip_sized(w, 4, "kallsyms");
 }
 
+/* trace_printk formats, a line "ADDR : FORMAT" each (printk_formats in
+ * tracefs): libtraceevent 1.7.1 takes the format from one byte past the
+ * ':' and, a leading quote dropped, looks at its last three bytes without
+ * checking its length (tep_register_print_string: read before the heap
+ * block). The library reads up to the first NUL. */
 static int tcw_printk(struct tcw_file *f, struct tc_walk *w)
 {
 	(void)f;
-	return tc_skip_sized(w, 4, "printk formats");
+	uint64_t at = w->off + 4;
+	int rc = tc_skip_sized(w, 4, "printk formats");
+	if (rc)
+		return rc;
+	const uint8_t *t = w->p + at;
+	uint64_t n = w->off - at;
+	const uint8_t *nul = memchr(t, '\0', (size_t)n);
+	if (nul)
+		n = (uint64_t)(nul - t);
+	for (uint64_t i = 0; i < n;) {
+		uint64_t e = i, k = i;
+		while (e < n && t[e] != '\n')
+			e++;
+		while (k < e && t[k] == ':')
+			k++;
+		if (k < e) {
+			while (k < e && t[k] != ':')
+				k++;
+			uint64_t fmt = k + 2;  /* past ':' and the byte after it */
+			if (fmt < e && t[fmt] == '"')
+				fmt++;
+			if (k == e || fmt > e || e - fmt < 3)
+				return sim_errorf(w->err, SIM_E_INPUT, "%s: byte offset %" PRIu64 ": a printk "
+						  "format line is not \"ADDR : FORMAT\" with a format of 3 or more "
+						  "bytes", w->name, at + i);
+		}
+		i = e + 1;
+	}
+	return 0;
 }
 
 static int tcw_cmdlines(struct tcw_file *f, struct tc_walk *w)

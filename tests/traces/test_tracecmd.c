@@ -106,6 +106,8 @@ static void test_bad_headers(void **state)
 		{ "opt-time-shift-cpus-v7", "byte offset 8569: a TIME_SHIFT option announces more CPUs" },
 		{ "opt-time-shift-samples-v6", "byte offset 4830: a TIME_SHIFT option announces more samples" },
 		{ "opt-guest-vcpus-v6", "byte offset 4825: a GUEST option announces more vCPUs" },
+		{ "printk-short-format-v6", "byte offset 4749: a printk format line is not" },
+		{ "printk-no-colon-v6", "byte offset 4749: a printk format line is not" },
 		{ "opt-cpucount-v6", "byte offset 4814: CPUCOUNT 100000 (expected 1..4096)" },
 		/* v7 sections and compressed CPU data are walked too */
 		{ "v7-section-print-fmt-cut", "byte offset 9249: an event format's print fmt is not" },

@@ -33,6 +33,40 @@ def add_option_v6(oid, data):
     return bytes(d)
 
 
+def replace_printk_v6(text):
+    """The printk formats replaced by `text`, NUL padded (the library reads
+    to the first NUL) so the CPU pages stay page aligned."""
+    d = bytearray(V6)
+    i = d.index(b"header_page\0") + 12
+    i += 8 + struct.unpack_from("<Q", d, i)[0]
+    i += 13
+    i += 8 + struct.unpack_from("<Q", d, i)[0]
+    n = struct.unpack_from("<I", d, i)[0]
+    i += 4
+    for _ in range(n):
+        i += 8 + struct.unpack_from("<Q", d, i)[0]
+    nsys = struct.unpack_from("<I", d, i)[0]
+    i += 4
+    for _ in range(nsys):
+        i = d.index(b"\0", i) + 1
+        n = struct.unpack_from("<I", d, i)[0]
+        i += 4
+        for _ in range(n):
+            i += 8 + struct.unpack_from("<Q", d, i)[0]
+    i += 4 + struct.unpack_from("<I", d, i)[0]  # kallsyms
+    old = 4 + struct.unpack_from("<I", d, i)[0]
+    data = text + b"\0" * ((old - 4 - len(text)) % 4096)
+    blob = struct.pack("<I", len(data)) + data
+    shift = len(blob) - old
+    fly = d.index(b"flyrecord\0")
+    ncpu = struct.unpack_from("<I", d, d.index(b"options  \0") - 4)[0]
+    for c in range(ncpu):
+        off = struct.unpack_from("<Q", d, fly + 10 + 16 * c)[0]
+        struct.pack_into("<Q", d, fly + 10 + 16 * c, off + shift)
+    d[i:i + old] = blob
+    return bytes(d)
+
+
 def v7_sections(d):
     """(offset of the last DONE's next-offset field, {option id: (field offset, value)})"""
     i = d.index(b"\0", 10) + 1 + 6
@@ -148,6 +182,10 @@ CASES = {
     "opt-time-shift-samples-v6": add_option_v6(12, bytes(12) + struct.pack("<II", 1, 0x0fffffff)),
     # calloc(vCPU count, 4): 8 GB
     "opt-guest-vcpus-v6": add_option_v6(13, b"vm\0" + bytes(8) + struct.pack("<I", 0x7fffffff)),
+    # tep_register_print_string reads before a format shorter than 3 bytes;
+    # a line without ':' leaves the format one byte past the line's end
+    "printk-short-format-v6": replace_printk_v6(b'ffffffff81000000 : "a"\n'),
+    "printk-no-colon-v6": replace_printk_v6(b"ffffffff81000000\n"),
     # the rest exit 2 in the library too; here they name their byte offset.
     # CPUCOUNT sets how many CPUs read_cpu_data reads (v6)
     "opt-cpucount-v6": add_option_v6(8, struct.pack("<I", 100000)),
