@@ -22,11 +22,32 @@
 
 #define DEV_SDA ((8u << 20) | 0u)
 
+/* Put msg into dst as field id, then free msg (it is copied). */
+static void nest(struct pw_buf *dst, uint32_t id, struct pw_buf *msg)
+{
+	pw_put_msg(dst, id, msg);
+	pw_buf_free(msg);
+}
+
+/* The fields every block event starts with: device, sector, sectors. */
+static void blk_fields(struct pw_buf *x, uint64_t sector, uint64_t nr)
+{
+	pw_put_uint(x, 1, DEV_SDA);
+	pw_put_uint(x, 2, sector);
+	pw_put_uint(x, 3, nr);
+}
+
 static void packet(struct pw_buf *trace, struct pw_buf *pkt)
 {
 	pw_put_uint(pkt, 10, 1); /* trusted_packet_sequence_id */
-	pw_put_msg(trace, 1, pkt);
-	pw_buf_free(pkt);
+	nest(trace, 1, pkt);
+}
+
+/* A packet whose field id is msg (both freed once written). */
+static void packet_msg(struct pw_buf *trace, struct pw_buf *pkt, uint32_t id, struct pw_buf *msg)
+{
+	nest(pkt, id, msg);
+	packet(trace, pkt);
 }
 
 static void event(struct pw_buf *bundle, uint64_t ts, uint32_t pid, uint32_t id, struct pw_buf *payload)
@@ -35,8 +56,7 @@ static void event(struct pw_buf *bundle, uint64_t ts, uint32_t pid, uint32_t id,
 	pw_put_uint(&e, 1, ts);
 	pw_put_uint(&e, 2, pid);
 	pw_put_msg(&e, id, payload);
-	pw_put_msg(bundle, 2, &e);
-	pw_buf_free(&e);
+	nest(bundle, 2, &e);
 	pw_buf_free(payload);
 }
 
@@ -55,47 +75,32 @@ static void build(struct pw_buf *t)
 	/* packages_list */
 	pw_put_str(&x, 1, "com.example.app");
 	pw_put_uint(&x, 2, 10123);
-	pw_put_msg(&m, 1, &x);
-	pw_buf_free(&x);
-	pw_put_msg(&pkt, 47, &m);
-	pw_buf_free(&m);
-	packet(t, &pkt);
+	nest(&m, 1, &x);
+	packet_msg(t, &pkt, 47, &m);
 	/* process_tree: the app (uid 10123) and its render thread */
 	pw_put_uint(&x, 1, 4000);
 	pw_put_str(&x, 3, "com.example.app");
 	pw_put_uint(&x, 5, 10123);
-	pw_put_msg(&m, 1, &x);
-	pw_buf_free(&x);
+	nest(&m, 1, &x);
 	pw_put_uint(&x, 1, 4001);
 	pw_put_str(&x, 2, "RenderThread");
 	pw_put_uint(&x, 3, 4000);
-	pw_put_msg(&m, 2, &x);
-	pw_buf_free(&x);
-	pw_put_msg(&pkt, 2, &m);
-	pw_buf_free(&m);
-	packet(t, &pkt);
+	nest(&m, 2, &x);
+	packet_msg(t, &pkt, 2, &m);
 	/* CPU 1 bundle, written first: issue and complete */
 	pw_put_uint(&b, 1, 1);
-	pw_put_uint(&x, 1, DEV_SDA);
-	pw_put_uint(&x, 2, 100);
-	pw_put_uint(&x, 3, 8);
+	blk_fields(&x, 100, 8);
 	pw_put_uint(&x, 4, 4096);
 	pw_put_str(&x, 5, "RS");
 	pw_put_str(&x, 6, "kworker/1:1");
 	event(&b, 2000, 4001, 45, &x);
-	pw_put_uint(&x, 1, DEV_SDA);
-	pw_put_uint(&x, 2, 100);
-	pw_put_uint(&x, 3, 8);
+	blk_fields(&x, 100, 8);
 	pw_put_str(&x, 5, "RS");
 	event(&b, 5000, 0, 125, &x);
-	pw_put_msg(&pkt, 1, &b);
-	pw_buf_free(&b);
-	packet(t, &pkt);
+	packet_msg(t, &pkt, 1, &b);
 	/* CPU 0 bundle: the queue event before them, a slice, compact sched */
 	pw_put_uint(&b, 1, 0);
-	pw_put_uint(&x, 1, DEV_SDA);
-	pw_put_uint(&x, 2, 100);
-	pw_put_uint(&x, 3, 8);
+	blk_fields(&x, 100, 8);
 	pw_put_str(&x, 4, "RS");
 	event(&b, 1000, 4001, 119, &x);
 	print_ev(&b, 1500, 4001, "B|4000|bindApplication\n");
@@ -103,45 +108,32 @@ static void build(struct pw_buf *t)
 	print_ev(&b, 6001, 4001, "C|4000|counter|5\n");
 	pw_put_varint(&arr, 1000);
 	pw_put_varint(&arr, 50);
-	pw_put_msg(&cs, 1, &arr);
-	pw_buf_free(&arr);
+	nest(&cs, 1, &arr);
 	pw_put_varint(&arr, 4002);
 	pw_put_varint(&arr, 0);
-	pw_put_msg(&cs, 3, &arr);
-	pw_buf_free(&arr);
+	nest(&cs, 3, &arr);
 	pw_put_str(&cs, 5, "worker");
 	pw_put_str(&cs, 5, "swapper/0");
 	pw_put_varint(&arr, 0);
 	pw_put_varint(&arr, 1);
-	pw_put_msg(&cs, 6, &arr);
-	pw_buf_free(&arr);
-	pw_put_msg(&b, 4, &cs);
-	pw_buf_free(&cs);
-	pw_put_msg(&pkt, 1, &b);
-	pw_buf_free(&b);
-	packet(t, &pkt);
+	nest(&cs, 6, &arr);
+	nest(&b, 4, &cs);
+	packet_msg(t, &pkt, 1, &b);
 	/* a thread track and a track-event slice on it */
 	pw_put_uint(&x, 1, 4000);
 	pw_put_uint(&x, 2, 4000);
 	pw_put_uint(&m, 1, 77);
-	pw_put_msg(&m, 4, &x);
-	pw_buf_free(&x);
-	pw_put_msg(&pkt, 60, &m);
-	pw_buf_free(&m);
-	packet(t, &pkt);
+	nest(&m, 4, &x);
+	packet_msg(t, &pkt, 60, &m);
 	pw_put_uint(&pkt, 8, 7000);
 	pw_put_uint(&m, 9, 1);
 	pw_put_uint(&m, 11, 77);
 	pw_put_str(&m, 23, "inflate");
-	pw_put_msg(&pkt, 11, &m);
-	pw_buf_free(&m);
-	packet(t, &pkt);
+	packet_msg(t, &pkt, 11, &m);
 	pw_put_uint(&pkt, 8, 9000);
 	pw_put_uint(&m, 9, 2);
 	pw_put_uint(&m, 11, 77);
-	pw_put_msg(&pkt, 11, &m);
-	pw_buf_free(&m);
-	packet(t, &pkt);
+	packet_msg(t, &pkt, 11, &m);
 	assert_false(t->oom);
 }
 
@@ -245,16 +237,12 @@ static void test_malformed_packet_skipped(void **state)
 	(void)state;
 	/* a bundle whose second event claims more bytes than it holds */
 	pw_put_uint(&b, 1, 0);
-	pw_put_uint(&x, 1, DEV_SDA);
-	pw_put_uint(&x, 2, 8);
-	pw_put_uint(&x, 3, 8);
+	blk_fields(&x, 8, 8);
 	pw_put_str(&x, 4, "W");
 	event(&b, 10, 1, 119, &x);
 	static const uint8_t cut[] = { 0x08, 0x8f, 0x8f }; /* timestamp varint cut short */
 	pw_put_bytes(&b, 2, cut, sizeof(cut));
-	pw_put_msg(&pkt, 1, &b);
-	pw_buf_free(&b);
-	packet(&t, &pkt);
+	packet_msg(&t, &pkt, 1, &b);
 	assert_int_equal(read_all(t.p, t.len, NULL, recs, comms, 4, &n, &err, rep, sizeof(rep)), 0);
 	assert_int_equal(n, 1);
 	assert_int_equal(recs[0].dir, TRACE_DIR_WRITE);

@@ -16,10 +16,12 @@
 
 #include <cmocka.h>
 
+#include "tests/case_table.h"
 #include "tests/models/block/mq_rig.h"
 
 #define NW 10
 #define STRIDE 1000u  /* sectors between the writes: nothing merges */
+#define PLUG_BASE 900000u /* the plugged writes: four at PLUG_BASE, + STRIDE ... */
 
 struct boost_case {
 	struct mq_rig *r;
@@ -74,8 +76,8 @@ static void bc_boost(struct sim *sim, struct sim_event *ev)
 		/* a task's plug holding four writes, the third the target */
 		blk_start_plug(&c->plug, &c->ioc[NW]);
 		for (int i = 0; i < 4; i++)
-			bc_submit(c, NW + i, 900000 + (uint64_t)i * STRIDE, REQ_WRITE, &c->plug);
-		c->target = 900000 + 2 * STRIDE;
+			bc_submit(c, NW + i, PLUG_BASE + (uint64_t)i * STRIDE, REQ_WRITE, &c->plug);
+		c->target = PLUG_BASE + 2 * STRIDE;
 	}
 	c->where = blk_locate_sector(c->r->q, c->target + 3);
 	c->hit = blk_boost_lba(c->r->q, c->target + 3);
@@ -89,10 +91,10 @@ static json_t *bc_counters(struct boost_case *c, json_t **root)
 	return json_object_get(json_object_get(json_object_get(*root, "mq"), "counters"), "boost");
 }
 
-/* Ten writes (flags wflags) at sectors 0, STRIDE, ...; boost the 9th (or
- * a plugged one) at 0.5 ms; run to the end. */
+/* Ten writes (flags wflags) at sectors 0, STRIDE, ...; boost the one at
+ * target (or a plugged one) at 0.5 ms; run to the end. */
 static void bc_run(struct boost_case *c, const char *sched, const char *blk, uint32_t wflags,
-		   bool plugged)
+		   bool plugged, uint64_t target)
 {
 	struct blk_trace_sink sink = { bc_sink, c };
 
@@ -103,7 +105,7 @@ static void bc_run(struct boost_case *c, const char *sched, const char *blk, uin
 	c->plugged = plugged;
 	for (int i = 0; i < NW; i++)
 		bc_submit(c, i, (uint64_t)i * STRIDE, wflags, NULL);
-	c->target = 8 * STRIDE;
+	c->target = target;
 	sim_event_init(&c->ev, bc_boost);
 	sim_at(c->r->sim, &c->ev, MS / 2);
 	mq_rig_run(c->r);
@@ -125,142 +127,96 @@ static void bc_free(struct boost_case *c)
 
 #define QD1 "sdev_queue_depth: 1\nnr_requests: 256\n"
 
-static void test_boost_mq_deadline_scheduler(void **state)
+/* One boost: where the request was found, whether it was lifted, which
+ * request the device got second, and the counter that took it. */
+struct boost_row {
+	const char *name;
+	const char *sched;
+	uint32_t wflags;       /* flags of the ten queued writes */
+	bool plugged;          /* boost a request in a task's plug instead */
+	uint64_t target;       /* sector of the queued write boosted */
+	enum blk_where where;
+	bool hit;
+	uint64_t second;       /* start sector the device gets second */
+	const char *counter;   /* boost counter that must read 1 */
+	const char *counter2;  /* a second one, or NULL */
+	bool first_checked;    /* the device got sector 0 first */
+	bool third_is_stride;  /* ... and STRIDE third: the rest keep their order */
+	int nd;                /* requests dispatched in all (0: not checked) */
+	bool absent_after;     /* after the run, a sector nothing covers: a miss */
+};
+
+#define PLUGGED_ROW(s)                                                                           \
+	{ .name = "boost in a plug, " s, .sched = s, .wflags = REQ_WRITE, .plugged = true,         \
+	  .target = 8 * STRIDE, .where = BLK_WHERE_PLUGGED, .hit = true,                          \
+	  .second = PLUG_BASE + 2 * STRIDE, .counter = "plug_marked",                             \
+	  .counter2 = "plug_lifted_at_insert", .nd = NW + 4 }
+
+static const struct boost_row boost_rows[] = {
+	{ .name = "boost in mq-deadline", .sched = "mq-deadline", .wflags = REQ_WRITE,
+	  .target = 8 * STRIDE, .where = BLK_WHERE_SCHEDULER, .hit = true,
+	  .second = 8 * STRIDE, /* next, ahead of seven older writes */
+	  .counter = "scheduler", .first_checked = true, .third_is_stride = true, .nd = NW },
+	{ .name = "boost in kyber", .sched = "kyber", .wflags = REQ_WRITE, .target = 8 * STRIDE,
+	  .where = BLK_WHERE_SCHEDULER, .hit = true, .second = 8 * STRIDE, .counter = "scheduler",
+	  .nd = NW },
+	{ .name = "boost in bfq", .sched = "bfq", .wflags = REQ_WRITE, .target = 8 * STRIDE,
+	  .where = BLK_WHERE_SCHEDULER, .hit = true, .second = 8 * STRIDE, .counter = "scheduler",
+	  .nd = NW },
+	/* none: the writes behind the busy budget wait in the software queue. */
+	{ .name = "boost in none's software queue", .sched = "none", .wflags = REQ_WRITE,
+	  .target = 8 * STRIDE, .where = BLK_WHERE_SCHEDULER, .hit = true, .second = 8 * STRIDE,
+	  .counter = "sw_queue", .nd = NW },
+	/* FUA writes (a journal commit block) bypass the scheduler onto
+	 * hctx->dispatch, FIFO: the boosted one goes to its head. */
+	{ .name = "boost on hctx->dispatch", .sched = "mq-deadline", .wflags = REQ_WRITE | REQ_FUA,
+	  .target = 8 * STRIDE, .where = BLK_WHERE_DISPATCHED, .hit = true, .second = 8 * STRIDE,
+	  .counter = "hctx_dispatch", .third_is_stride = true },
+	/* In a plug: marked, and the scheduler lifts it when the plug is
+	 * flushed; it overtakes the eight writes queued before the plug and
+	 * its own plug-mates. */
+	PLUGGED_ROW("mq-deadline"),
+	PLUGGED_ROW("kyber"),
+	PLUGGED_ROW("bfq"),
+	PLUGGED_ROW("none"),
+	/* At the device nothing can be done (the order stays); nothing
+	 * covering the sector: a miss. */
+	{ .name = "boost at the device, then absent", .sched = "mq-deadline", .wflags = REQ_WRITE,
+	  .target = 0, .where = BLK_WHERE_DEVICE, .hit = false, .second = STRIDE,
+	  .counter = "device", .absent_after = true },
+};
+
+static void test_boost_row(void **state)
 {
+	const struct boost_row *row = *state;
 	struct boost_case c;
 
-	(void)state;
-	bc_run(&c, "mq-deadline", QD1, REQ_WRITE, false);
-	assert_int_equal(c.where, BLK_WHERE_SCHEDULER);
-	assert_true(c.hit);
-	assert_int_equal(c.dsector[0], 0);
-	assert_int_equal(c.dsector[1], c.target); /* next, ahead of seven older writes */
-	assert_int_equal(c.dsector[2], STRIDE);
-	assert_int_equal(bc_count(&c, "scheduler"), 1);
-	assert_int_equal(c.nd, NW);
-	bc_free(&c);
-}
-
-static void test_boost_kyber_scheduler(void **state)
-{
-	struct boost_case c;
-
-	(void)state;
-	bc_run(&c, "kyber", QD1, REQ_WRITE, false);
-	assert_int_equal(c.where, BLK_WHERE_SCHEDULER);
-	assert_true(c.hit);
-	assert_int_equal(c.dsector[1], c.target);
-	assert_int_equal(bc_count(&c, "scheduler"), 1);
-	assert_int_equal(c.nd, NW);
-	bc_free(&c);
-}
-
-static void test_boost_bfq_scheduler(void **state)
-{
-	struct boost_case c;
-
-	(void)state;
-	bc_run(&c, "bfq", QD1, REQ_WRITE, false);
-	assert_int_equal(c.where, BLK_WHERE_SCHEDULER);
-	assert_true(c.hit);
-	assert_int_equal(c.dsector[1], c.target);
-	assert_int_equal(bc_count(&c, "scheduler"), 1);
-	assert_int_equal(c.nd, NW);
-	bc_free(&c);
-}
-
-/* none: the writes behind the busy budget wait in the software queue. */
-static void test_boost_none_software_queue(void **state)
-{
-	struct boost_case c;
-
-	(void)state;
-	bc_run(&c, "none", QD1, REQ_WRITE, false);
-	assert_int_equal(c.where, BLK_WHERE_SCHEDULER);
-	assert_true(c.hit);
-	assert_int_equal(c.dsector[1], c.target);
-	assert_int_equal(bc_count(&c, "sw_queue"), 1);
-	assert_int_equal(c.nd, NW);
-	bc_free(&c);
-}
-
-/* FUA writes (a journal commit block) bypass the scheduler onto
- * hctx->dispatch, FIFO: the boosted one goes to its head. */
-static void test_boost_hctx_dispatch(void **state)
-{
-	struct boost_case c;
-
-	(void)state;
-	bc_run(&c, "mq-deadline", QD1, REQ_WRITE | REQ_FUA, false);
-	assert_int_equal(c.where, BLK_WHERE_DISPATCHED);
-	assert_true(c.hit);
-	assert_int_equal(c.dsector[1], c.target);
-	assert_int_equal(c.dsector[2], STRIDE);
-	assert_int_equal(bc_count(&c, "hctx_dispatch"), 1);
-	bc_free(&c);
-}
-
-/* In a plug: marked, and the scheduler lifts it when the plug is flushed;
- * it overtakes the eight writes queued before the plug and its own
- * plug-mates. */
-static void test_boost_plugged(void **state)
-{
-	const char *scheds[] = { "mq-deadline", "kyber", "bfq", "none" };
-
-	(void)state;
-	for (int s = 0; s < 4; s++) {
-		struct boost_case c;
-
-		bc_run(&c, scheds[s], QD1, REQ_WRITE, true);
-		assert_int_equal(c.where, BLK_WHERE_PLUGGED);
-		assert_true(c.hit);
+	bc_run(&c, row->sched, QD1, row->wflags, row->plugged, row->target);
+	assert_int_equal(c.where, row->where);
+	assert_int_equal(c.hit, row->hit);
+	if (row->first_checked)
+		assert_int_equal(c.dsector[0], 0);
+	if (row->hit)
 		assert_int_equal(c.dsector[1], c.target);
-		assert_int_equal(bc_count(&c, "plug_marked"), 1);
-		assert_int_equal(bc_count(&c, "plug_lifted_at_insert"), 1);
-		assert_int_equal(c.nd, NW + 4);
-		bc_free(&c);
+	assert_int_equal(c.dsector[1], row->second);
+	if (row->third_is_stride)
+		assert_int_equal(c.dsector[2], STRIDE);
+	assert_int_equal(bc_count(&c, row->counter), 1);
+	if (row->counter2)
+		assert_int_equal(bc_count(&c, row->counter2), 1);
+	if (row->nd)
+		assert_int_equal(c.nd, row->nd);
+	if (row->absent_after) {
+		assert_false(blk_boost_lba(c.r->q, 5 * STRIDE)); /* all done by now */
+		assert_int_equal(bc_count(&c, "absent"), 1);
 	}
-}
-
-/* At the device nothing can be done; nothing covering the sector: a miss. */
-static void test_boost_device_and_absent(void **state)
-{
-	struct boost_case c;
-
-	(void)state;
-	memset(&c, 0, sizeof(c));
-	bc_run(&c, "mq-deadline", QD1, REQ_WRITE, false);
-	bc_free(&c);
-	/* again, boosting the request at the device (the first write) */
-	struct blk_trace_sink sink = { bc_sink, &c };
-	memset(&c, 0, sizeof(c));
-	c.r = mq_rig_new("mq-deadline", 1000, 32, QD1, NULL);
-	assert_int_equal(blk_add_trace_sink(c.r->q, &sink), 0);
-	for (int i = 0; i < NW; i++)
-		bc_submit(&c, i, (uint64_t)i * STRIDE, REQ_WRITE, NULL);
-	c.target = 0;
-	sim_event_init(&c.ev, bc_boost);
-	sim_at(c.r->sim, &c.ev, MS / 2);
-	mq_rig_run(c.r);
-	assert_int_equal(c.where, BLK_WHERE_DEVICE);
-	assert_false(c.hit);
-	assert_int_equal(c.dsector[1], STRIDE); /* order unchanged */
-	assert_int_equal(bc_count(&c, "device"), 1);
-	assert_false(blk_boost_lba(c.r->q, 5 * STRIDE)); /* all done by now */
-	assert_int_equal(bc_count(&c, "absent"), 1);
 	bc_free(&c);
 }
 
 int main(void)
 {
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_boost_mq_deadline_scheduler),
-		cmocka_unit_test(test_boost_kyber_scheduler),
-		cmocka_unit_test(test_boost_bfq_scheduler),
-		cmocka_unit_test(test_boost_none_software_queue),
-		cmocka_unit_test(test_boost_hctx_dispatch),
-		cmocka_unit_test(test_boost_plugged),
-		cmocka_unit_test(test_boost_device_and_absent),
-	};
+	struct CMUnitTest tests[CASE_COUNT(boost_rows)];
+
+	CASE_TESTS(tests, boost_rows, test_boost_row);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

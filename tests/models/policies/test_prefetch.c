@@ -282,20 +282,10 @@ struct launch_result {
 	int64_t prefetch_requests;
 };
 
-static struct launch_result run_launch_var(const char *policy, int64_t cpu_ms, double variation,
-					   int launch_no)
+/* Run the one-launch scenario yaml: the launch's duration and what the
+ * prefetcher (if any) reports. */
+static struct launch_result launch_result_of(const char *yaml)
 {
-	char yaml[4096];
-	snprintf(yaml, sizeof(yaml),
-		 "seed: 2\ndevice: %s\nscheduler: cfq\n"
-		 "memory: {total_bytes: 1GiB, reserved_bytes: 512MiB}\n"
-		 "%s"
-		 "fg: 10050\n"
-		 "workload:\n  type: synthetic\n  tasks:\n"
-		 "    app: {gen: launch, uid: 10050, become_fg: true, region: launch, bytes: 3MiB,"
-		 " files: 6, file_coverage: 0.4, run_bytes: 16KiB, fault_fraction: 0.6,"
-		 " cpu_total: %lldms, variation: %g, launch_no: %d}\n",
-		 DEV, policy, (long long)cpu_ms, variation, launch_no);
 	struct sim *sim = make_sim(yaml);
 	struct sim_error err;
 	if (sim_run(sim, &err))
@@ -317,6 +307,32 @@ static struct launch_result run_launch_var(const char *policy, int64_t cpu_ms, d
 	return out;
 }
 
+/* A profile path under /tmp for this test (tag) and process, and the
+ * policy lines that record it (rp) and replay it (pp). */
+static void pf_profile(const char *tag, char prof[128], char rp[256], char pp[256])
+{
+	snprintf(prof, 128, "/tmp/mobisim-pf-%s-%d.prof", tag, (int)getpid());
+	snprintf(rp, 256, "policies: [prefetch]\nprefetch: {mode: record, profile: %s}\n", prof);
+	snprintf(pp, 256, "policies: [prefetch]\nprefetch: {mode: replay, profile: %s}\n", prof);
+}
+
+static struct launch_result run_launch_var(const char *policy, int64_t cpu_ms, double variation,
+					   int launch_no)
+{
+	char yaml[4096];
+	snprintf(yaml, sizeof(yaml),
+		 "seed: 2\ndevice: %s\nscheduler: cfq\n"
+		 "memory: {total_bytes: 1GiB, reserved_bytes: 512MiB}\n"
+		 "%s"
+		 "fg: 10050\n"
+		 "workload:\n  type: synthetic\n  tasks:\n"
+		 "    app: {gen: launch, uid: 10050, become_fg: true, region: launch, bytes: 3MiB,"
+		 " files: 6, file_coverage: 0.4, run_bytes: 16KiB, fault_fraction: 0.6,"
+		 " cpu_total: %lldms, variation: %g, launch_no: %d}\n",
+		 DEV, policy, (long long)cpu_ms, variation, launch_no);
+	return launch_result_of(yaml);
+}
+
 static struct launch_result run_launch(const char *policy, int64_t cpu_ms, const char *prof)
 {
 	(void)prof;
@@ -326,10 +342,9 @@ static struct launch_result run_launch(const char *policy, int64_t cpu_ms, const
 static void launch_pair(int64_t cpu_ms, struct launch_result *base, struct launch_result *rec,
 			struct launch_result *pf)
 {
-	char prof[128], rp[256], pp[256];
-	snprintf(prof, sizeof(prof), "/tmp/mobisim-pf-%d-%lld.prof", (int)getpid(), (long long)cpu_ms);
-	snprintf(rp, sizeof(rp), "policies: [prefetch]\nprefetch: {mode: record, profile: %s}\n", prof);
-	snprintf(pp, sizeof(pp), "policies: [prefetch]\nprefetch: {mode: replay, profile: %s}\n", prof);
+	char tag[32], prof[128], rp[256], pp[256];
+	snprintf(tag, sizeof(tag), "%lld", (long long)cpu_ms);
+	pf_profile(tag, prof, rp, pp);
 	*base = run_launch("", cpu_ms, prof);
 	*rec = run_launch(rp, cpu_ms, prof);
 	*pf = run_launch(pp, cpu_ms, prof);
@@ -372,9 +387,7 @@ static void test_prefetch_misses_when_the_launch_varies(void **state)
 {
 	(void)state;
 	char prof[128], rp[256], pp[256];
-	snprintf(prof, sizeof(prof), "/tmp/mobisim-pf-var-%d.prof", (int)getpid());
-	snprintf(rp, sizeof(rp), "policies: [prefetch]\nprefetch: {mode: record, profile: %s}\n", prof);
-	snprintf(pp, sizeof(pp), "policies: [prefetch]\nprefetch: {mode: replay, profile: %s}\n", prof);
+	pf_profile("var", prof, rp, pp);
 	struct launch_result a = run_launch_var("", 50, 0, 1), b = run_launch_var("", 50, 0, 7);
 	assert_true(a.launch_ms == b.launch_ms);
 	(void)run_launch_var(rp, 50, 0.1, 1);
@@ -405,23 +418,7 @@ static struct launch_result run_launch_seed(const char *policy, int seed, int ap
 		 " bytes: 3MiB, files: 6, file_coverage: 0.4, run_bytes: 16KiB, fault_fraction: 0.6,"
 		 " cpu_total: 150ms}\n",
 		 seed, DEV, policy, app_seed);
-	struct sim *sim = make_sim(yaml);
-	struct sim_error err;
-	if (sim_run(sim, &err))
-		fail_msg("%s", err.msg);
-	json_t *r = sim_result_json(sim);
-	struct launch_result out = { 0 };
-	json_t *reg = json_array_get(json_object_get(r, "regions"), 0);
-	assert_non_null(reg);
-	out.launch_ms = (double)json_integer_value(json_object_get(reg, "duration_ns")) / 1e6;
-	json_t *pf = json_object_get(json_object_get(r, "policies"), "prefetch");
-	if (pf) {
-		out.hit_ratio = json_number_value(json_object_get(pf, "hit_ratio"));
-		out.miss_ratio = json_number_value(json_object_get(pf, "miss_ratio"));
-	}
-	json_decref(r);
-	sim_destroy(sim);
-	return out;
+	return launch_result_of(yaml);
 }
 
 /* FAST profiles a launch once and replays it on later launches, in which the
@@ -434,9 +431,7 @@ static void test_prefetch_profile_applies_to_other_seeds(void **state)
 {
 	(void)state;
 	char prof[128], rp[256], pp[256];
-	snprintf(prof, sizeof(prof), "/tmp/mobisim-pf-seed-%d.prof", (int)getpid());
-	snprintf(rp, sizeof(rp), "policies: [prefetch]\nprefetch: {mode: record, profile: %s}\n", prof);
-	snprintf(pp, sizeof(pp), "policies: [prefetch]\nprefetch: {mode: replay, profile: %s}\n", prof);
+	pf_profile("seed", prof, rp, pp);
 
 	/* the placement differs between the seeds, the app does not */
 #define SEED_YAML                                                                                  \

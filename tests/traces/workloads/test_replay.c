@@ -25,6 +25,7 @@
 #include "sim/metrics.h"
 #include "sim/sim.h"
 #include "sim/workload.h"
+#include "tests/case_table.h"
 
 #define US 1000LL
 
@@ -115,175 +116,154 @@ static const struct sim_opstat *op(const struct run *r, enum sim_class c, enum s
 	return &r->s->metrics.cls[c].op[o];
 }
 
-/* Two sync reads of one pid: C of the first at 100 us, next Q at 150 us
+/* A four-event trace replayed on the fixed-service device, and what the
+ * run must show. The checks are a list, so that each row states exactly
+ * what it asserts. */
+struct tev {
+	const char *comm;
+	int pid;
+	double t_us;
+	const char *what, *rwbs;
+	uint64_t sector;
+};
+
+enum chk_kind { CHK_END = 1, CHK_MODE, CHK_COUNT, CHK_LAT_MIN, CHK_LAT_MAX, CHK_SYNC_WAITS,
+		CHK_SYNC_WAIT_NS, CHK_STAT, CHK_IO_EVENT };
+
+struct chk {
+	enum chk_kind k;
+	enum sim_class cls;
+	enum sim_op op;
+	const char *key;  /* CHK_STAT: the stats key; CHK_MODE, CHK_IO_EVENT: the value */
+	int64_t v;
+};
+
+#define END(us) { .k = CHK_END, .v = (us) * US }
+#define MODE(m) { .k = CHK_MODE, .key = (m) }
+#define COUNT(c, o, n) { .k = CHK_COUNT, .cls = SIM_CLASS_##c, .op = SIM_OP_##o, .v = (n) }
+#define LAT_MIN(c, o, us) { .k = CHK_LAT_MIN, .cls = SIM_CLASS_##c, .op = SIM_OP_##o, .v = (us) * US }
+#define LAT_MAX(c, o, us) { .k = CHK_LAT_MAX, .cls = SIM_CLASS_##c, .op = SIM_OP_##o, .v = (us) * US }
+#define SYNC_WAITS(n) { .k = CHK_SYNC_WAITS, .v = (n) }
+#define SYNC_WAIT_NS(us) { .k = CHK_SYNC_WAIT_NS, .v = (us) * US }
+#define STAT(name, n) { .k = CHK_STAT, .key = (name), .v = (n) }
+#define IO_EVENT(e) { .k = CHK_IO_EVENT, .key = (e) }
+
+struct replay_row {
+	const char *name;
+	struct tev ev[4];
+	const char *top, *wl;  /* scenario lines at the top level and under workload: */
+	int64_t service_us;
+	struct chk chk[10];     /* up to the first with k == 0 */
+};
+
+/* Two sync I/Os of one pid: C of the first at 100 us, next Q at 150 us
  * (think time 50 us); the device takes 1000 us per I/O. */
-static void write_sync_pair(struct tf *t, const char *rwbs)
-{
-	tf_open(t);
-	ev(t, "app", 100, 0, "Q", rwbs, 0, 8);
-	ev(t, "app", 100, 100, "C", rwbs, 0, 8);
-	ev(t, "app", 100, 150, "Q", rwbs, 1000, 8);
-	ev(t, "app", 100, 250, "C", rwbs, 1000, 8);
-	tf_close(t);
-}
+#define SYNC_PAIR(rwbs)                                                                          \
+	{ { "app", 100, 0, "Q", rwbs, 0 }, { "app", 100, 100, "C", rwbs, 0 },                     \
+	  { "app", 100, 150, "Q", rwbs, 1000 }, { "app", 100, 250, "C", rwbs, 1000 } }
 
-static void test_replay_closed_waits_for_sync_predecessor_plus_think(void **state)
-{
-	(void)state;
-	struct tf t;
-	write_sync_pair(&t, "R");
-	struct run r;
-	run_replay(&r, t.path, NULL, NULL, 1000);
-	assert_string_equal(r.s->replay, "closed");
-	/* second read issued at 1000 (completion) + 50 (think): both 1000 us, end at 2050 us */
-	const struct sim_opstat *rd = op(&r, SIM_CLASS_FG, SIM_OP_READ);
-	assert_int_equal(rd->count, 2);
-	assert_int_equal(rd->lat.max, 1000 * US);
-	assert_int_equal(rd->lat.min, 1000 * US);
-	assert_int_equal(sim_now(r.s), 2050 * US);
-	const struct sim_waitstat *w = &r.s->metrics.cls[SIM_CLASS_FG].wait[SIM_WAIT_SYNC_IO];
-	assert_int_equal(w->count, 1);
-	assert_int_equal(w->total_ns, 1000 * US);
-	assert_int_equal(stat_int(&r, "dependent_ios"), 1);
-	assert_int_equal(stat_int(&r, "ios_injected"), 2);
-	assert_int_equal(stat_int(&r, "recorded_completions_matched"), 2);
-	run_free(&r);
-	unlink(t.path);
-}
-
-static void test_replay_open_keeps_recorded_times(void **state)
-{
-	(void)state;
-	struct tf t;
-	write_sync_pair(&t, "R");
-	struct run r;
-	run_replay(&r, t.path, NULL, "  replay: open\n", 1000);
-	assert_string_equal(r.s->replay, "open");
+static const struct replay_row replay_rows[] = {
+	/* second read issued at 1000 (completion) + 50 (think): both 1000 us,
+	 * end at 2050 us */
+	{ "closed loop waits for the sync predecessor plus think time", SYNC_PAIR("R"), NULL, NULL, 1000,
+	  { MODE("closed"), COUNT(FG, READ, 2), LAT_MAX(FG, READ, 1000), LAT_MIN(FG, READ, 1000),
+	    END(2050), SYNC_WAITS(1), SYNC_WAIT_NS(1000), STAT("dependent_ios", 1),
+	    STAT("ios_injected", 2), STAT("recorded_completions_matched", 2) } },
 	/* second read arrives at 150 us, waits for the server until 1000 us */
-	const struct sim_opstat *rd = op(&r, SIM_CLASS_FG, SIM_OP_READ);
-	assert_int_equal(rd->count, 2);
-	assert_int_equal(rd->lat.min, 1000 * US);
-	assert_int_equal(rd->lat.max, 1850 * US);
-	assert_int_equal(sim_now(r.s), 2000 * US);
-	assert_int_equal(r.s->metrics.cls[SIM_CLASS_FG].wait[SIM_WAIT_SYNC_IO].count, 0);
-	run_free(&r);
-	unlink(t.path);
-}
-
-static void test_replay_top_level_replay_key_wins(void **state)
-{
-	(void)state;
-	struct tf t;
-	write_sync_pair(&t, "R");
-	struct run r;
+	{ "open loop keeps the recorded times", SYNC_PAIR("R"), NULL, "  replay: open\n", 1000,
+	  { MODE("open"), COUNT(FG, READ, 2), LAT_MIN(FG, READ, 1000), LAT_MAX(FG, READ, 1850),
+	    END(2000), SYNC_WAITS(0) } },
 	/* what `--set replay=open` produces, against workload.replay: closed */
-	run_replay(&r, t.path, "replay: open\n", "  replay: closed\n", 1000);
-	assert_string_equal(r.s->replay, "open");
-	assert_int_equal(sim_now(r.s), 2000 * US);
-	run_free(&r);
-	unlink(t.path);
-}
-
-static void test_replay_async_write_does_not_block(void **state)
-{
-	(void)state;
-	struct tf t;
-	write_sync_pair(&t, "W"); /* async: no S */
-	struct run r;
-	run_replay(&r, t.path, NULL, NULL, 1000);
-	/* the second write follows the first's issue by the recorded 150 us */
-	const struct sim_opstat *wr = op(&r, SIM_CLASS_FG, SIM_OP_WRITE);
-	assert_int_equal(wr->count, 2);
-	assert_int_equal(wr->lat.max, 1850 * US);
-	assert_int_equal(sim_now(r.s), 2000 * US);
-	run_free(&r);
-	unlink(t.path);
-
+	{ "the top-level replay key wins", SYNC_PAIR("R"), "replay: open\n", "  replay: closed\n", 1000,
+	  { MODE("open"), END(2000) } },
+	/* async: no S; the second write follows the first's issue by the
+	 * recorded 150 us */
+	{ "an async write does not block", SYNC_PAIR("W"), NULL, NULL, 1000,
+	  { COUNT(FG, WRITE, 2), LAT_MAX(FG, WRITE, 1850), END(2000) } },
 	/* the same with sync writes blocks like reads */
-	write_sync_pair(&t, "WS");
-	run_replay(&r, t.path, NULL, NULL, 1000);
-	wr = op(&r, SIM_CLASS_FG, SIM_OP_WRITE);
-	assert_int_equal(wr->lat.max, 1000 * US);
-	assert_int_equal(sim_now(r.s), 2050 * US);
-	run_free(&r);
-	unlink(t.path);
-}
-
-static void test_replay_recorded_overlap_does_not_block(void **state)
-{
-	(void)state;
-	struct tf t;
-	tf_open(&t);
+	{ "a sync write blocks like a read", SYNC_PAIR("WS"), NULL, NULL, 1000,
+	  { LAT_MAX(FG, WRITE, 1000), END(2050) } },
 	/* the trace shows the second read queued before the first completed */
-	ev(&t, "app", 100, 0, "Q", "R", 0, 8);
-	ev(&t, "app", 100, 10, "Q", "R", 5000, 8);
-	ev(&t, "app", 100, 100, "C", "R", 0, 8);
-	ev(&t, "app", 100, 110, "C", "R", 5000, 8);
-	tf_close(&t);
-	struct run r;
-	run_replay(&r, t.path, NULL, NULL, 1000);
-	assert_int_equal(sim_now(r.s), 2000 * US);
-	assert_int_equal(op(&r, SIM_CLASS_FG, SIM_OP_READ)->lat.max, 1990 * US);
-	assert_int_equal(stat_int(&r, "overlapped_ios"), 1);
-	run_free(&r);
-	unlink(t.path);
-}
-
-static void test_replay_pids_are_independent(void **state)
-{
-	(void)state;
-	struct tf t;
-	tf_open(&t);
+	{ "an overlap in the recording does not block",
+	  { { "app", 100, 0, "Q", "R", 0 }, { "app", 100, 10, "Q", "R", 5000 },
+	    { "app", 100, 100, "C", "R", 0 }, { "app", 100, 110, "C", "R", 5000 } },
+	  NULL, NULL, 1000, { END(2000), LAT_MAX(FG, READ, 1990), STAT("overlapped_ios", 1) } },
 	/* two processes, one sync read each at t = 0 and t = 10 us; the second
 	 * process does not wait for the first */
-	ev(&t, "a", 100, 0, "Q", "R", 0, 8);
-	ev(&t, "b", 200, 10, "Q", "R", 9000, 8);
-	ev(&t, "a", 100, 100, "C", "R", 0, 8);
-	ev(&t, "b", 200, 110, "C", "R", 9000, 8);
-	tf_close(&t);
-	struct run r;
-	run_replay(&r, t.path, NULL, NULL, 1000);
-	assert_int_equal(sim_now(r.s), 2000 * US);
-	assert_int_equal(stat_int(&r, "pids"), 2);
-	run_free(&r);
-	unlink(t.path);
+	{ "pids are independent",
+	  { { "a", 100, 0, "Q", "R", 0 }, { "b", 200, 10, "Q", "R", 9000 },
+	    { "a", 100, 100, "C", "R", 0 }, { "b", 200, 110, "C", "R", 9000 } },
+	  NULL, NULL, 1000, { END(2000), STAT("pids", 2) } },
+	{ "a D-only trace replays its D events",
+	  { { "app", 100, 0, "D", "R", 0 }, { "app", 100, 100, "C", "R", 0 },
+	    { "app", 100, 150, "D", "R", 64 }, { "app", 100, 250, "C", "R", 64 } },
+	  NULL, NULL, 1000, { IO_EVENT("D"), STAT("ios_injected", 2), END(2050) } },
+	{ "fg comes from process-name patterns",
+	  { { "com.google.android.apps.photos", 100, 0, "Q", "R", 0 },
+	    { "kworker/u16:1", 200, 5, "Q", "W", 4096 },
+	    { "com.google.android.apps.photos", 100, 100, "C", "R", 0 },
+	    { "kworker/u16:1", 200, 105, "C", "W", 4096 } },
+	  NULL, "  fg_comm: [\"com.google.android.apps.photos*\"]\n", 100,
+	  { COUNT(FG, READ, 1), COUNT(FG, WRITE, 0), COUNT(BG, WRITE, 1), COUNT(BG, READ, 0) } },
+};
+
+static void expect(const struct replay_row *row, const char *what, int64_t got, int64_t want)
+{
+	if (got != want)
+		fail_msg("%s: %s is %lld, expected %lld", row->name, what, (long long)got, (long long)want);
 }
 
-static void test_replay_d_only_trace_uses_d_events(void **state)
+static void test_replay_row(void **state)
 {
-	(void)state;
+	const struct replay_row *row = *state;
+	const struct sim_waitstat *w;
 	struct tf t;
-	tf_open(&t);
-	ev(&t, "app", 100, 0, "D", "R", 0, 8);
-	ev(&t, "app", 100, 100, "C", "R", 0, 8);
-	ev(&t, "app", 100, 150, "D", "R", 64, 8);
-	ev(&t, "app", 100, 250, "C", "R", 64, 8);
-	tf_close(&t);
 	struct run r;
-	run_replay(&r, t.path, NULL, NULL, 1000);
-	assert_string_equal(json_string_value(json_object_get(r.stats, "io_event")), "D");
-	assert_int_equal(stat_int(&r, "ios_injected"), 2);
-	assert_int_equal(sim_now(r.s), 2050 * US);
-	run_free(&r);
-	unlink(t.path);
-}
 
-static void test_replay_fg_from_process_name_patterns(void **state)
-{
-	(void)state;
-	struct tf t;
 	tf_open(&t);
-	ev(&t, "com.google.android.apps.photos", 100, 0, "Q", "R", 0, 8);
-	ev(&t, "kworker/u16:1", 200, 5, "Q", "W", 4096, 8);
-	ev(&t, "com.google.android.apps.photos", 100, 100, "C", "R", 0, 8);
-	ev(&t, "kworker/u16:1", 200, 105, "C", "W", 4096, 8);
+	for (int i = 0; i < 4; i++)
+		ev(&t, row->ev[i].comm, row->ev[i].pid, row->ev[i].t_us, row->ev[i].what, row->ev[i].rwbs,
+		   row->ev[i].sector, 8);
 	tf_close(&t);
-	struct run r;
-	run_replay(&r, t.path, NULL, "  fg_comm: [\"com.google.android.apps.photos*\"]\n", 100);
-	assert_int_equal(op(&r, SIM_CLASS_FG, SIM_OP_READ)->count, 1);
-	assert_int_equal(op(&r, SIM_CLASS_FG, SIM_OP_WRITE)->count, 0);
-	assert_int_equal(op(&r, SIM_CLASS_BG, SIM_OP_WRITE)->count, 1);
-	assert_int_equal(op(&r, SIM_CLASS_BG, SIM_OP_READ)->count, 0);
+	run_replay(&r, t.path, row->top, row->wl, row->service_us);
+	w = &r.s->metrics.cls[SIM_CLASS_FG].wait[SIM_WAIT_SYNC_IO];
+	for (const struct chk *c = row->chk; c < row->chk + 10 && c->k; c++) {
+		switch (c->k) {
+		case CHK_END:
+			expect(row, "the end time", sim_now(r.s), c->v);
+			break;
+		case CHK_MODE:
+			if (!r.s->replay || strcmp(r.s->replay, c->key))
+				fail_msg("%s: replay is %s, expected %s", row->name,
+					 r.s->replay ? r.s->replay : "(none)", c->key);
+			break;
+		case CHK_COUNT:
+			expect(row, "an I/O count", (int64_t)op(&r, c->cls, c->op)->count, c->v);
+			break;
+		case CHK_LAT_MIN:
+			expect(row, "the shortest latency", op(&r, c->cls, c->op)->lat.min, c->v);
+			break;
+		case CHK_LAT_MAX:
+			expect(row, "the longest latency", op(&r, c->cls, c->op)->lat.max, c->v);
+			break;
+		case CHK_SYNC_WAITS:
+			expect(row, "the FG sync I/O waits", (int64_t)w->count, c->v);
+			break;
+		case CHK_SYNC_WAIT_NS:
+			expect(row, "the FG sync I/O wait time", w->total_ns, c->v);
+			break;
+		case CHK_STAT:
+			expect(row, c->key, stat_int(&r, c->key), c->v);
+			break;
+		case CHK_IO_EVENT: {
+			const char *e = json_string_value(json_object_get(r.stats, "io_event"));
+
+			if (!e || strcmp(e, c->key))
+				fail_msg("%s: io_event is %s, expected %s", row->name, e ? e : "(none)", c->key);
+			break;
+		}
+		}
+	}
 	run_free(&r);
 	unlink(t.path);
 }
@@ -369,18 +349,14 @@ static void test_replay_memory_bounded_by_window(void **state)
 
 int main(void)
 {
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_replay_closed_waits_for_sync_predecessor_plus_think),
-		cmocka_unit_test(test_replay_open_keeps_recorded_times),
-		cmocka_unit_test(test_replay_top_level_replay_key_wins),
-		cmocka_unit_test(test_replay_async_write_does_not_block),
-		cmocka_unit_test(test_replay_recorded_overlap_does_not_block),
-		cmocka_unit_test(test_replay_pids_are_independent),
-		cmocka_unit_test(test_replay_d_only_trace_uses_d_events),
-		cmocka_unit_test(test_replay_fg_from_process_name_patterns),
+	const struct CMUnitTest named[] = {
 		cmocka_unit_test(test_replay_without_recorded_completions_thinks_from_queue_time),
 		cmocka_unit_test(test_replay_get_request_sleep_keeps_order),
 		cmocka_unit_test(test_replay_memory_bounded_by_window),
 	};
+	struct CMUnitTest tests[CASE_COUNT(replay_rows) + CASE_COUNT(named)];
+
+	CASE_TESTS(tests, replay_rows, test_replay_row);
+	memcpy(tests + CASE_COUNT(replay_rows), named, sizeof(named));
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
