@@ -112,6 +112,8 @@ static void test_bad_headers(void **state)
 		/* v7 sections and compressed CPU data are walked too */
 		{ "v7-section-print-fmt-cut", "byte offset 9249: an event format's print fmt is not" },
 		{ "v7-section-bad-zstd", "byte offset 377: EVENT FORMATS section does not uncompress" },
+		{ "v7-zlib-print-fmt-cut", "EVENT FORMATS section at byte offset 8840, uncompressed: byte "
+					   "offset 686: an event format's print fmt is not" },
 		{ "v7-chunk-page-commit", "CPU 0 chunk at byte offset 8551, uncompressed: byte offset 8: "
 					  "CPU 0 data page holds 134217727 bytes" },
 	};

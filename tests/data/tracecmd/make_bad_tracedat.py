@@ -154,6 +154,50 @@ def v7_chunk_with_commit(commit):
     return bytes(d)
 
 
+def v7_as_zlib(change_formats):
+    """block-v7.dat with every compressed section and CPU chunk recompressed
+    with zlib (appended, offsets repointed; the header names zlib), and the
+    EVENT FORMATS changed: Debian's libtracecmd 3.1.6 has no zlib, so this
+    only shows the walk reads zlib as it reads zstd."""
+    import zlib
+    d = bytearray(V7)
+    k = d.index(b"zstd\0")
+    d[k:k + 11] = b"zlib\0" + b"1.2.1\0"
+    _, opts = v7_sections(d)
+    for oid in range(16, 22):
+        field = opts[oid][0]
+        at = struct.unpack_from("<Q", d, field)[0]
+        sid, flags, sname, size = struct.unpack_from("<HHIQ", d, at)
+        if not flags & 1:
+            continue
+        csize, usize = struct.unpack_from("<II", d, at + 16)
+        body = zstd(bytes(d[at + 24:at + 24 + csize]), decompress=True)
+        if oid == 18:
+            body = change_formats(body)
+        z = zlib.compress(body, 9)
+        struct.pack_into("<Q", d, field, len(d))
+        d += struct.pack("<HHIQII", sid, flags, sname, 8 + len(z), len(z), len(body)) + z
+    q = opts[3][0] + 8
+    q = d.index(b"\0", q) + 1
+    q = d.index(b"\0", q) + 1
+    ncpu = struct.unpack_from("<I", d, q + 4)[0]
+    q += 8
+    for c in range(ncpu):
+        off, size = struct.unpack_from("<QQ", d, q + 20 * c + 4)
+        if not size:
+            continue
+        count = struct.unpack_from("<I", d, off)[0]
+        p, table = off + 4, struct.pack("<I", count)
+        for _ in range(count):
+            zsize, usize = struct.unpack_from("<II", d, p)
+            z = zlib.compress(zstd(bytes(d[p + 8:p + 8 + zsize]), decompress=True), 9)
+            table += struct.pack("<II", len(z), usize) + z
+            p += 8 + zsize
+        struct.pack_into("<QQ", d, q + 20 * c + 4, len(d), len(table))
+        d += table
+    return bytes(d)
+
+
 def cut_print_fmt(body):
     k = body.index(b'print fmt: "')
     e = body.index(b"\n", k)
@@ -192,6 +236,7 @@ CASES = {
     # v7 sections are walked like v6's parts, compressed or not
     "v7-section-print-fmt-cut": v7_section_replaced(18, cut_print_fmt),
     "v7-section-bad-zstd": v7_corrupt_compressed_section(18),
+    "v7-zlib-print-fmt-cut": v7_as_zlib(cut_print_fmt),
     # kbuffer reads `commit` bytes of events from a 4 KiB page
     "v7-chunk-page-commit": v7_chunk_with_commit((1 << 27) - 1),
 }
