@@ -620,6 +620,47 @@ static int tcw_options_v7(struct tcw_file *f, struct tc_walk *w, uint64_t *next)
 	}
 }
 
+/* libtracecmd's first read of a v7 file (read_metadata_strings, from
+ * tracecmd_alloc_fd) steps through the sections one after another from the
+ * first one, each by its size, until a header does not fit, and appends
+ * every STRINGS section (id 15) to one buffer: it reallocs by the size the
+ * section gives, truncated to 32 bits (fuzzing: 4 GB), before reading it. */
+static int tcw_strings_v7(struct tcw_file *f, uint64_t first)
+{
+	struct tc_walk h = f->w;
+	h.off = first;
+	while (h.len - h.off >= 16) {
+		uint64_t at = h.off, id = 0, flags = 0, str = 0, size = 0, csize = 0, usize = 0;
+		tc_num(&h, 2, "a section id", &id);
+		tc_num(&h, 2, "section flags", &flags);
+		tc_num(&h, 4, "a section name", &str);
+		tc_num(&h, 8, "a section size", &size);
+		if (id == 15) {
+			uint64_t need = size;
+			if (flags & 1) {
+				int rc;
+				if ((rc = tc_num(&h, 4, "a compressed size", &csize)) ||
+				    (rc = tc_num(&h, 4, "an uncompressed size", &usize)))
+					return rc;
+				h.off -= 8;
+				need = csize + 8;
+				if (usize > TCW_MAX_UNCOMPRESSED)
+					return sim_errorf(h.err, SIM_E_INPUT, "%s: byte offset %" PRIu64 ": a "
+							  "compressed STRINGS section of %" PRIu64 " bytes (at most %u)",
+							  h.name, at + 20, usize, TCW_MAX_UNCOMPRESSED);
+			}
+			if (need > h.len - h.off || size > h.len - h.off)
+				return sim_errorf(h.err, SIM_E_INPUT, "%s: byte offset %" PRIu64 ": STRINGS section "
+						  "of %" PRIu64 " bytes passes the end of the file (%" PRIu64 " bytes)",
+						  h.name, at + 8, size, h.len);
+		}
+		if (size > h.len - h.off)
+			break;  /* the library's next read fails here */
+		h.off += size;
+	}
+	return 0;
+}
+
 static int tcw_v7(struct tcw_file *f)
 {
 	struct tc_walk *w = &f->w;
@@ -655,6 +696,8 @@ static int tcw_v7(struct tcw_file *f)
 		if (rc)
 			return rc;
 	}
+	if ((rc = tcw_strings_v7(f, at + 8)))
+		return rc;
 	for (int k = 0; k < TCW_NPARTS; k++) {
 		struct tc_walk s;
 		uint8_t *owned;

@@ -91,9 +91,11 @@ static void test_bad_headers(void **state)
 		{ "zero-cpus", "0 CPUs" },
 		/* libtraceevent 1.7.1 crashed on this cut print fmt (fuzzing) */
 		{ "found-print-fmt-cut", "byte offset 2908: an event format's print fmt is not" },
-		/* libtracecmd callocs these counts: 3.7 and 12 GB (fuzzing) */
+		/* libtracecmd callocs these counts: 3.7 and 12.9 GB (fuzzing) */
 		{ "found-v7-buffer-cpu-id", "byte offset 8375: CPU id 154887424 (at most 4095)" },
 		{ "found-v7-chunk-count", "byte offset 4096: CPU 0 has 536870944 compressed chunks" },
+		/* read_metadata_strings reallocs a STRINGS section's size: 4 GB (fuzzing) */
+		{ "found-v7-strings-size", "byte offset 16491: STRINGS section of 18446744073709551508 bytes" },
 		/* options the library crashes on or allocates GBs for
 		 * (make_bad_tracedat.py says which) */
 		{ "opt-text-no-nul-v6", "byte offset 4814: a text option without its terminating NUL" },
