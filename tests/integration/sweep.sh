@@ -121,21 +121,33 @@ cmp -s "$tmp/full/summary.tsv" "$tmp/killed/summary.tsv" ||
 # summary of an uninterrupted run.
 # Job control on: its own process group, and SIGINT not ignored.
 set -m
+# On a loaded machine the whole sweep can end before the signal is sent:
+# then (the pool no longer running when it would be signalled) the round is
+# run again, at most 3 times; a pool that was running must obey.
 for sig in TERM INT; do
-	d=$tmp/sig-$sig
-	"$bin" sweep "$tmp/slow.yaml" -j 2 --out "$d" 2>"$tmp/sig.err" &
-	pool=$!
-	echo "$pool" >"$tmp/bg.pid"
-	workers=
-	for _ in $(seq 1 2000); do
-		if [ "$(ls "$d/points" 2>/dev/null | grep -c '\.json$')" -ge 2 ]; then
-			workers=$(for st in /proc/[0-9]*/stat; do
-				{ read -r cpid _ _ ppid _ <"$st"; } 2>/dev/null && [ "$ppid" = "$pool" ] && echo "$cpid"
-			done)
-			[ -n "$workers" ] && break
-		fi
-		sleep 0.005
+	for attempt in 1 2 3; do
+		d=$tmp/sig-$sig-$attempt
+		"$bin" sweep "$tmp/slow.yaml" -j 2 --out "$d" 2>"$tmp/sig.err" &
+		pool=$!
+		echo "$pool" >"$tmp/bg.pid"
+		workers=
+		for _ in $(seq 1 2000); do
+			if [ "$(ls "$d/points" 2>/dev/null | grep -c '\.json$')" -ge 2 ]; then
+				workers=$(for st in /proc/[0-9]*/stat; do
+					{ read -r cpid _ _ ppid _ <"$st"; } 2>/dev/null && [ "$ppid" = "$pool" ] && echo "$cpid"
+				done)
+				[ -n "$workers" ] && break
+			fi
+			sleep 0.005
 	done
+	state=$( { read -r _ _ st _ <"/proc/$pool/stat"; echo "$st"; } 2>/dev/null)
+	if [ -z "$state" ] || [ "$state" = Z ]; then
+		wait "$pool"
+		echo "note: SIG$sig: the sweep ended before the signal (attempt $attempt)"
+		rm -f "$tmp/bg.pid"
+		[ $attempt = 3 ] && say "sweep SIG$sig: the sweep ended before the signal 3 times"
+		continue
+	fi
 	kill -$sig "$pool"
 	wait "$pool"
 	rc=$?
@@ -151,6 +163,8 @@ for sig in TERM INT; do
 	"$bin" sweep "$tmp/slow.yaml" -j 2 --out "$d" --resume 2>/dev/null || say "--resume after SIG$sig failed"
 	cmp -s "$tmp/full/summary.tsv" "$d/summary.tsv" ||
 		say "summary after SIG$sig + resume differs from an uninterrupted run"
+	break
+	done
 done
 set +m
 
