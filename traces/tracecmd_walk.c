@@ -57,6 +57,7 @@ struct tcw_file {
 	tracecmd_format_check_fn check;
 	uint64_t part_at[TCW_NPARTS];   /* v7: section offsets, 0 = not named */
 	uint64_t cpucount;              /* v6: a CPUCOUNT option's value, 0 = none */
+	bool clock_option;              /* a TRACECLOCK option was seen */
 	uint8_t *zbuf;                  /* one uncompressed data chunk */
 	size_t zcap;
 };
@@ -446,6 +447,32 @@ static int tcw_buffer(struct tcw_file *f, struct tc_walk *w, uint64_t size)
 	return 0;
 }
 
+/* The tracefs trace_clock text, "local [global] ...", to its first NUL or
+ * n bytes: the first space-separated word starting '[' is the current
+ * clock, and one of brackets only leaves libtracecmd (extract_trace_clock)
+ * sscanf()ing NULL. */
+static bool tcw_clock_named(const uint8_t *s, uint64_t n)
+{
+	const uint8_t *nul = memchr(s, '\0', (size_t)n);
+	if (nul)
+		n = (uint64_t)(nul - s);
+	for (uint64_t k = 0; k < n;) {
+		uint64_t e = k;
+		while (e < n && s[e] != ' ')
+			e++;
+		if (s[k] == '[') {
+			for (uint64_t j = k; j < e; j++)
+				if (s[j] != '[' && s[j] != ']')
+					return true;
+			return false;
+		}
+		k = e;
+		while (k < n && s[k] == ' ')
+			k++;
+	}
+	return true;
+}
+
 /* One option of `size` bytes at w->off (v6 and v7; handle_options in
  * trace-input.c). The walk's position is left at the option's data. */
 static int tcw_option(struct tcw_file *f, struct tc_walk *w, uint64_t id, uint64_t size)
@@ -464,29 +491,12 @@ static int tcw_option(struct tcw_file *f, struct tc_walk *w, uint64_t id, uint64
 	case TCW_OPT_CPUSTAT:
 		/* the library writes buf[size - 1] */
 		return size ? 0 : tcw_bad_option(w, at, "an empty CPUSTAT option");
-	case TCW_OPT_TRACECLOCK: {
-		if (!nul)
-			return tcw_bad_option(w, at, "a text option without its terminating NUL");
-		/* the first space-separated word starting '[' is the clock; one
-		 * made of brackets only leaves the library sscanf()ing NULL */
-		const char *s = (const char *)d;
-		for (size_t k = 0; s[k];) {
-			size_t e = k;
-			while (s[e] && s[e] != ' ')
-				e++;
-			if (s[k] == '[') {
-				for (size_t j = k; j < e; j++)
-					if (s[j] != '[' && s[j] != ']')
-						return 0;
-				return tcw_bad_option(w, at, "a trace clock option whose current clock "
-						      "(\"[name]\") has no name");
-			}
-			k = e;
-			while (s[k] == ' ')
-				k++;
-		}
-		return 0;
-	}
+	case TCW_OPT_TRACECLOCK:
+		/* trace-cmd record writes it empty, as a marker: a v6 file then
+		 * holds the trace_clock text after its CPU table (tcw_v6) */
+		f->clock_option = true;
+		return tcw_clock_named(d, size) ? 0 : tcw_bad_option(w, at, "a trace clock whose current "
+								     "clock (\"[name]\") has no name");
 	case TCW_OPT_HOOK:
 		/* tracecmd_create_event_hook() printf()s each hook to stdout
 		 * (where mobisim writes its output) and a malformed one leaves
@@ -778,6 +788,19 @@ static int tcw_v6(struct tcw_file *f)
 			return rc;
 		if ((rc = tcw_cpu_data(f, c, off, size, at, false)))
 			return rc;
+	}
+	/* with a TRACECLOCK option, init_data_v6 reads the trace_clock text
+	 * here, mallocing the size it reads (read_data_and_size) */
+	if (f->clock_option) {
+		uint64_t at = w->off, size;
+		if ((rc = tc_num(w, 8, "the trace clock size", &size)))
+			return rc;
+		if (size > w->len - w->off)
+			return sim_errorf(w->err, SIM_E_INPUT, "%s: byte offset %" PRIu64 ": trace clock of %"
+					  PRIu64 " bytes passes the end of the file", w->name, at, size);
+		if (!tcw_clock_named(w->p + w->off, size))
+			return sim_errorf(w->err, SIM_E_INPUT, "%s: byte offset %" PRIu64 ": a trace clock "
+					  "whose current clock (\"[name]\") has no name", w->name, at + 8);
 	}
 	return 0;
 }

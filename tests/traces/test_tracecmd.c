@@ -81,6 +81,14 @@ static void test_v7_zstd(void **state)
 	check_fixture("tests/data/tracecmd/block-v7.dat");
 }
 
+/* trace-cmd's own v6 layout (`trace-cmd convert --file-version 6`): a
+ * CPUCOUNT option and the trace clock text after the CPU table */
+static void test_v6_written_by_trace_cmd(void **state)
+{
+	(void)state;
+	check_fixture("tests/data/tracecmd/block-v6-tc.dat");
+}
+
 static void test_bad_headers(void **state)
 {
 	static const struct { const char *file, *msg; } cases[] = {
@@ -100,8 +108,9 @@ static void test_bad_headers(void **state)
 		 * (make_bad_tracedat.py says which) */
 		{ "opt-text-no-nul-v6", "byte offset 4814: a text option without its terminating NUL" },
 		{ "opt-text-no-nul-v7", "byte offset 8569: a text option without its terminating NUL" },
-		{ "opt-clock-brackets-v6", "byte offset 4814: a trace clock option whose current clock" },
-		{ "opt-clock-brackets-v7", "byte offset 8569: a trace clock option whose current clock" },
+		{ "opt-clock-brackets-v6", "byte offset 4814: a trace clock whose current clock" },
+		{ "opt-clock-brackets-v7", "byte offset 8569: a trace clock whose current clock" },
+		{ "opt-clock-data-size-v6", "byte offset 8958: trace clock of 3221225472 bytes passes the end" },
 		{ "opt-hook-v6", "byte offset 4814: an event-hook option (trace-cmd record -H)" },
 		{ "opt-cpustat-empty-v7", "byte offset 8569: an empty CPUSTAT option" },
 		{ "opt-procmaps-count-v6", "byte offset 4814: a PROCMAPS option announces 268435455 libraries" },
@@ -136,6 +145,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_v6),
 		cmocka_unit_test(test_v7_zstd),
+		cmocka_unit_test(test_v6_written_by_trace_cmd),
 		cmocka_unit_test(test_bad_headers),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

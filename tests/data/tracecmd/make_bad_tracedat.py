@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Write the broken trace.dat inputs of tests/fuzz/corpus/tracecmd/ whose
-names start 'opt-' and 'v7-' from the two fixtures here (block-v6.dat made by
-make_tracedat.py, block-v7.dat by `trace-cmd convert --file-version 7
---compression zstd`). Each holds one field that Debian's libtracecmd 3.1.6
+names start 'opt-', 'printk-' and 'v7-', and one valid one, from the fixtures
+here (block-v6.dat made by make_tracedat.py, block-v7.dat by `trace-cmd
+convert --file-version 7 --compression zstd` of it, block-v6-tc.dat by
+`trace-cmd convert --file-version 6` of that: trace-cmd's own v6 layout,
+with the trace clock text after the CPU table). Each holds one field that Debian's libtracecmd 3.1.6
 trusts and that crashes it or makes it allocate gigabytes (read from its
 trace-input.c); traces/tracecmd_walk.c must refuse each with a byte offset.
 Needs the zstd command. usage: make_bad_tracedat.py OUTDIR
@@ -12,12 +14,14 @@ import os, struct, subprocess, sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 V6 = open(os.path.join(HERE, "block-v6.dat"), "rb").read()
 V7 = open(os.path.join(HERE, "block-v7.dat"), "rb").read()
+V6TC = open(os.path.join(HERE, "block-v6-tc.dat"), "rb").read()
 
 
-def add_option_v6(oid, data):
+def add_option_v6(oid, data, base=V6, clock_size=None):
     """The option goes first in the options section; a padding option of an
-    unknown id keeps the CPU pages page aligned; the CPU table is moved."""
-    d = bytearray(V6)
+    unknown id keeps the CPU pages page aligned; the CPU table is moved.
+    clock_size: a new size for the trace clock text after the CPU table."""
+    d = bytearray(base)
     fly = d.index(b"flyrecord\0")
     at = d.index(b"options  \0") + 10
     body = struct.pack("<HI", oid, len(data)) + data
@@ -29,6 +33,8 @@ def add_option_v6(oid, data):
     for c in range(ncpu):
         off = struct.unpack_from("<Q", d, fly + 10 + 16 * c)[0]
         struct.pack_into("<Q", d, fly + 10 + 16 * c, off + len(body))
+    if clock_size is not None:
+        struct.pack_into("<Q", d, fly + 10 + 16 * ncpu, clock_size)
     d[at:at] = body
     return bytes(d)
 
@@ -230,6 +236,9 @@ CASES = {
     # a line without ':' leaves the format one byte past the line's end
     "printk-short-format-v6": replace_printk_v6(b'ffffffff81000000 : "a"\n'),
     "printk-no-colon-v6": replace_printk_v6(b"ffffffff81000000\n"),
+    # trace-cmd record writes an empty TRACECLOCK option; a v6 reader then
+    # mallocs the size of the clock text after the CPU table (read_data_and_size)
+    "opt-clock-data-size-v6": add_option_v6(4, b"", V6TC, clock_size=3 << 30),
     # the rest exit 2 in the library too; here they name their byte offset.
     # CPUCOUNT sets how many CPUs read_cpu_data reads (v6)
     "opt-cpucount-v6": add_option_v6(8, struct.pack("<I", 100000)),
@@ -240,6 +249,9 @@ CASES = {
     # kbuffer reads `commit` bytes of events from a 4 KiB page
     "v7-chunk-page-commit": v7_chunk_with_commit((1 << 27) - 1),
 }
+
+# what trace-cmd record writes (an empty TRACECLOCK option) must pass
+CASES["valid-v6-clock-option"] = add_option_v6(4, b"", V6TC)
 
 if __name__ == "__main__":
     out = sys.argv[1]
