@@ -522,17 +522,15 @@ static int tcw_option(struct tcw_file *f, struct tc_walk *w, uint64_t id, uint64
 			return tcw_bad_option(w, at, "an empty PROCMAPS option");
 		if (d[size - 1])
 			return 0;  /* the library skips it */
-		/* "PID NLIBS NAME\n" then NLIBS lines: the library callocs NLIBS */
+		/* "PID NLIBS NAME\n" then NLIBS lines "START END PATH\n" of 6
+		 * bytes or more: the library callocs NLIBS entries (a map whose
+		 * lines are fewer only makes it drop the option) */
 		unsigned pid, nlibs;
 		if (sscanf((const char *)d, "%x %x", &pid, &nlibs) != 2)
 			return 0;
-		const char *nl = strchr((const char *)d, '\n');
-		uint64_t lines = 0;
-		while (nl && (nl = strchr(nl + 1, '\n')))
-			lines++;
-		if (nlibs > lines)
+		if (nlibs > size / 6)
 			return sim_errorf(w->err, SIM_E_INPUT, "%s: byte offset %" PRIu64 ": a PROCMAPS option "
-					  "announces %u libraries in %" PRIu64 " lines", w->name, at, nlibs, lines);
+					  "announces %u libraries in %" PRIu64 " bytes", w->name, at, nlibs, size);
 		return 0;
 	}
 	case TCW_OPT_TIME_SHIFT: {
