@@ -122,6 +122,13 @@ static bool tc_print_fmt_ok(const char *l, size_t n)
 		 * fmt running into a field line crashed the library's parser) */
 		if (!isalnum((unsigned char)c) && !strchr(" _()[]{},.-><&|^~!?:+*/%='\"", c))
 			return false;
+		/* member access is REC->field only (TP_printk's __entry->
+		 * rewritten); libtraceevent 1.7.1 follows NULL on "->" after
+		 * anything else (fuzzing: "RECchar[16]->dev") */
+		if (c == '-' && k + 1 < n && l[k + 1] == '>' &&
+		    (k < 3 || memcmp(l + k - 3, "REC", 3) || (k > 3 && (isalnum((unsigned char)l[k - 4]) ||
+									 l[k - 4] == '_'))))
+			return false;
 		paren += (c == '(') - (c == ')');
 		bracket += (c == '[') - (c == ']');
 		if (paren < 0 || bracket < 0)

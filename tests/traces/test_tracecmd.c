@@ -99,6 +99,8 @@ static void test_bad_headers(void **state)
 		{ "zero-cpus", "0 CPUs" },
 		/* libtraceevent 1.7.1 crashed on this cut print fmt (fuzzing) */
 		{ "found-print-fmt-cut", "byte offset 2908: an event format's print fmt is not" },
+		/* and on "->" after anything but REC ("RECchar[16]->dev") */
+		{ "found-print-fmt-arrow", "byte offset 2063: an event format's print fmt is not" },
 		/* libtracecmd callocs these counts: 3.7 and 12.9 GB (fuzzing) */
 		{ "found-v7-buffer-cpu-id", "byte offset 8375: CPU id 154887424 (at most 4095)" },
 		{ "found-v7-chunk-count", "byte offset 4096: CPU 0 has 536870944 compressed chunks" },
