@@ -76,6 +76,7 @@ struct tc_reader {
 	struct tep_handle *tep;
 	int ncpu;
 	struct tep_record **head;
+	uint64_t *next_off;   /* per CPU: least offset of its next record */
 	struct tc_fields ev[TC_NKINDS];
 	char name[512];
 	bool have_t0, failed;
@@ -205,6 +206,7 @@ static void tc_close(void *state)
 			if (t->head[c])
 				tracecmd_free_record(t->head[c]);
 	free(t->head);
+	free(t->next_off);
 	if (t->h)
 		tracecmd_close(t->h);
 	free(t);
@@ -241,7 +243,8 @@ static int tc_setup(struct tc_reader *t, int fd, struct sim_error *err)
 	if (t->ncpu <= 0 || t->ncpu > 4096)
 		return sim_errorf(err, SIM_E_INPUT, "%s: byte offset 0: %d CPUs in the file", t->name, t->ncpu);
 	t->head = calloc((size_t)t->ncpu, sizeof(*t->head));
-	if (!t->head)
+	t->next_off = calloc((size_t)t->ncpu, sizeof(*t->next_off));
+	if (!t->head || !t->next_off)
 		return sim_errorf(err, SIM_E_NOMEM, "%s: out of memory", t->name);
 	for (int k = 0; k < TC_NKINDS; k++) {
 		struct tc_fields *f = &t->ev[k];
@@ -395,6 +398,16 @@ static int tc_next(void *state, struct trace_rec *rec, struct sim_error *err)
 			return 0;
 		}
 		struct tep_record *r = t->head[best];
+		/* a CPU's records come in file order; libtraceevent's kbuffer
+		 * can return one record forever on a corrupt page (fuzzing: a
+		 * hang), so a record that does not move forward ends the read */
+		if (r->offset < t->next_off[best]) {
+			t->failed = true;
+			return sim_errorf(err, SIM_E_INPUT, "%s: byte offset %llu: CPU %d: libtracecmd read "
+					  "a ring-buffer record that does not follow the previous one (a "
+					  "corrupt page)", t->name, r->offset, best);
+		}
+		t->next_off[best] = r->offset + 1;
 		t->head[best] = tracecmd_read_data(t->h, best);
 		t->records++;
 		if (r->missed_events > 0)

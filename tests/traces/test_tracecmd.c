@@ -142,6 +142,26 @@ static void test_bad_headers(void **state)
 	}
 }
 
+/* libtraceevent returned the same record forever on this page (fuzzing:
+ * `trace stat` hung); the read must end with an error naming the CPU */
+static void test_record_that_repeats(void **state)
+{
+	struct trace_reader r;
+	struct trace_rec rec;
+	struct sim_error err;
+	int rc, n = 0;
+	(void)state;
+	assert_int_equal(trace_open_auto(path_of("tests/fuzz/corpus/tracecmd/found-record-repeats"), NULL,
+					 &r, &err), 0);
+	while ((rc = trace_next(&r, &rec, &err)) == 1)
+		assert_true(++n < 1000);
+	assert_int_equal(rc, SIM_E_INPUT);
+	if (!strstr(err.msg, "byte offset 12484: CPU 1: libtracecmd read a ring-buffer record that "
+			     "does not follow"))
+		fail_msg("%s", err.msg);
+	trace_close(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -149,6 +169,7 @@ int main(void)
 		cmocka_unit_test(test_v7_zstd),
 		cmocka_unit_test(test_v6_written_by_trace_cmd),
 		cmocka_unit_test(test_bad_headers),
+		cmocka_unit_test(test_record_that_repeats),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
