@@ -51,6 +51,13 @@ struct cfg_file {
 	char name[];
 };
 
+/* A key some module asked a map for (cfg_get): the valid keys at that path,
+ * whether or not the document has them. */
+struct cfg_known {
+	struct cfg_known *next;
+	char key[];
+};
+
 struct cfg_doc {
 	struct cfg_node *root;
 	struct cfg_file *files;   /* interned file names, freed with the doc */
@@ -112,6 +119,10 @@ static void node_free(struct cfg_node *n)
 	while (n) {
 		struct cfg_node *next = n->next;
 		node_free(n->child);
+		for (struct cfg_known *k = n->known, *kn; k; k = kn) {
+			kn = k->next;
+			free(k);
+		}
 		free(n->key);
 		free(n->value);
 		free(n);
@@ -192,7 +203,9 @@ struct cfg_node *cfg_root(const struct cfg_doc *doc)
 	return doc ? doc->root : NULL;
 }
 
-struct cfg_node *cfg_get(const struct cfg_node *map, const char *key)
+/* Child of map by key without recording the key as known (the loader's
+ * merges and --set, which handle the document's own keys). */
+static struct cfg_node *node_find(const struct cfg_node *map, const char *key)
 {
 	if (!map || map->kind != CFG_MAP || !key)
 		return NULL;
@@ -200,6 +213,30 @@ struct cfg_node *cfg_get(const struct cfg_node *map, const char *key)
 		if (c->key && strcmp(c->key, key) == 0)
 			return c;
 	return NULL;
+}
+
+/* Remember that a module reads key in map; out of memory only loses a hint. */
+static void note_known(const struct cfg_node *map, const char *key)
+{
+	struct cfg_node *m = (struct cfg_node *)map;
+	for (const struct cfg_known *k = m->known; k; k = k->next)
+		if (strcmp(k->key, key) == 0)
+			return;
+	size_t len = strlen(key);
+	struct cfg_known *k = malloc(sizeof(*k) + len + 1);
+	if (!k)
+		return;
+	memcpy(k->key, key, len + 1);
+	k->next = m->known;
+	m->known = k;
+}
+
+struct cfg_node *cfg_get(const struct cfg_node *map, const char *key)
+{
+	if (!map || map->kind != CFG_MAP || !key)
+		return NULL;
+	note_known(map, key);
+	return node_find(map, key);
 }
 
 static void mark_up(struct cfg_node *n)
@@ -756,7 +793,7 @@ static void merge_maps(struct cfg_node *dst, struct cfg_node *src, enum merge_mo
 		src->child = c->next;
 		c->next = NULL;
 		c->parent = NULL;
-		struct cfg_node *mine = cfg_get(dst, c->key);
+		struct cfg_node *mine = node_find(dst, c->key);
 		if (mine) {
 			if (mine->kind == CFG_MAP && c->kind == CFG_MAP) {
 				merge_maps(mine, c, mode, false, NULL);
@@ -878,7 +915,7 @@ static int load_include(struct cfg_doc *doc, const struct cfg_node *inc, struct 
 static int expand_map_include(struct cfg_doc *doc, struct cfg_node *map, struct cfg_incstack *st,
 			      struct sim_error *err)
 {
-	struct cfg_node *inc = cfg_get(map, "include");
+	struct cfg_node *inc = node_find(map, "include");
 	if (!inc)
 		return 0;
 	struct cfg_node *combined = node_new(doc, CFG_MAP, inc->file, inc->line, inc->col);
@@ -1228,7 +1265,7 @@ int cfg_set(struct cfg_doc *doc, const char *assignment, struct sim_error *err)
 						cur->file, cur->line, cur->col);
 				goto out;
 			}
-			struct cfg_node *c = cfg_get(cur, steps[i].key);
+			struct cfg_node *c = node_find(cur, steps[i].key);
 			if (last) {
 				nv->key_line = idx;
 				nv->key_col = 1;
@@ -1362,6 +1399,131 @@ static const struct cfg_node *first_unused(const struct cfg_node *n)
 	return NULL;
 }
 
+/* Optimal string alignment distance (Levenshtein plus adjacent transposition:
+ * slice_idel_ms is one edit from slice_idle_ms). Keys are short; longer
+ * ones are not compared. */
+#define KEY_DIST_MAX 64
+static int key_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	if (la > KEY_DIST_MAX || lb > KEY_DIST_MAX)
+		return INT_MAX;
+	int d[KEY_DIST_MAX + 1][KEY_DIST_MAX + 1];
+	for (size_t i = 0; i <= la; i++)
+		d[i][0] = (int)i;
+	for (size_t j = 0; j <= lb; j++)
+		d[0][j] = (int)j;
+	for (size_t i = 1; i <= la; i++) {
+		for (size_t j = 1; j <= lb; j++) {
+			int cost = a[i - 1] != b[j - 1];
+			int v = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < v)
+				v = d[i][j - 1] + 1;
+			if (d[i - 1][j - 1] + cost < v)
+				v = d[i - 1][j - 1] + cost;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+			    d[i - 2][j - 2] + 1 < v)
+				v = d[i - 2][j - 2] + 1;
+			d[i][j] = v;
+		}
+	}
+	return d[la][lb];
+}
+
+/* The keys valid beside unknown key u: those modules looked up in its map
+ * and its siblings that something read. Calls fn for each, once. */
+static void for_each_valid_key(const struct cfg_node *u,
+			       void (*fn)(const char *key, void *ctx), void *ctx)
+{
+	const struct cfg_node *map = u->parent;
+	if (!map)
+		return;
+	for (const struct cfg_known *k = map->known; k; k = k->next)
+		fn(k->key, ctx);
+	for (const struct cfg_node *c = map->child; c; c = c->next) {
+		if (c == u || !c->key || !any_used(c))
+			continue;
+		bool seen = false;
+		for (const struct cfg_known *k = map->known; k && !seen; k = k->next)
+			seen = strcmp(k->key, c->key) == 0;
+		if (!seen)
+			fn(c->key, ctx);
+	}
+}
+
+struct key_near {
+	const char *key;   /* the unknown key */
+	const char *best;
+	int best_d;
+};
+
+static int cmp_cstr(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static void near_visit(const char *key, void *ctx)
+{
+	struct key_near *kn = ctx;
+	if (strcmp(key, kn->key) == 0 || strcmp(key, "include") == 0)
+		return;
+	int d = key_distance(kn->key, key);
+	if (d < kn->best_d || (d == kn->best_d && kn->best && strcmp(key, kn->best) < 0)) {
+		kn->best_d = d;
+		kn->best = key;
+	}
+}
+
+struct key_bag {
+	const char *skip;
+	const char *v[256];
+	size_t n;
+};
+
+static void bag_visit(const char *key, void *ctx)
+{
+	struct key_bag *b = ctx;
+	if (strcmp(key, b->skip) != 0 && strcmp(key, "include") != 0 &&
+	    b->n < sizeof(b->v) / sizeof(b->v[0]))
+		b->v[b->n++] = key;
+}
+
+/* " (did you mean 'K'?)" when a valid key is a few edits away (at most one
+ * edit in three characters, so 'seed' does not suggest 'speed' for 'sd'),
+ * else " (keys read here: a, b, ...)", else "". */
+static void key_hint(const struct cfg_node *u, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	if (!u->key)
+		return;
+	struct key_near kn = { .key = u->key, .best_d = INT_MAX };
+	for_each_valid_key(u, near_visit, &kn);
+	int allowed = (int)strlen(u->key) / 3;
+	if (allowed < 1)
+		allowed = 1;
+	if (kn.best && kn.best_d <= allowed) {
+		snprintf(buf, len, " (did you mean '%s'?)", kn.best);
+		return;
+	}
+	struct key_bag b = { .skip = u->key };
+	for_each_valid_key(u, bag_visit, &b);
+	if (!b.n)
+		return;
+	qsort(b.v, b.n, sizeof(b.v[0]), cmp_cstr);
+	size_t pos = (size_t)snprintf(buf, len, " (keys read here: ");
+	for (size_t i = 0; i < b.n && pos < len; i++) {
+		int w = snprintf(buf + pos, len - pos, "%s%s", i ? ", " : "", b.v[i]);
+		if (w < 0 || pos + (size_t)w + 8 >= len) {
+			snprintf(buf + pos, len - pos, ", ...");
+			pos = strlen(buf);
+			break;
+		}
+		pos += (size_t)w;
+	}
+	if (pos < len)
+		snprintf(buf + pos, len - pos, ")");
+}
+
 int cfg_check_unused(const struct cfg_node *root, struct sim_error *err)
 {
 	if (!root)
@@ -1371,7 +1533,9 @@ int cfg_check_unused(const struct cfg_node *root, struct sim_error *err)
 		return 0;
 	if (u->parent && u->parent->kind == CFG_SEQ)
 		return node_errorf(err, SIM_E_INPUT, u, true, "unused entry (nothing reads it)");
-	return node_errorf(err, SIM_E_INPUT, u, true, "unknown key");
+	char hint[640];
+	key_hint(u, hint, sizeof(hint));
+	return node_errorf(err, SIM_E_INPUT, u, true, "unknown key%s", hint);
 }
 
 /* ------------------------------------------------------------------ JSON */

@@ -38,9 +38,11 @@ struct cfg_node {
 	bool used;               /* consumed by some module */
 	int key_line, key_col;   /* 1-based position of the key; 0 for seq items and root */
 	bool quoted;             /* scalar was quoted or tagged !!str: always a string */
+	struct cfg_known *known; /* keys modules looked up in this map: the "did you mean" candidates */
 };
 
 struct cfg_doc;
+struct cfg_known;
 
 /* Parse path (and its includes). On error returns SIM_E_INPUT (or SIM_E_IO
  * when the file cannot be read, message still "path: ...") and *out is NULL. */
@@ -73,7 +75,9 @@ int cfg_errorf(struct sim_error *err, const struct cfg_node *n, const char *fmt,
 	__attribute__((format(printf, 3, 4)));
 
 /* First node under root (document order) with used == false -> SIM_E_INPUT
- * "unknown key". Returns 0 when everything was consumed. */
+ * "unknown key", with the nearest key looked up at that path by edit
+ * distance ("did you mean 'slice_idle_us'?") or, when none is near, the keys
+ * that are read there. Returns 0 when everything was consumed. */
 int cfg_check_unused(const struct cfg_node *root, struct sim_error *err);
 
 /* Emit the (resolved, override-applied) tree as JSON, scalars typed as

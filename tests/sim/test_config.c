@@ -529,11 +529,14 @@ static void test_config_unknown_key(void **state)
 	assert_int_equal(cfg_apply(demo_params, cfg_get(cfg_root(doc), "cfq"), &d, &err), 0);
 	/* a child of a consumed map is reported at its key, in document order */
 	assert_int_equal(cfg_check_unused(cfg_root(doc), &err), SIM_E_INPUT);
-	assert_string_equal(err.msg, "t.yaml:3:3: cfq.slice_idel_us: unknown key");
+	/* with the nearest key the module reads there (one transposition) */
+	assert_string_equal(err.msg,
+			    "t.yaml:3:3: cfq.slice_idel_us: unknown key (did you mean 'slice_idle_us'?)");
 	cfg_mark_used(cfg_lookup(cfg_root(doc), "cfq.slice_idel_us"), false);
 	/* a whole unconsumed map is reported at its own key, not its children */
 	assert_int_equal(cfg_check_unused(cfg_root(doc), &err), SIM_E_INPUT);
-	assert_string_equal(err.msg, "t.yaml:4:1: extra: unknown key");
+	/* nothing near: the keys read there */
+	assert_string_equal(err.msg, "t.yaml:4:1: extra: unknown key (keys read here: cfq)");
 	cfg_mark_used(cfg_get(cfg_root(doc), "extra"), true);
 	assert_int_equal(cfg_check_unused(cfg_root(doc), &err), 0);
 	cfg_free(doc);
@@ -824,10 +827,11 @@ static void test_config_set_unknown_key(void **state)
 	assert_int_equal(cfg_apply(demo_params, cfg_get(cfg_root(doc), "cfq"), &d, &err), 0);
 	assert_int_equal(d.slice_idle_ns, 20000); /* the override wins */
 	assert_int_equal(cfg_check_unused(cfg_root(doc), &err), SIM_E_INPUT);
-	assert_string_equal(err.msg, "--set:2:1: cfq.bogus_us: unknown key");
+	assert_string_equal(err.msg, "--set:2:1: cfq.bogus_us: unknown key (keys read here: bw_mbps, "
+				     "depth, low_latency, max_kib, name, sched, slice_idle_us, weight)");
 	cfg_mark_used(cfg_lookup(cfg_root(doc), "cfq.bogus_us"), false);
 	assert_int_equal(cfg_check_unused(cfg_root(doc), &err), SIM_E_INPUT);
-	assert_string_equal(err.msg, "--set:3:1: nosuchmodule: unknown key");
+	assert_string_equal(err.msg, "--set:3:1: nosuchmodule: unknown key (keys read here: cfq)");
 	cfg_free(doc);
 
 	/* an out-of-range override is reported at the override */

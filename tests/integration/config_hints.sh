@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# A mistyped key names the fix (issue 28): the nearest key read at that path
+# by edit distance ("did you mean"), else the keys read there; still one line
+# with file:line:column and exit 2.
+set -u
+bin=$1 src=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+
+expect() { # expect PATTERN -- command...: exit 2, one line matching PATTERN
+	local pat=$1
+	shift 2
+	local out rc
+	out=$("$@" 2>&1 >/dev/null)
+	rc=$?
+	if [ "$rc" -ne 2 ]; then
+		echo "FAIL: '$*' exited $rc, wanted 2: $out"
+		fail=1
+	elif ! grep -Eq -- "$pat" <<<"$out"; then
+		echo "FAIL: '$*': message '$out' does not match /$pat/"
+		fail=1
+	elif [ "$(wc -l <<<"$out")" -ne 1 ]; then
+		echo "FAIL: '$*': wanted one line, got: $out"
+		fail=1
+	fi
+}
+
+cfq="$src/configs/scenarios/cfq-vs-noop.yaml"
+# a transposition is one edit
+expect "cfq\.slice_idel_ms: unknown key \(did you mean 'slice_idle_ms'\?\)" -- \
+	"$bin" run "$cfq" --set cfq.slice_idel_ms=5
+# in a file: file:line:col, then the hint
+printf 'device:\n  model: ideal\n  mean_usx: 100\nsource:\n  requests: 10\n' >"$tmp/typo.yaml"
+expect "typo.yaml:3:3: device\.mean_usx: unknown key \(did you mean 'mean_us'\?\)" -- \
+	"$bin" run "$tmp/typo.yaml"
+# top level
+expect "worklaod: unknown key \(did you mean 'workload'\?\)" -- \
+	"$bin" run "$cfq" --set worklaod.trace=x
+# nothing near: the keys that are read there
+expect "device\.zzzzzzzz: unknown key \(keys read here: .*mean_us.*model" -- \
+	"$bin" run "$src/configs/scenarios/mm1.yaml" --set device.zzzzzzzz=1
+
+exit $fail
