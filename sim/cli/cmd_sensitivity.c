@@ -9,7 +9,11 @@
  * with a cfg_apply observer lists every parameter a module read, its dotted
  * key, value and its table's `source` string. By default the study takes
  * those whose source marks them as not measured — assumed, fitted, INFER,
- * [RECALL] — and that the scenario can reach by key (a section that is
+ * [RECALL] — and that the scenario can reach by key. A value set in a
+ * config file whose comment on that line names such a tag is tagged by it
+ * even when the table's source is a fact: a platform file that assumes a
+ * value the code sources for another device (cfq.nonrot on the Galaxy
+ * S6's UFS, sourced from the MMC driver) must not hide the assumption (a section that is
  * absent gives defaults at no key; they are counted and named with
  * --params all). Each numeric one runs at value x LO and x HI (default 0.5
  * and 2, clamped to the parameter's declared range, integers rounded),
@@ -70,6 +74,7 @@ struct sparam {
 	double bare;               /* in p's unit */
 	bool reachable;            /* has a dotted key (its section exists) */
 	bool tagged;               /* source says assumed / fitted / INFER / RECALL */
+	char origin[200];          /* file:line whose comment tagged the value, or "" */
 	bool chosen;
 	int nvals;                 /* perturbed values (1 for bools, 0..2 numeric) */
 	char vals[2][64];
@@ -94,10 +99,38 @@ static bool tagged_source(const char *s)
 	return false;
 }
 
+/* The comment on the line of FILE that set a value ("" if none). Config
+ * files are small; each lookup reads the file again. */
+static void line_comment(const char *file, int line, char *out, size_t len)
+{
+	out[0] = '\0';
+	FILE *f = file && line > 0 ? fopen(file, "r") : NULL;
+	if (!f)
+		return;
+	char *buf = NULL;
+	size_t cap = 0;
+	for (int n = 1; getline(&buf, &cap, f) >= 0; n++) {
+		if (n < line)
+			continue;
+		bool quoted = false;
+		for (char *c = buf; *c; c++) {
+			if (*c == '"' || *c == '\'')
+				quoted = !quoted;
+			if (*c == '#' && !quoted) {
+				snprintf(out, len, "%s", c + 1);
+				out[strcspn(out, "\r\n")] = '\0';
+				break;
+			}
+		}
+		break;
+	}
+	free(buf);
+	fclose(f);
+}
+
 static void observe(void *ctx, const struct cfg_param *p, const struct cfg_node *map,
 		    const struct cfg_node *value, const char *text, double bare)
 {
-	(void)value;
 	struct discovery *d = ctx;
 	char path[240] = "";
 	bool reachable = map != NULL;
@@ -123,6 +156,13 @@ static void observe(void *ctx, const struct cfg_param *p, const struct cfg_node 
 	s->bare = bare;
 	s->reachable = reachable;
 	s->tagged = tagged_source(p->source);
+	if (!s->tagged && value && value->file) {
+		char com[512];
+		line_comment(value->file, value->line, com, sizeof(com));
+		if (com[0] && tagged_source(com))
+			snprintf(s->origin, sizeof(s->origin), "%s:%d", value->file, value->line);
+		s->tagged |= com[0] && tagged_source(com);
+	}
 }
 
 static double clamp_range(const struct cfg_param *p, double v)
@@ -447,9 +487,11 @@ int cmd_sensitivity(int argc, char **argv)
 		printf("# tunables read by %s: key, value, type, tag, source\n", scenario);
 		for (int i = 0; i < d.n; i++) {
 			const struct sparam *p = &d.ps[i];
-			printf("%s\t%s\t%s\t%s\t%s\n", p->key, p->text,
+			printf("%s\t%s\t%s\t%s\t%s%s%s%s\n", p->key, p->text,
 			       p->p->unit && *p->p->unit ? p->p->unit : "-",
-			       p->tagged ? "assumed" : "sourced", p->p->source ? p->p->source : "(none)");
+			       p->tagged ? "assumed" : "sourced", p->origin[0] ? "assumed at " : "",
+			       p->origin, p->origin[0] ? "; the table's: " : "",
+			       p->p->source ? p->p->source : "(none)");
 		}
 		status = 0;
 		goto done;
