@@ -1403,7 +1403,7 @@ static const struct cfg_node *first_unused(const struct cfg_node *n)
  * slice_idel_ms is one edit from slice_idle_ms). Keys are short; longer
  * ones are not compared. */
 #define KEY_DIST_MAX 64
-static int key_distance(const char *a, const char *b)
+int cfg_key_distance(const char *a, const char *b)
 {
 	size_t la = strlen(a), lb = strlen(b);
 	if (la > KEY_DIST_MAX || lb > KEY_DIST_MAX)
@@ -1467,7 +1467,7 @@ static void near_visit(const char *key, void *ctx)
 	struct key_near *kn = ctx;
 	if (strcmp(key, kn->key) == 0 || strcmp(key, "include") == 0)
 		return;
-	int d = key_distance(kn->key, key);
+	int d = cfg_key_distance(kn->key, key);
 	if (d < kn->best_d || (d == kn->best_d && kn->best && strcmp(key, kn->best) < 0)) {
 		kn->best_d = d;
 		kn->best = key;

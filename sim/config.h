@@ -80,6 +80,10 @@ int cfg_errorf(struct sim_error *err, const struct cfg_node *n, const char *fmt,
  * that are read there. Returns 0 when everything was consumed. */
 int cfg_check_unused(const struct cfg_node *root, struct sim_error *err);
 
+/* Edit distance between two keys (insertions, deletions, substitutions and
+ * adjacent transpositions each count 1); INT_MAX past 64 characters. */
+int cfg_key_distance(const char *a, const char *b);
+
 /* Emit the (resolved, override-applied) tree as JSON, scalars typed as
  * integer/real/bool where they parse so, else string. Caller owns. */
 struct json_t *cfg_to_json(const struct cfg_node *n);

@@ -471,8 +471,9 @@ static void padding_stats(const struct policy *p, struct json_t *obj)
 	json_object_set_new(obj, "bytes", json_integer((json_int_t)tbytes));
 	json_object_set_new(obj, "avg_request_kib",
 			    json_real(treq ? (double)tbytes / 1024.0 / (double)treq : 0));
-	if (nload)
-		json_object_set_new(obj, "mean_load_ns", json_integer(tload / (int64_t)nload));
+	/* null with no load yet: the key is there before the run (sweep_check.c) */
+	json_object_set_new(obj, "mean_load_ns",
+			    nload ? json_integer(tload / (int64_t)nload) : json_null());
 }
 
 static void padding_destroy(struct policy *p)

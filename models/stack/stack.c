@@ -436,8 +436,11 @@ struct json_t *stack_stats_json(const struct stack *s)
 		json_object_set_new(j, "bytes_written", json_integer((json_int_t)t->bytes_written));
 		if (t->kind == TASK_USER) {
 			json_object_set_new(j, "start_ns", json_integer(t->start_ns));
-			if (t->state == TS_EXITED)
-				json_object_set_new(j, "exit_ns", json_integer(t->exit_ns));
+			/* null until it exits: the key is there before the run, so a
+			 * sweep can check a metric path against it (sim/cli/sweep_check.c) */
+			json_object_set_new(j, "exit_ns", t->state == TS_EXITED
+								  ? json_integer(t->exit_ns)
+								  : json_null());
 		}
 		json_t *w = json_object();
 		for (int c = 0; c < SIM_NWAIT; c++)

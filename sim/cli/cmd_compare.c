@@ -233,7 +233,7 @@ static void bg_figures(json_t *res, double *mbps, double *runtime_s)
 		bytes += b;
 		double s = jnum(t, "start_ns");
 		json_t *ex = json_object_get(t, "exit_ns");
-		double e = ex ? json_number_value(ex) : sim_ns;
+		double e = json_is_number(ex) ? json_number_value(ex) : sim_ns;
 		if (s < start)
 			start = s;
 		if (e > end)

@@ -537,6 +537,12 @@ int cmd_sensitivity(int argc, char **argv)
 		status = cli_report(&err);
 		goto done;
 	}
+	/* a wrong --metric fails here, before any run */
+	char why[SIM_ERRMSG_MAX];
+	if (sweep_check_metric_path(sw, metric, why, sizeof(why))) {
+		fprintf(stderr, "mobisim: --metric '%s' is not in the result: %.700s\n", metric, why);
+		goto done;
+	}
 	if (sw->ngroups != group) {
 		fprintf(stderr, "mobisim: sensitivity: internal: %d groups for %d runs\n", sw->ngroups,
 			group);

@@ -191,6 +191,11 @@ int cmd_sweep(int argc, char **argv)
 		status = fflush(stdout) ? 1 : 0;
 		goto done;
 	}
+	/* a wrong metric path fails here, before any point runs */
+	if ((rc = sweep_check_metrics(sw, &err))) {
+		status = cli_report(&err);
+		goto done;
+	}
 	if (!out)
 		out = out_alloc = default_out(path);
 	if (!out) {

@@ -152,6 +152,27 @@ bool sweep_metric_format(const struct sweep_metric *m, const struct json_t *doc,
 
 /* ------------------------------------------------------------ execution */
 
+struct sim;
+/* Build point p's scenario and create (not run) its simulator; errors name
+ * the point and, for its assignments, the sweep file's line. */
+int sweep_point_create(const struct sweep *sw, const struct sweep_point *p, struct sim **out,
+		       struct sim_error *err);
+
+/* Check every metric path against the result document the points will
+ * write, before any runs: the document of a created, not yet run point
+ * (sim_result_json), with every wait cause and class in waits[]. A path is
+ * fine when it resolves to a scalar in the document of point 0 or of one
+ * of a few points spread over the sweep (an axis may change what the
+ * result holds), or when it goes under an array or object that is empty
+ * before the run (regions[], filled by the run). Otherwise SIM_E_INPUT at
+ * the metric's line: the path, where it stops and the nearest valid keys
+ * or values there. Points that cannot be created are left to the run. */
+int sweep_check_metrics(const struct sweep *sw, struct sim_error *err);
+
+/* The same for one path (sensitivity's --metric): 0, or SIM_E_INPUT and
+ * the reason in why (no location). */
+int sweep_check_metric_path(const struct sweep *sw, const char *path, char *why, size_t len);
+
 struct sweep_run_opts {
 	const char *out_dir;          /* points go to OUT/points/<id>.json */
 	int jobs;                     /* concurrent points (>= 1) */

@@ -113,8 +113,7 @@ static void error_in_point(const struct sweep *sw, const struct sweep_point *p,
 	snprintf(err->msg, sizeof(err->msg), "%s", msg);
 }
 
-/* Build the point's scenario and create (not run) its simulator. */
-static int point_create(const struct sweep *sw, const struct sweep_point *p, struct sim **out,
+int sweep_point_create(const struct sweep *sw, const struct sweep_point *p, struct sim **out,
 			struct sim_error *err)
 {
 	int nsets = 0;
@@ -149,7 +148,7 @@ int sweep_run_point(const struct sweep *sw, int index, const char *out_dir, bool
 	if (rc)
 		return rc;
 	struct sim *s;
-	rc = point_create(sw, p, &s, err);
+	rc = sweep_point_create(sw, p, &s, err);
 	if (rc)
 		return rc;
 	rc = sim_run(s, err);
@@ -295,7 +294,7 @@ int sweep_run_all(const struct sweep *sw, const struct sweep_run_opts *o, int *n
 	 * before forking a pool of failing processes. */
 	if (ntodo > 0) {
 		struct sim *s;
-		rc = point_create(sw, &sw->points[todo[0]], &s, err);
+		rc = sweep_point_create(sw, &sw->points[todo[0]], &s, err);
 		sim_destroy(s);
 		if (rc) {
 			free(todo);
