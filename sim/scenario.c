@@ -68,7 +68,7 @@ static int scenario_device(struct sim *s, struct cfg_node *root, const char *sce
 			      *c == '_'))
 				return cfg_errorf(err, node, "'%s' is not a preset name "
 						  "(see `mobisim list devices`)", v);
-		snprintf(path, sizeof(path), "%s/devices/%s.yaml", sim_datadir(), v);
+		snprintf(path, sizeof(path), "%s/configs/devices/%s.yaml", sim_datadir(), v);
 	}
 	struct sim_error sub;
 	int rc = cfg_load_file(path, &s->device_doc, &sub);

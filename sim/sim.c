@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "models/block/block.h"
 #include "models/device/device.h"
@@ -194,12 +195,42 @@ static bool is_dir(const char *p)
 	return p && stat(p, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+/* PREFIX/share/mobisim beside the running PREFIX/bin/mobisim, when it holds
+ * configs/: an installed tree finds its own data wherever it was installed
+ * (cmake --install --prefix, a moved or packaged tree). */
+static const char *exe_datadir(void)
+{
+	static char dir[4200];
+	char exe[4096];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return NULL;
+	exe[n] = '\0';
+	char *slash = strrchr(exe, '/');
+	if (!slash)
+		return NULL;
+	*slash = '\0';
+	char probe[4300];
+	snprintf(dir, sizeof(dir), "%s/../share/mobisim", exe);
+	snprintf(probe, sizeof(probe), "%s/configs", dir);
+	if (!is_dir(probe))
+		return NULL;
+	char *real = realpath(dir, NULL); /* PREFIX/share/mobisim, not PREFIX/bin/../ */
+	if (real && strlen(real) < sizeof(dir))
+		memcpy(dir, real, strlen(real) + 1);
+	free(real);
+	return dir;
+}
+
 const char *sim_datadir(void)
 {
 	const char *env = getenv("MOBISIM_DATADIR");
 	if (env && *env)
 		return env;
-	if (is_dir(MOBISIM_SOURCE_CONFIGS))
-		return MOBISIM_SOURCE_CONFIGS;
-	return MOBISIM_INSTALL_CONFIGS;
+	const char *inst = exe_datadir();
+	if (inst)
+		return inst;
+	if (is_dir(MOBISIM_SOURCE_DIR "/configs"))
+		return MOBISIM_SOURCE_DIR;
+	return MOBISIM_INSTALL_DATADIR;
 }

@@ -125,8 +125,12 @@ int sim_run(struct sim *s, struct sim_error *err);
 struct json_t *sim_result_json(struct sim *s);
 void sim_destroy(struct sim *s);
 
-/* Directory of bundled configs (configs/), for preset lookup: $MOBISIM_DATADIR,
- * then the source tree this binary was built from, then the install prefix. */
+/* The data directory, laid out like the source tree: configs/ (device
+ * presets, scenarios, validation files), traces/samples/ and the ftrace
+ * sample under tests/data/ (which the scenarios replay), scripts/ (figures).
+ * $MOBISIM_DATADIR, else PREFIX/share/mobisim beside an installed
+ * PREFIX/bin/mobisim, else the source tree this binary was built from, else
+ * the configured install prefix's. */
 const char *sim_datadir(void);
 
 #endif

@@ -4,6 +4,8 @@
 #ifndef SIM_CLI_H
 #define SIM_CLI_H
 
+#include <stddef.h>
+
 struct sim_error;
 
 int cmd_run(int argc, char **argv);
@@ -15,6 +17,11 @@ int cmd_sweep(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 int cmd_sensitivity(int argc, char **argv); /* sensitivity SCENARIO --metric PATH */   /* validate [FILES] [-j N] [--fast] */
+
+/* The scenario file arg names: arg itself when it is a file or a path,
+ * else the bundled scenario of that name (what `mobisim list scenarios`
+ * prints, with or without .yaml) in the data directory, written into buf. */
+const char *cli_scenario_path(const char *arg, char *buf, size_t len);
 
 /* Load SCENARIO and apply nsets "--set" assignments in order. */
 struct cfg_doc;

@@ -681,7 +681,8 @@ int cmd_compare(int argc, char **argv)
 		compare_usage(stderr);
 		goto done;
 	}
-	const char *path = argv[optind];
+	char pathbuf[4096];
+	const char *path = cli_scenario_path(argv[optind], pathbuf, sizeof(pathbuf));
 
 	/* Names are checked against the registry (with plugins) before any run. */
 	struct policy_registry *reg = policy_registry_new();

@@ -47,7 +47,7 @@ static void resolve_device_path(const char *arg, char *buf, size_t len)
 	if (strchr(arg, '/') || (n > 5 && strcmp(arg + n - 5, ".yaml") == 0))
 		snprintf(buf, len, "%s", arg);
 	else
-		snprintf(buf, len, "%s/devices/%s.yaml", sim_datadir(), arg);
+		snprintf(buf, len, "%s/configs/devices/%s.yaml", sim_datadir(), arg);
 }
 
 static const char *preset_name(const char *path, char *buf, size_t len)

@@ -23,7 +23,7 @@ static int cmp_str(const void *a, const void *b)
 static void list_yaml(const char *sub, const char *indent)
 {
 	char dir[4096];
-	snprintf(dir, sizeof(dir), "%s/%s", sim_datadir(), sub);
+	snprintf(dir, sizeof(dir), "%s/configs/%s", sim_datadir(), sub);
 	DIR *d = opendir(dir);
 	if (!d) {
 		printf("%s(no %s directory at %s)\n", indent, sub, dir);

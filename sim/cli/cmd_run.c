@@ -40,12 +40,30 @@ static void run_usage(FILE *f)
 }
 
 /* Shared by run and the commands built on it: parse SCENARIO and --set. */
+const char *cli_scenario_path(const char *arg, char *buf, size_t len)
+{
+	struct stat st;
+	if (strchr(arg, '/') || stat(arg, &st) == 0)
+		return arg;
+	size_t n = strlen(arg);
+	bool ext = n > 5 && strcmp(arg + n - 5, ".yaml") == 0;
+	snprintf(buf, len, "%s/configs/scenarios/%s%s", sim_datadir(), arg, ext ? "" : ".yaml");
+	return stat(buf, &st) == 0 ? buf : arg;
+}
+
 int cli_load_scenario(const char *path, char **sets, int nsets, struct cfg_doc **out,
 		      struct sim_error *err)
 {
 	int rc = cfg_load_file(path, out, err);
-	if (rc == SIM_E_IO)
+	if (rc == SIM_E_IO) {
 		rc = err->code = SIM_E_INPUT; /* a scenario that cannot be read is bad usage */
+		if (!strchr(path, '/')) {
+			char msg[SIM_ERRMSG_MAX];
+			snprintf(msg, sizeof(msg), "%.700s (not a bundled scenario either: "
+				 "`mobisim list scenarios` names them)", err->msg);
+			snprintf(err->msg, sizeof(err->msg), "%s", msg);
+		}
+	}
 	if (rc)
 		return rc;
 	for (int i = 0; i < nsets; i++) {
@@ -165,7 +183,8 @@ int cmd_run(int argc, char **argv)
 			timeline);
 		goto done;
 	}
-	const char *path = argv[optind];
+	char pathbuf[4096];
+	const char *path = cli_scenario_path(argv[optind], pathbuf, sizeof(pathbuf));
 	if (out && out_unwritable(out)) {
 		status = 2;
 		goto done;

@@ -383,7 +383,8 @@ int cmd_sensitivity(int argc, char **argv)
 		fprintf(stderr, "mobisim: --metric '%s': %s\n", metric, sweep_json_path_check(metric));
 		goto done;
 	}
-	const char *scenario = argv[optind];
+	char scnbuf[4096];
+	const char *scenario = cli_scenario_path(argv[optind], scnbuf, sizeof(scnbuf));
 	char abs_scn[4096];
 	if (scenario[0] != '/' && getcwd(abs_scn, sizeof(abs_scn)))
 		snprintf(abs_scn + strlen(abs_scn), sizeof(abs_scn) - strlen(abs_scn), "/%s", scenario);

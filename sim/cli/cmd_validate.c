@@ -37,6 +37,7 @@
 #include "sim/cli/sweep.h"
 #include "sim/config.h"
 #include "sim/results.h"
+#include "sim/sim.h"
 
 #define VAL_MAX_FILES 64
 #define VAL_MAX_REFS 8
@@ -47,7 +48,8 @@ static void validate_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: mobisim validate [FILE.yaml|DIR]... [options]\n"
-		"  (default: every configs/validation/*.yaml under the current directory)\n"
+		"  (default: every configs/validation/*.yaml under the current directory,\n"
+		"  else in the data directory: an installed tree's share/mobisim)\n"
 		"  -j, --jobs N      sweep points run at once (default: online CPUs)\n"
 		"  --fast            only the files marked fast: true (the CI subset)\n"
 		"  --strict          exit 1 when a check misses its tolerance\n"
@@ -865,12 +867,17 @@ int cmd_validate(int argc, char **argv)
 	bool made_tmp = false;
 	for (int i = optind; i < argc && !rc; i++)
 		rc = add_path(paths, &npaths, argv[i], &err);
+	char vdir[4096] = "configs/validation";
 	if (!rc && optind == argc) {
-		if (access("configs/validation", R_OK) != 0)
-			rc = sim_errorf(&err, SIM_E_INPUT, "configs/validation: %s (run in the source "
-					"tree or name the validation files)", strerror(errno));
+		/* the current tree's, else the data directory's (an install) */
+		if (access(vdir, R_OK) != 0)
+			snprintf(vdir, sizeof(vdir), "%s/configs/validation", sim_datadir());
+		if (access(vdir, R_OK) != 0)
+			rc = sim_errorf(&err, SIM_E_INPUT, "%s: %s (not in the current directory nor "
+					"the data directory; name the validation files)", vdir,
+					strerror(errno));
 		else
-			rc = add_path(paths, &npaths, "configs/validation", &err);
+			rc = add_path(paths, &npaths, vdir, &err);
 	}
 	if (rc) {
 		status = cli_report(&err);

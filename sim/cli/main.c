@@ -6,6 +6,7 @@
 
 #include "sim/cli/cli.h"
 #include "sim/results.h"
+#include "sim/sim.h"
 #include "version.h"
 
 struct subcommand {
@@ -38,8 +39,11 @@ static void usage(FILE *f)
 	for (const struct subcommand *c = subcommands; c->name; c++)
 		fprintf(f, "  mobisim %s\n", c->synopsis);
 	fprintf(f, "  mobisim --help | --version\n\n"
-		   "`mobisim COMMAND --help` describes a command; `man mobisim` has the rest.\n"
-		   "Exit status: 0 ok, 1 runtime failure, 2 bad usage, config or input.\n");
+		   "`mobisim COMMAND --help` describes a command. The manual: `man mobisim` once\n"
+		   "installed, `man -l docs/mobisim.1` in the source tree. SCENARIO is a file or a\n"
+		   "name from `mobisim list scenarios`; bundled data: %s\n"
+		   "Exit status: 0 ok, 1 runtime failure, 2 bad usage, config or input.\n",
+		sim_datadir());
 }
 
 static int run_command(int argc, char **argv)
