@@ -263,6 +263,7 @@ int sim_create(struct cfg_doc *doc, const char *scenario_path, const struct sim_
 	}
 	s->doc = doc;
 	s->scenario_path = scenario_path;
+	s->lenient = opt && opt->lenient;
 	int rc = scenario_build(s, scenario_path, opt, err);
 	if (rc) {
 		sim_destroy(s);

@@ -42,6 +42,10 @@ struct sim_options {
 	uint64_t seed;              /* used when the scenario has no `seed:` or --seed given */
 	bool seed_given;            /* --seed overrides the scenario's */
 	bool quiet;
+	/* --lenient: what a workload would refuse as unanswerable (a replay
+	 * classifying by process a trace that records none) is a warning
+	 * counted in the result instead */
+	bool lenient;
 	const char *const *plugins; /* --plugin paths, NULL-terminated, may be NULL */
 };
 
@@ -60,6 +64,7 @@ struct sim {
 	struct policy_set *policies;
 	struct workload *workload;
 	const char *replay;         /* "closed", "open" or "synthetic" */
+	bool lenient;               /* sim_options.lenient */
 
 	int64_t until_ns;           /* run.until: stop the clock here (SIM_TIME_MAX) */
 	/* Output adapters the program attaches after sim_create and finishes

@@ -42,10 +42,21 @@
 
 #define CSV_MAX_FIELDS 32
 #define CSV_HOST_MAX 64
+/* Longest process name kept: Android names processes by package
+ * (cmdline), longer than the kernel's 16-byte comm. */
+#define CSV_COMM_MAX 64
+/* Distinct process names given their own pid when the trace has names
+ * and no pids; more are counted and share pid 0. */
+#define CSV_NAMES 4096u
+/* MSR hostnames told apart as devices' minor numbers; more are counted. */
+#define CSV_HOSTS 16u
+/* The marker row of the Pixel 6a traces (MobileBlockIOTraces README):
+ * installation I/O before it, the app's run after it. */
+#define CSV_PHASE_MARKER "preconditioning_ended"
 #define FIO_MAX_FILES 256
 #define FIO_NAME_MAX 257 /* fio reads names with %256s */
 
-enum csv_dialect { CSV_MSR, CSV_SNIA, CSV_COLUMNS, CSV_FIO2, CSV_FIO3 };
+enum csv_dialect { CSV_MSR, CSV_SNIA, CSV_COLUMNS, CSV_FIO2, CSV_FIO3, CSV_PHONE };
 
 /* Completions outstanding at once; the completions of requests beyond
  * that are not returned, and counted. */
@@ -54,9 +65,11 @@ enum csv_dialect { CSV_MSR, CSV_SNIA, CSV_COLUMNS, CSV_FIO2, CSV_FIO3 };
 struct csv_done {
 	int64_t t;
 	uint64_t order, sector;
-	uint32_t dev, nsec, bytes;
+	uint32_t dev, minor, nsec, bytes, uid;
+	int32_t pid, tid;
+	uint16_t tflags;
 	uint8_t dir;
-	char comm[CSV_HOST_MAX];
+	char comm[CSV_COMM_MAX];
 };
 
 /* Unit multipliers: time to ns (FILETIME ticks are 100 ns), sizes to bytes. */
@@ -67,6 +80,8 @@ struct csv_col {
 
 struct csv_map {
 	struct csv_col time, op, offset, size, dev, resp;
+	struct csv_col comm, pid, tid, uid; /* who issued the request (mul unused) */
+	bool devt;         /* dev is a kernel dev_t, major << 20 | minor (dev=N:devt) */
 	char sep;          /* ',' ';' '\t' or ' ' (any run of blanks) */
 	uint32_t skip;     /* header lines */
 	char read[16], write[16]; /* op values; "" = by first letter */
@@ -76,6 +91,7 @@ struct csv_reader {
 	struct trace_src src;
 	enum csv_dialect dialect;
 	struct csv_map map;
+	int want;          /* fields a line has (exactly, or at least with --columns) */
 	bool strict, failed, have_t0;
 	struct trace_diag *diag;
 	unsigned __int128 t0;
@@ -83,14 +99,24 @@ struct csv_reader {
 	uint64_t fio_sync, fio_file_ops, fio_waits;
 	int64_t fio_wait_ns, last_ns;
 	char first_warning[SIM_ERRMSG_MAX];
-	char host[CSV_HOST_MAX];
+	char comm[CSV_COMM_MAX];
+	/* MSR hostnames: the server a volume belongs to, as a device minor */
+	char hosts[CSV_HOSTS][CSV_HOST_MAX];
+	uint32_t nhosts;
+	uint64_t hosts_over;
+	/* process names of a trace without pids: name -> pid (index + 1) */
+	char (*names)[CSV_COMM_MAX];
+	uint32_t *name_slots;      /* open addressing, 2 * CSV_NAMES, 0 = empty */
+	uint32_t nnames;
+	uint64_t names_over, unnamed;
+	uint64_t markers, marker_line;
 	/* completions due (response times): a min-heap by time */
 	struct csv_done *pend;
 	uint32_t npend;
 	uint64_t pend_order, completions, late_completions;
 	bool held, at_eof;
 	struct trace_rec held_rec;
-	char held_comm[CSV_HOST_MAX], done_comm[CSV_HOST_MAX];
+	char held_comm[CSV_COMM_MAX], done_comm[CSV_COMM_MAX];
 	/* fio file table */
 	uint32_t nfiles;
 	char (*files)[FIO_NAME_MAX];
@@ -237,7 +263,7 @@ static bool csv_last_line_cut(const struct csv_reader *c)
 
 /* Fill a Q record; returns 1, or 0 when skipped (zero size) with a warning. */
 static int csv_emit(struct csv_reader *c, struct trace_rec *rec, unsigned __int128 t, uint8_t dir,
-		    uint32_t dev, uint64_t offset, uint64_t bytes, const char *comm,
+		    uint32_t dev, uint32_t minor, uint64_t offset, uint64_t bytes, const char *comm,
 		    struct sim_error *err)
 {
 	if (bytes == 0) {
@@ -273,6 +299,7 @@ static int csv_emit(struct csv_reader *c, struct trace_rec *rec, unsigned __int1
 	rec->time_ns = rel;
 	rec->seq = (uint32_t)++c->nreq;
 	rec->dev_major = dev;
+	rec->dev_minor = minor;
 	rec->sector = sector;
 	rec->nr_sectors = (uint32_t)nsec;
 	rec->bytes = (uint32_t)bytes;
@@ -319,16 +346,23 @@ static bool unit_mul(const char *u, size_t l, bool time, uint64_t *mul)
 	return false;
 }
 
-/* "time=1:us,op=2,offset=3:sector,size=4:B[,dev=5][,sep=ws][,skip=1][,read=R,write=W]" */
+static void csv_map_clear(struct csv_map *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->time.idx = m->op.idx = m->offset.idx = m->size.idx = m->dev.idx = m->resp.idx = -1;
+	m->comm.idx = m->pid.idx = m->tid.idx = m->uid.idx = -1;
+	m->time.mul = m->resp.mul = 1000000000ull;
+	m->offset.mul = m->size.mul = 1;
+	m->sep = ',';
+}
+
+/* "time=1:us,op=2,offset=3:sector,size=4:B[,dev=5[:devt]][,comm=6][,pid=7]
+ * [,tid=8][,uid=9][,sep=ws][,skip=1][,read=R,write=W]" */
 static int csv_parse_columns(const char *spec, struct csv_map *m, struct sim_error *err)
 {
 	const char *p = spec;
 
-	memset(m, 0, sizeof(*m));
-	m->time.idx = m->op.idx = m->offset.idx = m->size.idx = m->dev.idx = m->resp.idx = -1;
-	m->time.mul = m->resp.mul = 1000000000ull;
-	m->offset.mul = m->size.mul = 1;
-	m->sep = ',';
+	csv_map_clear(m);
 	while (*p) {
 		const char *e = strchr(p, ',');
 		size_t l = e ? (size_t)(e - p) : strlen(p);
@@ -346,6 +380,10 @@ static int csv_parse_columns(const char *spec, struct csv_map *m, struct sim_err
 		else if (tok_eq(p, kl, "size")) col = &m->size;
 		else if (tok_eq(p, kl, "dev")) col = &m->dev;
 		else if (tok_eq(p, kl, "response")) { col = &m->resp; time = true; }
+		else if (tok_eq(p, kl, "comm")) col = &m->comm;
+		else if (tok_eq(p, kl, "pid")) col = &m->pid;
+		else if (tok_eq(p, kl, "tid")) col = &m->tid;
+		else if (tok_eq(p, kl, "uid")) col = &m->uid;
 		if (col) {
 			const char *colon = memchr(v, ':', vl);
 			size_t nl = colon ? (size_t)(colon - v) : vl;
@@ -354,12 +392,20 @@ static int csv_parse_columns(const char *spec, struct csv_map *m, struct sim_err
 				return sim_errorf(err, SIM_E_INPUT, "--columns: %.*s: column '%.*s' is not 1..%d",
 						  (int)kl, p, (int)nl, v, CSV_MAX_FIELDS);
 			col->idx = (int)n - 1;
-			if (colon) {
+			if (colon && col == &m->dev) {
+				if (!tok_eq(colon + 1, vl - nl - 1, "devt"))
+					return sim_errorf(err, SIM_E_INPUT, "--columns: dev: unknown unit '%.*s' "
+							  "(devt: a kernel dev_t, major << 20 | minor; without it "
+							  "a device number or MAJOR:MINOR)",
+							  (int)(vl - nl - 1), colon + 1);
+				m->devt = true;
+			} else if (colon) {
 				bool ok = (col == &m->time || col == &m->resp || col == &m->offset || col == &m->size) &&
 					  unit_mul(colon + 1, vl - nl - 1, time, &col->mul);
 				if (!ok)
 					return sim_errorf(err, SIM_E_INPUT, "--columns: %.*s: unknown unit '%.*s' "
-							  "(time: s ms us ns filetime; offset, size: B sector KiB 4KiB)",
+							  "(time: s ms us ns filetime; offset, size: B sector KiB 4KiB; "
+							  "dev: devt; comm, pid, tid, uid: none)",
 							  (int)kl, p, (int)(vl - nl - 1), colon + 1);
 			}
 		} else if (tok_eq(p, kl, "sep")) {
@@ -386,8 +432,8 @@ static int csv_parse_columns(const char *spec, struct csv_map *m, struct sim_err
 			memcpy(dst, v, vl);
 			dst[vl] = '\0';
 		} else {
-			return sim_errorf(err, SIM_E_INPUT, "--columns: unknown key '%.*s' "
-					  "(time op offset size dev response sep skip read write)", (int)kl, p);
+			return sim_errorf(err, SIM_E_INPUT, "--columns: unknown key '%.*s' (time op offset "
+					  "size dev response comm pid tid uid sep skip read write)", (int)kl, p);
 		}
 		p += l;
 		if (*p == ',')
@@ -397,6 +443,15 @@ static int csv_parse_columns(const char *spec, struct csv_map *m, struct sim_err
 		return sim_errorf(err, SIM_E_INPUT, "--columns: time, op, offset and size are required");
 	if ((m->read[0] != 0) != (m->write[0] != 0))
 		return sim_errorf(err, SIM_E_INPUT, "--columns: give both read= and write= or neither");
+	const struct csv_col *cols[] = { &m->time, &m->op, &m->offset, &m->size, &m->dev, &m->resp,
+					 &m->comm, &m->pid, &m->tid, &m->uid };
+	static const char *const names[] = { "time", "op", "offset", "size", "dev", "response",
+					     "comm", "pid", "tid", "uid" };
+	for (size_t i = 0; i < 10; i++)
+		for (size_t j = i + 1; j < 10; j++)
+			if (cols[i]->idx >= 0 && cols[i]->idx == cols[j]->idx)
+				return sim_errorf(err, SIM_E_INPUT, "--columns: %s and %s both name column %d",
+						  names[i], names[j], cols[i]->idx + 1);
 	return 0;
 }
 
@@ -429,12 +484,30 @@ static bool msr_line(const char *p, const char *end)
 
 static const char snia_header[] = "Timestamp,Response,IOType,LUN,Offset,Size";
 
+/* The Pixel 6a eBPF recorder's header (MobileBlockIOTraces README, which
+ * spells the first column "process"; the files say "proces"). */
+static bool phone_header(const char *p, const char *end)
+{
+	static const char *const cols[] = { "device", "rw_flag", "sector", "size", "timestamp" };
+	const char *tok[CSV_MAX_FIELDS];
+	size_t tl[CSV_MAX_FIELDS];
+	int n = csv_split(p, end, ',', tok, tl);
+	if (n != 6 || !(tok_eq(tok[0], tl[0], "proces") || tok_eq(tok[0], tl[0], "process")))
+		return false;
+	for (int i = 1; i < 6; i++)
+		if (!tok_eq(tok[i], tl[i], cols[i - 1]))
+			return false;
+	return true;
+}
+
 static int csv_probe(const uint8_t *buf, size_t len)
 {
 	const char *p, *end;
 	if (!first_line(buf, len, &p, &end))
 		return 0;
 	if ((size_t)(end - p) == sizeof(snia_header) - 1 && !strncasecmp(p, snia_header, (size_t)(end - p)))
+		return 95;
+	if (phone_header(p, end))
 		return 95;
 	return msr_line(p, end) ? 95 : 0;
 }
@@ -464,7 +537,43 @@ static void csv_close(void *state)
 	trace_src_close(&c->src);
 	free(c->pend);
 	free(c->files);
+	free(c->names);
+	free(c->name_slots);
 	free(c);
+}
+
+/* After the map is known: the fields a line has, who the records name. */
+static int csv_ready(struct csv_reader *c, struct sim_error *err)
+{
+	const struct csv_map *m = &c->map;
+	const int cols[] = { m->time.idx, m->op.idx, m->offset.idx, m->size.idx, m->dev.idx,
+			     m->resp.idx, m->comm.idx, m->pid.idx, m->tid.idx, m->uid.idx };
+	c->want = 0;
+	for (size_t i = 0; i < sizeof(cols) / sizeof(cols[0]); i++)
+		if (cols[i] + 1 > c->want)
+			c->want = cols[i] + 1;
+	if (c->dialect == CSV_MSR)
+		c->want = 7;
+	if (m->comm.idx >= 0 && m->pid.idx < 0 && m->tid.idx < 0) {
+		c->names = calloc(CSV_NAMES, sizeof(*c->names));
+		c->name_slots = calloc(2 * CSV_NAMES, sizeof(*c->name_slots));
+		if (!c->names || !c->name_slots)
+			return sim_errorf(err, SIM_E_NOMEM, "%s: out of memory", c->src.name);
+	}
+	if (c->diag) {
+		uint32_t id = 0;
+		if (m->comm.idx >= 0)
+			id |= TRACE_ID_COMM;
+		if (m->pid.idx >= 0 || m->tid.idx >= 0)
+			id |= TRACE_ID_PID;
+		if (m->tid.idx >= 0)
+			id |= TRACE_ID_TID;
+		if (m->uid.idx >= 0)
+			id |= TRACE_ID_UID;
+		c->diag->identity = id;
+		c->diag->identity_set = true;
+	}
+	return 0;
 }
 
 /* Choose the dialect from the first line (or the mapping). */
@@ -473,8 +582,11 @@ static int csv_setup(struct csv_reader *c, bool fio, const struct trace_opts *op
 {
 	c->strict = opts && opts->strict;
 	c->diag = opts ? opts->diag : NULL;
-	if (c->diag)
+	if (c->diag) {
 		c->diag->files = 1;
+		c->diag->identity = 0;
+		c->diag->identity_set = true;
+	}
 	long n = trace_src_fill(&c->src, TRACE_PROBE_BYTES, err);
 	if (n < 0)
 		return (int)n;
@@ -495,7 +607,8 @@ static int csv_setup(struct csv_reader *c, bool fio, const struct trace_opts *op
 		return sim_errorf(err, SIM_E_NOMEM, "%s: out of memory", c->src.name);
 	if (opts && opts->columns) {
 		c->dialect = CSV_COLUMNS;
-		return csv_parse_columns(opts->columns, &c->map, err);
+		int rc = csv_parse_columns(opts->columns, &c->map, err);
+		return rc ? rc : csv_ready(c, err);
 	}
 	const char *p, *end;
 	bool have = first_line(b, (size_t)n, &p, &end);
@@ -504,17 +617,53 @@ static int csv_setup(struct csv_reader *c, bool fio, const struct trace_opts *op
 		end = p + n;
 		have = true;
 	}
+	struct csv_map *m = &c->map;
+	csv_map_clear(m);
 	if (have && (size_t)(end - p) == sizeof(snia_header) - 1 &&
 	    !strncasecmp(p, snia_header, sizeof(snia_header) - 1)) {
+		/* time and response in seconds, IOType R/W, LUN, bytes */
 		c->dialect = CSV_SNIA;
-		return 0;
+		m->time = (struct csv_col){ 0, 1000000000ull };
+		m->resp = (struct csv_col){ 1, 1000000000ull };
+		m->op.idx = 2;
+		m->dev.idx = 3;
+		m->offset.idx = 4;
+		m->size.idx = 5;
+		m->skip = 1;
+		return csv_ready(c, err);
+	}
+	if (have && phone_header(p, end)) {
+		/* MobileBlockIOTraces README: sector and size in 512-byte
+		 * sectors, time in seconds, R or W; device a kernel dev_t
+		 * (8388608 = 8:0, sda, the UFS disk) */
+		c->dialect = CSV_PHONE;
+		m->comm.idx = 0;
+		m->dev.idx = 1;
+		m->devt = true;
+		m->op.idx = 2;
+		m->offset = (struct csv_col){ 3, 512 };
+		m->size = (struct csv_col){ 4, 512 };
+		m->time = (struct csv_col){ 5, 1000000000ull };
+		memcpy(m->read, "R", 2);
+		memcpy(m->write, "W", 2);
+		m->skip = 1;
+		return csv_ready(c, err);
 	}
 	if (have && msr_line(p, end)) {
+		/* Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime:
+		 * FILETIME ticks, bytes; the hostname names the server the
+		 * volume belongs to (a device), not a process */
 		c->dialect = CSV_MSR;
-		return 0;
+		m->time = (struct csv_col){ 0, 100 };
+		m->dev.idx = 2;
+		m->op.idx = 3;
+		m->offset.idx = 4;
+		m->size.idx = 5;
+		m->resp = (struct csv_col){ 6, 100 };
+		return csv_ready(c, err);
 	}
-	return sim_errorf(err, SIM_E_INPUT, "%s:1: byte offset 0: not MSR Cambridge or SNIA CSV "
-			  "(give the layout with --columns, see docs/traces.md)", c->src.name);
+	return sim_errorf(err, SIM_E_INPUT, "%s:1: byte offset 0: not MSR Cambridge, SNIA or phone "
+			  "block CSV (give the layout with --columns, see docs/traces.md)", c->src.name);
 }
 
 static int csv_open_any(const char *path, const void *buf, size_t len, bool fio,
@@ -640,6 +789,11 @@ static void csv_due(struct csv_reader *c, const struct trace_rec *q, int64_t res
 	d->t = q->time_ns > 0 && resp > INT64_MAX - q->time_ns ? INT64_MAX : q->time_ns + resp;
 	d->order = c->pend_order++;
 	d->dev = q->dev_major;
+	d->minor = q->dev_minor;
+	d->pid = q->pid;
+	d->tid = q->tid;
+	d->uid = q->uid;
+	d->tflags = q->tflags;
 	d->sector = q->sector;
 	d->nsec = q->nr_sectors;
 	d->bytes = q->bytes;
@@ -663,6 +817,11 @@ static void csv_complete(struct csv_reader *c, struct trace_rec *rec)
 	rec->time_ns = d.t;
 	rec->seq = (uint32_t)(c->nreq + ++c->completions);
 	rec->dev_major = d.dev;
+	rec->dev_minor = d.minor;
+	rec->pid = d.pid;
+	rec->tid = d.tid;
+	rec->uid = d.uid;
+	rec->tflags = d.tflags;
 	rec->sector = d.sector;
 	rec->nr_sectors = d.nsec;
 	rec->bytes = d.bytes;
@@ -672,32 +831,93 @@ static void csv_complete(struct csv_reader *c, struct trace_rec *rec)
 	rec->comm = c->done_comm[0] ? c->done_comm : NULL;
 }
 
-/* One CSV line (MSR, SNIA, mapped). 1 = record, 0 = skipped, < 0 error. */
+/* "259:0" (as Android's ls -l and /proc/partitions print), a kernel dev_t
+ * with map->devt, or a bare device number 0..4095 (the major). */
+static bool csv_dev(const struct csv_map *m, const char *t, size_t l, uint32_t *major,
+		    uint32_t *minor)
+{
+	const char *colon = memchr(t, ':', l);
+	uint64_t a, b;
+	if (colon) {
+		size_t al = (size_t)(colon - t);
+		if (!parse_u64_tok(t, al, &a) || !parse_u64_tok(colon + 1, l - al - 1, &b) ||
+		    a > 0xfff || b > 0xfffff)
+			return false;
+		*major = (uint32_t)a;
+		*minor = (uint32_t)b;
+		return true;
+	}
+	if (!parse_u64_tok(t, l, &a))
+		return false;
+	if (m->devt) {
+		if (a > UINT32_MAX)
+			return false;
+		*major = (uint32_t)(a >> 20);
+		*minor = (uint32_t)(a & 0xfffff);
+		return true;
+	}
+	if (a > 0xfff)
+		return false;
+	*major = (uint32_t)a;
+	*minor = 0;
+	return true;
+}
+
+/* The pid the reader gives a process name when the trace has no pids:
+ * 1, 2, ... in order of first sight; 0 once CSV_NAMES names are known. */
+static int32_t csv_name_pid(struct csv_reader *c, const char *name)
+{
+	uint32_t h = 2166136261u; /* FNV-1a */
+	for (const char *q = name; *q; q++)
+		h = (h ^ (uint8_t)*q) * 16777619u;
+	for (uint32_t i = h & (2 * CSV_NAMES - 1);; i = (i + 1) & (2 * CSV_NAMES - 1)) {
+		uint32_t v = c->name_slots[i];
+		if (!v) {
+			if (c->nnames == CSV_NAMES) {
+				c->names_over++;
+				return 0;
+			}
+			snprintf(c->names[c->nnames], CSV_COMM_MAX, "%s", name);
+			c->name_slots[i] = ++c->nnames;
+			return (int32_t)c->nnames;
+		}
+		if (!strcmp(c->names[v - 1], name))
+			return (int32_t)v;
+	}
+}
+
+/* MSR: the minor number of a hostname (the server of the volume). */
+static uint32_t csv_host(struct csv_reader *c, const char *t, size_t l)
+{
+	if (l >= CSV_HOST_MAX)
+		l = CSV_HOST_MAX - 1;
+	for (uint32_t i = 0; i < c->nhosts; i++)
+		if (strlen(c->hosts[i]) == l && !memcmp(c->hosts[i], t, l))
+			return i;
+	if (c->nhosts == CSV_HOSTS) {
+		c->hosts_over++;
+		return CSV_HOSTS;
+	}
+	memcpy(c->hosts[c->nhosts], t, l);
+	c->hosts[c->nhosts][l] = '\0';
+	return c->nhosts++;
+}
+
+/* One CSV line (MSR, SNIA, phone, mapped). 1 = record, 0 = skipped, < 0 error. */
 static int csv_line(struct csv_reader *c, const char *p, const char *end, struct trace_rec *rec,
 		    struct sim_error *err)
 {
 	const char *tok[CSV_MAX_FIELDS];
 	size_t tl[CSV_MAX_FIELDS];
-	char sep = c->dialect == CSV_COLUMNS ? c->map.sep : ',';
+	const struct csv_map *m = &c->map;
+	char sep = c->dialect == CSV_COLUMNS ? m->sep : ',';
 	int n = csv_split(p, end, sep, tok, tl);
-	int want;
-	struct csv_map m;
+	int want = c->want;
 
-	if (c->dialect == CSV_MSR) {
-		want = 7;
-		m = (struct csv_map){ .time = { 0, 100 }, .dev = { 2, 1 }, .op = { 3, 1 },
-				      .offset = { 4, 1 }, .size = { 5, 1 }, .resp = { 6, 100 } };
-	} else if (c->dialect == CSV_SNIA) {
-		want = 6;
-		m = (struct csv_map){ .time = { 0, 1000000000ull }, .resp = { 1, 1000000000ull },
-				      .op = { 2, 1 }, .dev = { 3, 1 }, .offset = { 4, 1 }, .size = { 5, 1 } };
-	} else {
-		m = c->map;
-		want = 1 + m.time.idx;
-		int cols[] = { m.op.idx, m.offset.idx, m.size.idx, m.dev.idx, m.resp.idx };
-		for (int i = 0; i < 5; i++)
-			if (cols[i] + 1 > want)
-				want = cols[i] + 1;
+	if (n == 1 && tok_eq(tok[0], tl[0], CSV_PHASE_MARKER)) {
+		if (!c->markers++)
+			c->marker_line = c->src.line;
+		return 0;
 	}
 	bool exact = c->dialect != CSV_COLUMNS;
 	if (n < 0 || (exact ? n != want : n < want)) {
@@ -706,38 +926,86 @@ static int csv_line(struct csv_reader *c, const char *p, const char *end, struct
 		return csv_fail(c, err, "expected %s%d fields, found %s%d", exact ? "" : "at least ",
 				want, n < 0 ? "more than " : "", n < 0 ? CSV_MAX_FIELDS : n);
 	}
+#define COLV(col) (int)tl[(col).idx], tok[(col).idx]
 	unsigned __int128 t;
-	uint64_t off, size, dev = 0;
-	if (!csv_decimal_wide(tok[m.time.idx], tl[m.time.idx], m.time.mul, &t))
-		return csv_fail(c, err, "time '%.*s' is not a non-negative number", (int)tl[m.time.idx],
-				tok[m.time.idx]);
-	if (!csv_decimal(tok[m.offset.idx], tl[m.offset.idx], m.offset.mul, &off))
-		return csv_fail(c, err, "offset '%.*s' is not a non-negative number",
-				(int)tl[m.offset.idx], tok[m.offset.idx]);
-	if (!csv_decimal(tok[m.size.idx], tl[m.size.idx], m.size.mul, &size))
-		return csv_fail(c, err, "size '%.*s' is not a non-negative number", (int)tl[m.size.idx],
-				tok[m.size.idx]);
-	if (m.dev.idx >= 0 && (!parse_u64_tok(tok[m.dev.idx], tl[m.dev.idx], &dev) || dev > 0xfff))
-		return csv_fail(c, err, "device '%.*s' is not an integer 0..4095", (int)tl[m.dev.idx],
-				tok[m.dev.idx]);
-	int dir = csv_op(&m, tok[m.op.idx], tl[m.op.idx]);
+	uint64_t off, size, v;
+	uint32_t major = 0, minor = 0;
+	if (!csv_decimal_wide(tok[m->time.idx], tl[m->time.idx], m->time.mul, &t))
+		return csv_fail(c, err, "column %d (time): '%.*s' is not a non-negative number",
+				m->time.idx + 1, COLV(m->time));
+	if (!csv_decimal(tok[m->offset.idx], tl[m->offset.idx], m->offset.mul, &off))
+		return csv_fail(c, err, "column %d (offset): '%.*s' is not a non-negative number",
+				m->offset.idx + 1, COLV(m->offset));
+	if (!csv_decimal(tok[m->size.idx], tl[m->size.idx], m->size.mul, &size))
+		return csv_fail(c, err, "column %d (size): '%.*s' is not a non-negative number",
+				m->size.idx + 1, COLV(m->size));
+	if (m->dev.idx >= 0 && !csv_dev(m, tok[m->dev.idx], tl[m->dev.idx], &major, &minor))
+		return csv_fail(c, err, "column %d (dev): '%.*s' is not %s", m->dev.idx + 1, COLV(m->dev),
+				m->devt ? "a kernel dev_t (major << 20 | minor) or MAJOR:MINOR"
+					: "a device number 0..4095 or MAJOR:MINOR (259:0)");
+	int dir = csv_op(m, tok[m->op.idx], tl[m->op.idx]);
 	if (dir < 0)
-		return csv_warn(c, err, "unknown operation '%.*s' skipped", (int)(tl[m.op.idx] > 32 ? 32 : tl[m.op.idx]),
-				tok[m.op.idx]);
+		return csv_warn(c, err, "column %d (op): unknown operation '%.*s' skipped", m->op.idx + 1,
+				(int)(tl[m->op.idx] > 32 ? 32 : tl[m->op.idx]), tok[m->op.idx]);
+	if (c->dialect == CSV_MSR)
+		minor = csv_host(c, tok[1], tl[1]);
+	/* who issued it */
 	const char *comm = NULL;
-	if (c->dialect == CSV_MSR) {
-		size_t hl = tl[1] < CSV_HOST_MAX - 1 ? tl[1] : CSV_HOST_MAX - 1;
-		memcpy(c->host, tok[1], hl);
-		c->host[hl] = '\0';
-		comm = c->host;
+	int32_t pid = 0, tid = 0;
+	uint32_t uid = 0;
+	uint16_t tf = 0;
+	if (m->comm.idx >= 0) {
+		size_t cl = tl[m->comm.idx];
+		if (!cl) {
+			c->unnamed++;
+			if (c->diag)
+				c->diag->unnamed++;
+		} else {
+			if (cl >= CSV_COMM_MAX)
+				cl = CSV_COMM_MAX - 1;
+			memcpy(c->comm, tok[m->comm.idx], cl);
+			c->comm[cl] = '\0';
+			comm = c->comm;
+		}
 	}
+	if (m->pid.idx >= 0) {
+		if (!parse_u64_tok(tok[m->pid.idx], tl[m->pid.idx], &v) || v > INT32_MAX)
+			return csv_fail(c, err, "column %d (pid): '%.*s' is not a process id 0..2^31-1",
+					m->pid.idx + 1, COLV(m->pid));
+		pid = (int32_t)v;
+	}
+	if (m->tid.idx >= 0) {
+		if (!parse_u64_tok(tok[m->tid.idx], tl[m->tid.idx], &v) || v > INT32_MAX)
+			return csv_fail(c, err, "column %d (tid): '%.*s' is not a thread id 0..2^31-1",
+					m->tid.idx + 1, COLV(m->tid));
+		tid = (int32_t)v;
+		tf |= TRACE_T_HAS_TID;
+		if (m->pid.idx < 0)
+			pid = tid;
+	}
+	if (m->uid.idx >= 0) {
+		if (!parse_u64_tok(tok[m->uid.idx], tl[m->uid.idx], &v) || v > UINT32_MAX)
+			return csv_fail(c, err, "column %d (uid): '%.*s' is not a user id 0..2^32-1",
+					m->uid.idx + 1, COLV(m->uid));
+		uid = (uint32_t)v;
+		tf |= TRACE_T_HAS_UID;
+	}
+	if (comm && c->names)
+		pid = csv_name_pid(c, comm);
 	uint64_t resp = 0;
-	if (m.resp.idx >= 0 && !csv_decimal(tok[m.resp.idx], tl[m.resp.idx], m.resp.mul, &resp))
-		return csv_fail(c, err, "response time '%.*s' is not a non-negative number",
-				(int)tl[m.resp.idx], tok[m.resp.idx]);
-	int rc = csv_emit(c, rec, t, (uint8_t)dir, (uint32_t)dev, off, size, comm, err);
-	if (rc == 1 && m.resp.idx >= 0)
-		csv_due(c, rec, (int64_t)resp);
+	if (m->resp.idx >= 0 && !csv_decimal(tok[m->resp.idx], tl[m->resp.idx], m->resp.mul, &resp))
+		return csv_fail(c, err, "column %d (response): '%.*s' is not a non-negative number",
+				m->resp.idx + 1, COLV(m->resp));
+#undef COLV
+	int rc = csv_emit(c, rec, t, (uint8_t)dir, major, minor, off, size, comm, err);
+	if (rc == 1) {
+		rec->pid = pid;
+		rec->tid = tid;
+		rec->uid = uid;
+		rec->tflags |= tf;
+		if (m->resp.idx >= 0)
+			csv_due(c, rec, (int64_t)resp);
+	}
 	return rc;
 }
 
@@ -824,7 +1092,7 @@ static int fio_line(struct csv_reader *c, const char *p, const char *end, struct
 			c->t0 = 0;
 		}
 	}
-	return csv_emit(c, rec, t, (uint8_t)dir, (uint32_t)f, off, len, NULL, err);
+	return csv_emit(c, rec, t, (uint8_t)dir, (uint32_t)f, 0, off, len, NULL, err);
 }
 
 static int csv_read(struct csv_reader *c, struct trace_rec *rec, struct sim_error *err);
@@ -881,9 +1149,8 @@ static int csv_read(struct csv_reader *c, struct trace_rec *rec, struct sim_erro
 		const char *p = line, *end = line + len;
 		while (p < end && (*p == ' ' || *p == '\t'))
 			p++;
-		bool header = c->src.line == 1 && (c->dialect == CSV_SNIA || c->dialect == CSV_FIO2 ||
-						   c->dialect == CSV_FIO3);
-		if (c->dialect == CSV_COLUMNS && c->src.line <= c->map.skip)
+		bool header = c->src.line == 1 && (c->dialect == CSV_FIO2 || c->dialect == CSV_FIO3);
+		if (c->dialect != CSV_FIO2 && c->dialect != CSV_FIO3 && c->src.line <= c->map.skip)
 			header = true;
 		if (header || p == end || *p == '#') {
 			c->comments++;
@@ -901,14 +1168,71 @@ static int csv_read(struct csv_reader *c, struct trace_rec *rec, struct sim_erro
 	return rc;
 }
 
+/* The column map with each column's unit, as the reader applies it. */
+static void csv_report_columns(const struct csv_reader *c, FILE *out)
+{
+	const struct csv_map *m = &c->map;
+	struct { const char *name; const struct csv_col *col; } cols[] = {
+		{ "time", &m->time }, { "op", &m->op }, { "offset", &m->offset }, { "size", &m->size },
+		{ "dev", &m->dev }, { "response", &m->resp }, { "comm", &m->comm }, { "pid", &m->pid },
+		{ "tid", &m->tid }, { "uid", &m->uid },
+	};
+	fprintf(out, "columns: ");
+	for (int idx = 0; idx < CSV_MAX_FIELDS; idx++)
+		for (size_t i = 0; i < sizeof(cols) / sizeof(cols[0]); i++) {
+			const struct csv_col *col = cols[i].col;
+			if (col->idx != idx)
+				continue;
+			fprintf(out, " %d=%s", idx + 1, cols[i].name);
+			if (col == &m->time || col == &m->resp) {
+				const char *u = col->mul == 1000000000ull ? "s" : col->mul == 1000000ull ? "ms" :
+						col->mul == 1000ull ? "us" : col->mul == 100 ? "FILETIME 100 ns ticks" : "ns";
+				fprintf(out, " (%s)", u);
+			} else if (col == &m->offset || col == &m->size) {
+				fprintf(out, " (%s)", col->mul == 512 ? "512 B sectors" : col->mul == 1024 ? "KiB" :
+						      col->mul == 4096 ? "4 KiB blocks" : "bytes");
+			} else if (col == &m->dev) {
+				fprintf(out, " (%s)", m->devt ? "kernel dev_t: major << 20 | minor" :
+						      "device number, or MAJOR:MINOR");
+			} else if (col == &m->op) {
+				if (m->read[0])
+					fprintf(out, " (read %s, write %s)", m->read, m->write);
+				else
+					fprintf(out, " (by first letter: R read, W write, D/T discard)");
+			}
+		}
+	fprintf(out, "\n");
+}
+
 static void csv_report(void *state, FILE *out)
 {
 	static const char *const names[] = { "MSR Cambridge CSV", "SNIA CSV (header)", "mapped columns",
-					     "fio iolog v2", "fio iolog v3" };
+					     "fio iolog v2", "fio iolog v3",
+					     "phone block CSV (proces,device,rw_flag,sector,size,timestamp)" };
 	struct csv_reader *c = state;
 
 	fprintf(out, "dialect:  %s\nlines:    %" PRIu64 " (%" PRIu64 " header, blank or comment)\n",
 		names[c->dialect], c->lines, c->comments);
+	if (c->dialect != CSV_FIO2 && c->dialect != CSV_FIO3)
+		csv_report_columns(c, out);
+	if (c->markers)
+		fprintf(out, "phase markers: %" PRIu64 " (\"" CSV_PHASE_MARKER "\" first at line %" PRIu64
+			": installation I/O before it, the app's run after it)\n", c->markers, c->marker_line);
+	if (c->dialect == CSV_MSR && c->nhosts) {
+		fprintf(out, "hosts:    ");
+		for (uint32_t i = 0; i < c->nhosts; i++)
+			fprintf(out, "%s%s = device minor %u", i ? ", " : "", c->hosts[i], i);
+		if (c->hosts_over)
+			fprintf(out, ", %" PRIu64 " requests of more hosts = minor %u", c->hosts_over, CSV_HOSTS);
+		fprintf(out, " (the server the volume belongs to; the trace names no process)\n");
+	}
+	if (c->names)
+		fprintf(out, "process names: %u (no pid column: pid N = the Nth name seen)\n", c->nnames);
+	if (c->names_over)
+		fprintf(out, "requests of names beyond the first %u (pid 0): %" PRIu64 "\n", CSV_NAMES,
+			c->names_over);
+	if (c->unnamed)
+		fprintf(out, "requests with an empty process name (pid 0, no name): %" PRIu64 "\n", c->unnamed);
 	if (c->unaligned)
 		fprintf(out, "unaligned requests (offset or size not a multiple of 512 B): %" PRIu64 "\n",
 			c->unaligned);

@@ -335,6 +335,7 @@ static int ds_next(void *state, struct trace_rec *rec, struct sim_error *err)
 const struct trace_reader_ops trace_disksim_ops = {
 	.name = "disksim",
 	.summary = "DiskSim / MQSim / SSDSim ASCII (arrival devno lba sectors type)",
+	.identity = 0,
 	.probe = ds_probe,
 	.open = ds_open,
 	.open_mem = ds_open_mem,

@@ -1543,6 +1543,7 @@ static int ftb_probe(const uint8_t *buf, size_t len)
 const struct trace_reader_ops trace_ftrace_ops = {
 	.name = "ftrace",
 	.summary = "ftrace text (trace, trace_pipe, trace-cmd report): block events",
+	.identity = TRACE_ID_PID | TRACE_ID_COMM,
 	.probe = ftb_probe,
 	.open = ftb_open,
 	.open_mem = ftb_open_mem,

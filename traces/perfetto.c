@@ -420,10 +420,15 @@ static void pf_block(struct pf_reader *f, uint32_t id, const struct pw_field *ev
 		default: break;
 		}
 	}
-	if (!it->comm[0]) {
-		struct pf_thread *th = pf_thread(f, pid, false);
-		if (th && th->comm[0])
-			memcpy(it->comm, th->comm, sizeof(it->comm));
+	struct pf_thread *th = pf_thread(f, pid, false);
+	if (!it->comm[0] && th && th->comm[0])
+		memcpy(it->comm, th->comm, sizeof(it->comm));
+	/* the app's uid: process_tree gives it per process, a thread through its tgid */
+	if (th && th->uid < 0 && th->tgid > 0 && th->tgid != pid)
+		th = pf_thread(f, th->tgid, false);
+	if (th && th->uid >= 0 && th->uid <= UINT32_MAX) {
+		r->uid = (uint32_t)th->uid;
+		r->tflags |= TRACE_T_HAS_UID;
 	}
 	if (action != TRACE_A_PLUG && action != TRACE_A_UNPLUG_IO) {
 		r->dev_major = (uint32_t)(dev >> 20);
@@ -1272,6 +1277,7 @@ static void pf_report(void *state, FILE *out)
 const struct trace_reader_ops trace_perfetto_ops = {
 	.name = "perfetto",
 	.summary = "Perfetto protobuf trace (Android 9+): ftrace block events, atrace/track slices, names",
+	.identity = TRACE_ID_PID | TRACE_ID_COMM | TRACE_ID_UID,
 	.probe = pf_probe,
 	.open = pf_open,
 	.open_mem = pf_open_mem,

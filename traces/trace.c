@@ -611,10 +611,20 @@ static const struct trace_reader_ops *detect(const uint8_t *buf, size_t len)
 	return best;
 }
 
+/* Every format a reader accepts, for "not a known trace format". */
+#define TRACE_FORMATS_HELP                                                                   \
+	"blktrace binary (one file, a per-CPU set NAME.blktrace.N or a blkparse -d dump), "     \
+	"blkparse text, ftrace text (trace, trace_pipe, trace-cmd report), systrace/atrace "    \
+	"HTML, trace-cmd trace.dat, Perfetto protobuf, DiskSim/MQSim ASCII, MSR Cambridge or "  \
+	"SNIA CSV, phone block CSV (proces,device,rw_flag,sector,size,timestamp), fio iolog "   \
+	"v2/v3; gzip, xz or zstd of any of them"
+
 static int unknown_format(const char *name, int zkind, struct sim_error *err)
 {
-	return sim_errorf(err, SIM_E_INPUT, "%s: byte offset 0: not a known trace format%s%s%s "
-			  "(blktrace, blkparse text, DiskSim/MQSim ASCII, ftrace text)", name,
+	return sim_errorf(err, SIM_E_INPUT, "%s: byte offset 0: not a known trace format%s%s%s. "
+			  "Readers: " TRACE_FORMATS_HELP ". Any other text request list reads with "
+			  "--columns (a scenario's workload.columns), e.g. "
+			  "time=1:us,op=2,offset=3:sector,size=4:sector,sep=ws (docs/traces.md)", name,
 			  zkind ? " (after " : "", zkind ? trace_zkind_name(zkind) : "",
 			  zkind ? " decompression)" : "");
 }
@@ -627,6 +637,13 @@ static void opts_for(const struct trace_opts *opts, struct trace_reader *r, stru
 		*o = *opts;
 	if (!o->diag)
 		o->diag = &r->diag;
+}
+
+/* What the format records of who issued an I/O, unless the reader said. */
+static void set_identity(const struct trace_opts *o, const struct trace_reader_ops *ops)
+{
+	if (o->diag && !o->diag->identity_set)
+		o->diag->identity = ops->identity;
 }
 
 static void reader_reset(struct trace_reader *r)
@@ -657,6 +674,7 @@ int trace_open_auto(const char *path, const struct trace_opts *opts, struct trac
 		if (rc)
 			return rc;
 		r->ops = &trace_blktrace_ops;
+		set_identity(&o, r->ops);
 		return 0;
 	}
 	/* Open once and probe the first bytes in the reader's own buffer, so a
@@ -700,6 +718,7 @@ int trace_open_auto(const char *path, const struct trace_opts *opts, struct trac
 	if (rc)
 		return rc;
 	r->ops = ops;
+	set_identity(&o, ops);
 	return 0;
 }
 
@@ -733,6 +752,7 @@ int trace_open_named(const char *path, const char *format, const struct trace_op
 	if (rc)
 		return rc;
 	r->ops = ops;
+	set_identity(&o, ops);
 	return 0;
 }
 
@@ -770,8 +790,10 @@ int trace_open_mem_auto(const void *buf, size_t len, const char *name, const str
 		if (rc)
 			trace_src_close(src);
 		free(src);
-		if (!rc)
+		if (!rc) {
 			r->ops = ops;
+			set_identity(&o, ops);
+		}
 		return rc;
 	}
 	const struct trace_reader_ops *ops =
@@ -782,6 +804,7 @@ int trace_open_mem_auto(const void *buf, size_t len, const char *name, const str
 	if (rc)
 		return rc;
 	r->ops = ops;
+	set_identity(&o, ops);
 	return 0;
 }
 

@@ -72,6 +72,19 @@ enum trace_rec_kind {
 enum trace_rec_tflag {
 	TRACE_T_PC = 1u << 0,     /* SCSI passthrough (BLK_TC_PC): pdu holds the CDB */
 	TRACE_T_HAS_SEQ = 1u << 1,/* seq comes from the trace (else the writer numbers it) */
+	TRACE_T_HAS_UID = 1u << 2,/* uid is the recording's (else unknown) */
+	TRACE_T_HAS_TID = 1u << 3,/* tid is the recording's thread; pid is then its process */
+};
+
+/* Who issued the I/O, as far as a format records it (struct trace_diag's
+ * identity, set when the reader opens): a trace without TRACE_ID_COMM
+ * cannot be classified by process name, one without TRACE_ID_PID not by
+ * pid (its records' pid is 0 or a number the reader gave each name). */
+enum trace_identity {
+	TRACE_ID_PID = 1u << 0,   /* the recording's process or thread ids */
+	TRACE_ID_COMM = 1u << 1,  /* process names */
+	TRACE_ID_UID = 1u << 2,   /* user ids (Android: the app) */
+	TRACE_ID_TID = 1u << 3,   /* thread ids apart from process ids */
 };
 
 /* One event. Owned by the reader; every pointer in it stays valid until the
@@ -87,8 +100,10 @@ struct trace_rec {
 	int64_t time_ns;          /* since the trace's first event (blktrace: as recorded) */
 	uint32_t cpu;
 	uint32_t seq;             /* per-CPU sequence number (blktrace t->sequence) */
-	int32_t pid;
+	int32_t pid;              /* blktrace, ftrace: the thread; csv pid=: the process */
 	const char *comm;         /* process name, NULL when the trace does not say */
+	int32_t tid;              /* thread (TRACE_T_HAS_TID), else 0 */
+	uint32_t uid;             /* user id (TRACE_T_HAS_UID), else 0 */
 
 	uint32_t dev_major, dev_minor;
 	uint64_t sector;
@@ -139,6 +154,12 @@ enum trace_disksim_time {
  * field is 10^9 s). */
 #define TRACE_CLOCK_JUMP_NS (3600LL * 1000000000LL)
 struct trace_diag {
+	/* enum trace_identity: what the format records of who issued an I/O;
+	 * the reader's ops->identity unless the reader sets identity_set
+	 * (csv: what its columns hold) */
+	uint32_t identity;
+	bool identity_set;
+	uint64_t unnamed;           /* csv with a comm column: records with an empty name */
 	uint32_t files;             /* files read (1, or the CPU files of a set) */
 	char set_base[256];         /* a per-CPU set NAME.blktrace.N: NAME ("" otherwise) */
 	uint32_t missing_files;     /* gaps in a per-CPU set NAME.blktrace.N */
@@ -172,7 +193,8 @@ struct trace_opts {
 	 * blkparse's own batch; 1 = input order; at most 65536). */
 	uint32_t blkparse_reorder_window;
 	/* csv: column mapping for text formats the reader does not know
-	 * (traces/csvtrace.c, docs/traces.md); NULL = detect MSR/SNIA. */
+	 * (traces/csvtrace.c, docs/traces.md); NULL = detect MSR/SNIA and
+	 * the phone-trace headers. */
 	const char *columns;
 };
 
@@ -182,6 +204,7 @@ struct trace_opts {
 struct trace_reader_ops {
 	const char *name;         /* "blktrace", "blkparse", "disksim", ... */
 	const char *summary;
+	uint32_t identity;        /* enum trace_identity the format records */
 	/* buf: the first min(len, TRACE_PROBE_BYTES) bytes of the file.
 	 * Returns confidence 0 (not this format) .. 100 (certain). */
 	int (*probe)(const uint8_t *buf, size_t len);
@@ -249,6 +272,32 @@ int trace_next(struct trace_reader *r, struct trace_rec *rec, struct sim_error *
  * command-line layer's job; prefix names the input). Returns how many. */
 int trace_diag_print(const struct trace_diag *d, const char *prefix, FILE *f);
 void trace_close(struct trace_reader *r);
+
+/* ---- foreground rules -------------------------------------------------- */
+
+/* Which records are the foreground app's, by rule (`--fg`, a replay
+ * workload's fg:): "comm=REGEX" (POSIX extended, unanchored: anchor with
+ * ^...$ for a whole name), "pid=N" or "uid=N"; a record is foreground
+ * when any rule matches (traces/fgrule.c). */
+struct trace_fg;
+
+/* Add one rule, creating *fg on the first. 0 or SIM_E_INPUT ("--fg: ...")
+ * / SIM_E_NOMEM. */
+int trace_fg_add(struct trace_fg **fg, const char *spec, struct sim_error *err);
+/* Whether rec matches a rule (NULL fg: nothing is foreground). */
+bool trace_fg_match(const struct trace_fg *fg, const struct trace_rec *rec);
+/* The enum trace_identity bits the rules read. */
+uint32_t trace_fg_needs(const struct trace_fg *fg);
+/* The rules as given, "comm=^com\.whatsapp$ or uid=10123", into buf. */
+void trace_fg_describe(const struct trace_fg *fg, char *buf, size_t len);
+void trace_fg_free(struct trace_fg *fg);
+
+/* What of need (enum trace_identity) a trace of identity have lacks, in
+ * words ("process names, uids"), into buf; false when nothing lacks. */
+bool trace_identity_lacks(uint32_t need, uint32_t have, char *buf, size_t len);
+/* Why a format has no process identity, for the message that says so
+ * (MSR: its Hostname and DiskNumber name the server and disk), or "". */
+const char *trace_identity_hint(const char *format);
 
 /* ---- blkparse text writer --------------------------------------------- */
 

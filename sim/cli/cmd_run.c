@@ -36,6 +36,8 @@ static void run_usage(FILE *f)
 		"  --trace-out FILE    write the simulated block trace as blkparse text\n"
 		"  --timeline FILE     write the run as Chrome/Perfetto trace-event JSON\n"
 		"  --plugin FILE.so    load policies from a plugin (repeatable)\n"
+		"  --lenient           a replay that classifies by process a trace recording none\n"
+		"                      runs (every request background) with a counted warning\n"
 		"  --quiet             no summary on stdout\n");
 }
 
@@ -113,6 +115,7 @@ int cmd_run(int argc, char **argv)
 		{ "trace-out", required_argument, NULL, 't' },
 		{ "timeline", required_argument, NULL, 'T' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "lenient", no_argument, NULL, 'L' },
 		{ "plugin", required_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -156,6 +159,9 @@ int cmd_run(int argc, char **argv)
 			break;
 		case 'q':
 			so.quiet = true;
+			break;
+		case 'L':
+			so.lenient = true;
 			break;
 		case 'P':
 			plugins[nplugins++] = optarg;

@@ -67,8 +67,8 @@ struct track {
 
 struct pidstat {
 	int32_t pid;
-	char comm[17];
-	uint64_t queued, bytes;
+	char comm[64];
+	uint64_t queued, bytes, fg_queued;
 };
 
 struct stat_state {
@@ -77,6 +77,9 @@ struct stat_state {
 	struct pidstat *pids;
 	uint32_t npids;
 	uint64_t other_pid_queued, other_pid_bytes;
+	/* --fg: the foreground rules and what they matched (Q events) */
+	const struct trace_fg *fg;
+	uint64_t fg_queued, fg_bytes, bg_queued, bg_bytes, unnamed_queued;
 	struct lat q2c[2], d2c[2], q2c_all, d2c_all;
 	uint64_t evicted;           /* Qs dropped from the full table, oldest first */
 	/* btt's tracking: Qs by start sector in one tree per device, at most
@@ -237,6 +240,16 @@ static unsigned size_bucket(uint32_t bytes)
 
 static void stat_pid(struct stat_state *s, const struct trace_rec *r)
 {
+	bool fg = trace_fg_match(s->fg, r);
+	if (fg) {
+		s->fg_queued++;
+		s->fg_bytes += r->bytes;
+	} else {
+		s->bg_queued++;
+		s->bg_bytes += r->bytes;
+	}
+	if (!r->comm)
+		s->unnamed_queued++;
 	/* Sorted array by pid: the report is in pid order. */
 	uint32_t lo = 0, hi = s->npids;
 	while (lo < hi) {
@@ -248,6 +261,7 @@ static void stat_pid(struct stat_state *s, const struct trace_rec *r)
 	}
 	if (lo < s->npids && s->pids[lo].pid == r->pid) {
 		s->pids[lo].queued++;
+		s->pids[lo].fg_queued += fg;
 		s->pids[lo].bytes += r->bytes;
 		if (!s->pids[lo].comm[0] && r->comm)
 			snprintf(s->pids[lo].comm, sizeof(s->pids[lo].comm), "%s", r->comm);
@@ -262,6 +276,7 @@ static void stat_pid(struct stat_state *s, const struct trace_rec *r)
 	memset(&s->pids[lo], 0, sizeof(*s->pids));
 	s->pids[lo].pid = r->pid;
 	s->pids[lo].queued = 1;
+	s->pids[lo].fg_queued = fg;
 	s->pids[lo].bytes = r->bytes;
 	if (r->comm)
 		snprintf(s->pids[lo].comm, sizeof(s->pids[lo].comm), "%s", r->comm);
@@ -396,14 +411,37 @@ static void stat_print(FILE *o, const char *path, const char *format, const stru
 		fprintf(o, "%-12s %12" PRIu64 " %12" PRIu64 "\n", lab, s->sizes[0][b], s->sizes[1][b]);
 	}
 
-	fprintf(o, "\n# per process (Q events)\n%-8s %-16s %12s %14s\n", "pid", "comm", "queued", "kib");
-	for (uint32_t i = 0; i < s->npids; i++)
-		fprintf(o, "%-8d %-16s %12" PRIu64 " %14" PRIu64 "\n", s->pids[i].pid,
-			s->pids[i].comm[0] ? s->pids[i].comm : "-", s->pids[i].queued,
-			s->pids[i].bytes >> 10);
+	fprintf(o, "\n# per process (Q events)\n");
+	char lacks[160];
+	bool no_pid = trace_identity_lacks(TRACE_ID_PID, dg->identity, lacks, sizeof(lacks));
+	bool no_comm = trace_identity_lacks(TRACE_ID_COMM, dg->identity, lacks, sizeof(lacks));
+	if (no_pid && no_comm)
+		fprintf(o, "the trace records no process (format %s): every request is pid 0%s\n", format,
+			trace_identity_hint(format));
+	else if (no_pid)
+		fprintf(o, "the trace records process names, not ids: pid N is the Nth name seen\n");
+	bool cls = s->fg != NULL;
+	fprintf(o, "%-8s %-16s %12s %14s%s\n", "pid", "comm", "queued", "kib", cls ? "  class" : "");
+	for (uint32_t i = 0; i < s->npids; i++) {
+		const struct pidstat *p = &s->pids[i];
+		fprintf(o, "%-8d %-16s %12" PRIu64 " %14" PRIu64 "%s%s\n", p->pid, p->comm[0] ? p->comm : "-",
+			p->queued, p->bytes >> 10, cls ? "  " : "",
+			!cls ? "" : p->fg_queued == p->queued ? "fg" : p->fg_queued ? "fg+bg" : "bg");
+	}
 	if (s->other_pid_queued)
 		fprintf(o, "%-8s %-16s %12" PRIu64 " %14" PRIu64 "\n", "other", "-", s->other_pid_queued,
 			s->other_pid_bytes >> 10);
+	if (s->unnamed_queued && !no_comm)
+		fprintf(o, "requests without a process name: %" PRIu64 " (counted under their pid, comm -)\n",
+			s->unnamed_queued);
+	if (cls) {
+		char rules[512];
+		trace_fg_describe(s->fg, rules, sizeof(rules));
+		fprintf(o, "\n# foreground / background (Q events; --fg %s)\n%-12s %12s %14s\n", rules,
+			"class", "queued", "kib");
+		fprintf(o, "%-12s %12" PRIu64 " %14" PRIu64 "\n", "fg", s->fg_queued, s->fg_bytes >> 10);
+		fprintf(o, "%-12s %12" PRIu64 " %14" PRIu64 "\n", "bg", s->bg_queued, s->bg_bytes >> 10);
+	}
 
 	fprintf(o, "\n# btt-style latencies (seconds)\n");
 	fprintf(o, "%-15s %13s %13s %13s %11s\n", "ALL", "MIN", "AVG", "MAX", "N");
@@ -469,6 +507,10 @@ static void trace_usage(FILE *f)
 		"  --window N             blkparse text: reorder window in events (1 = input order)\n"
 		"  --columns SPEC         text request lists: which column holds what, e.g.\n"
 		"                         time=1:us,op=2,offset=3:sector,size=4:sector,sep=ws\n"
+		"  --columns keys         time op offset size (required), dev[:devt] response comm pid\n"
+		"                         tid uid, sep=comma|semicolon|tab|ws, skip=N, read=X,write=Y\n"
+		"  --fg RULE              stat: foreground by comm=REGEX, pid=N or uid=N (repeatable;\n"
+		"                         any rule matching makes a request foreground)\n"
 		"  --strict               refuse a cut last record, a missing CPU file and what the\n"
 		"                         readers otherwise skip with a warning (as blkparse does)\n"
 		"  -o, --out FILE         write here (atomically) instead of stdout\n");
@@ -716,7 +758,7 @@ static int do_convert(const char *path, const char *format, const struct trace_o
 }
 
 static int do_stat(const char *path, const char *format, const struct trace_opts *opts,
-		   struct sim_error *err)
+		   const struct trace_fg *fg, struct sim_error *err)
 {
 	struct stat_state s;
 	struct trace_reader r;
@@ -727,8 +769,20 @@ static int do_stat(const char *path, const char *format, const struct trace_opts
 		stat_free(&s);
 		return sim_errorf(err, SIM_E_NOMEM, "out of memory");
 	}
+	s.fg = fg;
 	rc = open_reader(path, format, opts, &r, err);
 	if (rc) {
+		stat_free(&s);
+		return rc;
+	}
+	/* A rule on what the trace does not record would match nothing and
+	 * call every request background: say so instead. */
+	char lacks[160];
+	if (trace_identity_lacks(trace_fg_needs(fg), r.diag.identity, lacks, sizeof(lacks))) {
+		rc = sim_errorf(err, SIM_E_INPUT, "%s: this %s trace records no %s%s, so --fg would call "
+				"every request background", path, r.ops->name, lacks,
+				trace_identity_hint(r.ops->name));
+		trace_close(&r);
 		stat_free(&s);
 		return rc;
 	}
@@ -759,10 +813,12 @@ int cmd_trace(int argc, char **argv)
 		{ "window", required_argument, NULL, 'w' },
 		{ "strict", no_argument, NULL, 'S' },
 		{ "columns", required_argument, NULL, 'C' },
+		{ "fg", required_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct trace_opts opts = { 0 };
+	struct trace_fg *fg = NULL;
 	struct sim_error err;
 	const char *to = NULL, *out = NULL, *format = NULL;
 	int c;
@@ -812,6 +868,12 @@ int cmd_trace(int argc, char **argv)
 		case 'C':
 			opts.columns = optarg;
 			break;
+		case 'F':
+			if (trace_fg_add(&fg, optarg, &err)) {
+				trace_fg_free(fg);
+				return cli_report(&err);
+			}
+			break;
 		case 'h':
 			trace_usage(stdout);
 			return 0;
@@ -824,7 +886,7 @@ int cmd_trace(int argc, char **argv)
 	if (first != argc - 1) {
 		fprintf(stderr, "mobisim: trace %s: expected one FILE\n", sub);
 		trace_usage(stderr);
-		return 2;
+		goto usage;
 	}
 	const char *path = argv[first];
 	int rc;
@@ -833,14 +895,19 @@ int cmd_trace(int argc, char **argv)
 	if (!strcmp(sub, "stat")) {
 		if (to || out) {
 			fprintf(stderr, "mobisim: trace stat: --to and -o belong to trace convert\n");
-			return 2;
+			goto usage;
 		}
-		rc = do_stat(path, format, &opts, &err);
+		rc = do_stat(path, format, &opts, fg, &err);
 	} else if (!strcmp(sub, "convert")) {
 		enum conv_to ct;
+		if (fg) {
+			fprintf(stderr, "mobisim: trace convert: --fg belongs to trace stat (a converted "
+					"trace keeps every process)\n");
+			goto usage;
+		}
 		if (!to) {
 			fprintf(stderr, "mobisim: trace convert: --to blkparse|blktrace|mqsim is required\n");
-			return 2;
+			goto usage;
 		}
 		if (!strcmp(to, "blkparse"))
 			ct = CONV_BLKPARSE;
@@ -851,18 +918,22 @@ int cmd_trace(int argc, char **argv)
 		else if (!strcmp(to, "ops")) {
 			fprintf(stderr, "mobisim: trace convert: --to ops was removed (no reader took it); "
 					"use --to mqsim, which mobisim, MQSim and SSDSim read\n");
-			return 2;
+			goto usage;
 		} else {
 			fprintf(stderr, "mobisim: trace convert: --to: expected blkparse, blktrace or mqsim\n");
-			return 2;
+			goto usage;
 		}
 		rc = do_convert(path, format, &opts, ct, out, &err);
 	} else {
 		fprintf(stderr, "mobisim: trace: unknown subcommand '%s' (stat, convert)\n", sub);
 		trace_usage(stderr);
-		return 2;
+		goto usage;
 	}
+	trace_fg_free(fg);
 	if (rc)
 		return cli_report(&err);
 	return 0;
+usage:
+	trace_fg_free(fg);
+	return 2;
 }

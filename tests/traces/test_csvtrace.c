@@ -1,10 +1,14 @@
 /* Tests for traces/csvtrace.c: MSR Cambridge lines give Q records with
- * FILETIME converted to ns from the first request and the hostname as comm,
+ * FILETIME converted to ns from the first request, the hostname a device
+ * minor (never a process name: the trace records no process),
  * and C records at queue time + ResponseTime in time order;
  * the SNIA header dialect; a --columns mapping with units; fio iolog v2
  * (waits move the clock, files become devices) and v3 (microsecond times);
  * lenient skips with a warning and the same input refused under strict;
- * bad lines are errors naming their line.
+ * bad lines are errors naming their line and column; the Pixel 6a phone
+ * CSV header is read without a mapping (names, dev_t devices, sectors,
+ * seconds, the phase marker row); comm/pid/tid/uid columns; MAJOR:MINOR
+ * devices; what each layout records of who issued an I/O; --fg rules.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -76,14 +80,16 @@ static void test_msr(void **state)
 	assert_int_equal(recs[1].action, TRACE_A_COMPLETE);
 	assert_int_equal(recs[1].time_ns, 105700);
 	assert_int_equal(recs[1].sector, recs[0].sector);
-	assert_string_equal(recs[1].comm, "wdev");
+	assert_null(recs[1].comm); /* wdev is the server, not a process */
 	assert_int_equal(recs[3].action, TRACE_A_COMPLETE);
 	assert_int_equal(recs[3].time_ns, 1000000 + 30000);
 	assert_int_equal(recs[0].dir, TRACE_DIR_WRITE);
 	assert_true(recs[0].flags & REQ_WRITE);
 	assert_int_equal(recs[0].sector, 2836152320ull / 512);
 	assert_int_equal(recs[0].nr_sectors, 8);
-	assert_string_equal(recs[0].comm, "wdev");
+	assert_null(recs[0].comm);
+	assert_int_equal(recs[0].pid, 0);
+	assert_int_equal(recs[0].dev_minor, 0);
 	/* 10000 ticks of 100 ns later */
 	assert_int_equal(recs[2].time_ns, 1000000);
 	assert_int_equal(recs[2].dir, TRACE_DIR_READ);
@@ -92,7 +98,9 @@ static void test_msr(void **state)
 	assert_int_equal(recs[2].nr_sectors, 2); /* 1024..2024 covers sectors 2 and 3 */
 	assert_int_equal(recs[2].bytes, 1000);
 	assert_non_null(strstr(rep, "MSR Cambridge"));
-	assert_non_null(strstr(rep, "warnings: 1 lines skipped (first: t.csv:3: unknown operation 'Flush'"));
+	assert_non_null(strstr(rep, "warnings: 1 lines skipped (first: t.csv:3: column 4 (op): unknown "
+				    "operation 'Flush'"));
+	assert_non_null(strstr(rep, "hosts:    wdev = device minor 0"));
 
 	struct trace_opts strict = { .strict = true };
 	assert_int_equal(read_all(NULL, text, &strict, recs, 4, &n, &err, NULL, 0), SIM_E_INPUT);
@@ -154,7 +162,7 @@ static void test_columns(void **state)
 	assert_int_equal(recs[0].nr_sectors, 16);
 	assert_int_equal(recs[1].time_ns, 750000);
 	assert_int_equal(recs[1].dir, TRACE_DIR_WRITE);
-	assert_non_null(strstr(rep, "t.csv:4: unknown operation '7'"));
+	assert_non_null(strstr(rep, "t.csv:4: column 2 (op): unknown operation '7'"));
 
 	static const char *const bad[] = {
 		"time=1,op=2,offset=3", "time=1:parsec,op=2,offset=3,size=4", "time=0,op=2,offset=3,size=4",
@@ -168,6 +176,151 @@ static void test_columns(void **state)
 				 SIM_E_INPUT);
 		assert_non_null(strstr(err.msg, "--columns"));
 	}
+}
+
+/* Read text (auto-detected, or through columns) into recs, its diag into d. */
+static int read_diag(const char *text, const char *columns, struct trace_diag *d, struct trace_rec *recs,
+		     int max, int *n, struct sim_error *err, char *rep, size_t rlen)
+{
+	struct trace_opts o = { .columns = columns, .diag = d };
+	memset(d, 0, sizeof(*d));
+	return read_all(columns ? &trace_csv_ops : NULL, text, &o, recs, max, n, err, rep, rlen);
+}
+
+static void test_phone_header(void **state)
+{
+	/* the layout of the Pixel 6a eBPF traces: process name first, the
+	 * device a kernel dev_t (8388608 = 8:0), sectors of 512 B, seconds
+	 * with more digits than ns, the installation/run marker row */
+	static const char text[] = "proces,device,rw_flag,sector,size,timestamp\n"
+				   "com.whatsapp,8388608,W,128,8,5218128.1812390005\n"
+				   "kworker/u16:2,271581185,R,136,16,5218128.2\n"
+				   "\"preconditioning_ended\"\n"
+				   "com.whatsapp,8388608,R,4000,32,5218130\n"
+				   ",8388608,R,2000,8,5218130.5\n";
+	struct trace_rec recs[8];
+	struct trace_diag d;
+	struct sim_error err;
+	char rep[2048];
+	int n;
+
+	(void)state;
+	assert_int_equal(read_diag(text, NULL, &d, recs, 8, &n, &err, rep, sizeof(rep)), 0);
+	assert_int_equal(n, 4);
+	assert_int_equal(recs[0].time_ns, 0);
+	assert_string_equal(recs[0].comm, "com.whatsapp");
+	assert_int_equal(recs[0].pid, 1); /* the reader's number for the first name */
+	assert_int_equal(recs[0].dev_major, 8);
+	assert_int_equal(recs[0].dev_minor, 0);
+	assert_int_equal(recs[0].sector, 128);
+	assert_int_equal(recs[0].nr_sectors, 8);
+	assert_int_equal(recs[0].bytes, 4096);
+	assert_int_equal(recs[0].dir, TRACE_DIR_WRITE);
+	assert_string_equal(recs[1].comm, "kworker/u16:2");
+	assert_int_equal(recs[1].pid, 2);
+	assert_int_equal(recs[1].dev_major, 259); /* 259 << 20 | 1 */
+	assert_int_equal(recs[1].dev_minor, 1);
+	/* .2 s - .1812390005 s: each time rounded to the nearest ns (half up) */
+	assert_int_equal(recs[1].time_ns, 18760999);
+	assert_int_equal(recs[2].pid, 1);            /* the same name, the same pid */
+	assert_int_equal(recs[2].nr_sectors, 32);
+	assert_null(recs[3].comm);                   /* an empty name: counted, pid 0 */
+	assert_int_equal(recs[3].pid, 0);
+	assert_int_equal(d.unnamed, 1);
+	assert_int_equal(d.identity, TRACE_ID_COMM);
+	assert_non_null(strstr(rep, "phone block CSV"));
+	assert_non_null(strstr(rep, "4=offset (512 B sectors) 5=size (512 B sectors) 6=time (s)"));
+	assert_non_null(strstr(rep, "phase markers: 1 (\"preconditioning_ended\" first at line 4"));
+	assert_non_null(strstr(rep, "requests with an empty process name (pid 0, no name): 1"));
+
+	/* the README's spelling of the first column, and a bad row */
+	static const char bad[] = "process,device,rw_flag,sector,size,timestamp\n"
+				  "app,8388608,R,12x,8,1.0\n";
+	assert_int_equal(read_diag(bad, NULL, &d, recs, 8, &n, &err, NULL, 0), SIM_E_INPUT);
+	assert_non_null(strstr(err.msg, "t.csv:2: column 4 (offset): '12x' is not a non-negative number"));
+}
+
+static void test_identity_columns(void **state)
+{
+	static const char map[] = "time=1:s,op=2,offset=3:sector,size=4:sector,comm=5,pid=6,tid=7,"
+				  "uid=8,dev=9,sep=semicolon";
+	static const char text[] = "0.5;R;100;8;com.app;3120;3125;10123;259:3\n"
+				   "1.0;W;200;8;com.app;3120;3130;10123;259:3\n";
+	struct trace_rec recs[4];
+	struct trace_diag d;
+	struct sim_error err;
+	int n;
+
+	(void)state;
+	assert_int_equal(read_diag(text, map, &d, recs, 4, &n, &err, NULL, 0), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(recs[0].pid, 3120);
+	assert_int_equal(recs[0].tid, 3125);
+	assert_int_equal(recs[1].tid, 3130);
+	assert_int_equal(recs[0].uid, 10123);
+	assert_true(recs[0].tflags & TRACE_T_HAS_UID);
+	assert_true(recs[0].tflags & TRACE_T_HAS_TID);
+	assert_int_equal(recs[0].dev_major, 259);
+	assert_int_equal(recs[0].dev_minor, 3);
+	assert_string_equal(recs[0].comm, "com.app");
+	assert_int_equal(d.identity, TRACE_ID_COMM | TRACE_ID_PID | TRACE_ID_TID | TRACE_ID_UID);
+
+	/* a pid that is not one, a device that is not one: line and column */
+	assert_int_equal(read_diag("0.5;R;100;8;com.app;31x0;1;1;259:3\n", map, &d, recs, 4, &n, &err,
+				   NULL, 0), SIM_E_INPUT);
+	assert_non_null(strstr(err.msg, "t.csv:1: column 6 (pid): '31x0'"));
+	assert_int_equal(read_diag("0.5;R;100;8;com.app;3;1;1;259:x\n", map, &d, recs, 4, &n, &err,
+				   NULL, 0), SIM_E_INPUT);
+	assert_non_null(strstr(err.msg, "t.csv:1: column 9 (dev): '259:x'"));
+	/* two keys on one column */
+	void *st = NULL;
+	struct trace_opts dup = { .columns = "time=1,op=2,offset=3,size=4,pid=4" };
+	assert_int_equal(trace_csv_ops.open_mem(text, strlen(text), "t.csv", &dup, &st, &err), SIM_E_INPUT);
+	assert_non_null(strstr(err.msg, "size and pid both name column 4"));
+
+	/* MSR records no process: a rule on names cannot be answered */
+	static const char msr[] = "128166372003061629,usr,0,Write,0,4096,1\n"
+				  "128166372003061639,src1,1,Read,4096,4096,10\n";
+	assert_int_equal(read_diag(msr, NULL, &d, recs, 4, &n, &err, NULL, 0), 0);
+	assert_int_equal(d.identity, 0);
+	assert_int_equal(recs[2].dev_major, 1);
+	assert_int_equal(recs[2].dev_minor, 1); /* the second host */
+	char lacks[128];
+	struct trace_fg *fg = NULL;
+	assert_int_equal(trace_fg_add(&fg, "comm=chrome", &err), 0);
+	assert_true(trace_identity_lacks(trace_fg_needs(fg), d.identity, lacks, sizeof(lacks)));
+	assert_string_equal(lacks, "process names");
+	trace_fg_free(fg);
+}
+
+static void test_fg_rules(void **state)
+{
+	struct trace_fg *fg = NULL;
+	struct sim_error err;
+
+	(void)state;
+	assert_int_equal(trace_fg_add(&fg, "comm=^com\\.whatsapp$", &err), 0);
+	assert_int_equal(trace_fg_add(&fg, "uid=10123", &err), 0);
+	assert_int_equal(trace_fg_add(&fg, "pid=42", &err), 0);
+	struct trace_rec r = { .comm = "com.whatsapp", .pid = 7 };
+	assert_true(trace_fg_match(fg, &r));
+	r.comm = "com.whatsapp:sync"; /* anchored: another process of the app is not it */
+	assert_false(trace_fg_match(fg, &r));
+	r.uid = 10123; /* a uid counts only when the trace records it */
+	assert_false(trace_fg_match(fg, &r));
+	r.tflags = TRACE_T_HAS_UID;
+	assert_true(trace_fg_match(fg, &r));
+	r = (struct trace_rec){ .pid = 42 };
+	assert_true(trace_fg_match(fg, &r));
+	assert_int_equal(trace_fg_needs(fg), TRACE_ID_COMM | TRACE_ID_UID | TRACE_ID_PID);
+	char d[256];
+	trace_fg_describe(fg, d, sizeof(d));
+	assert_string_equal(d, "comm=^com\\.whatsapp$ or uid=10123 or pid=42");
+	assert_int_equal(trace_fg_add(&fg, "comm=(", &err), SIM_E_INPUT);
+	assert_non_null(strstr(err.msg, "bad regular expression"));
+	assert_int_equal(trace_fg_add(&fg, "gid=3", &err), SIM_E_INPUT);
+	assert_int_equal(trace_fg_add(&fg, "pid=-1", &err), SIM_E_INPUT);
+	trace_fg_free(fg);
 }
 
 static void test_completion_order(void **state)
@@ -237,6 +390,9 @@ int main(void)
 		cmocka_unit_test(test_snia_header),
 		cmocka_unit_test(test_columns),
 		cmocka_unit_test(test_completion_order),
+		cmocka_unit_test(test_phone_header),
+		cmocka_unit_test(test_identity_columns),
+		cmocka_unit_test(test_fg_rules),
 		cmocka_unit_test(test_fio_v2_v3),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

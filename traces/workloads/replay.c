@@ -33,9 +33,15 @@
  * per-process state refers to them until the end of the run.
  * Skipped (and counted): records without data (flush barriers) and
  * discards, which no device model implements.
+ * Foreground: by class, or by rules on who issued each I/O (fg_comm
+ * globs, fg_pid, fg_uid, fg: "comm=REGEX|pid=N|uid=N" as `trace stat
+ * --fg`); uids where the trace records them (Perfetto, a csv uid column).
+ * Rules on what the trace does not record (an MSR CSV has no process, a
+ * DiskSim list none, a blktrace dump without notify records no names) are
+ * an error, or with --lenient a warning in the result: they would call
+ * every I/O background without a word.
  * Not modelled: the trace's own plugging (bios are submitted unplugged;
- * merging happens in the scheduler), uids (block traces carry none; fg is
- * chosen by pid or process name).
+ * merging happens in the scheduler).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -93,6 +99,7 @@ struct rp_pid {
 	struct io_context ioc;
 	char comm[REPLAY_COMM_MAX];
 	bool comm_known;
+	bool uid_known;             /* ioc.uid is the recording's */
 	enum rp_pid_state state;
 	struct list_head fifo;      /* read ahead, not issued */
 	struct list_head blocked;   /* submitted while asleep in get_request */
@@ -109,6 +116,7 @@ struct rp_pid {
 struct replay {
 	/* tunables */
 	const char *trace;
+	const char *columns;        /* csv column map ("" = detect the format) */
 	int mode;
 	double time_scale;
 	int64_t max_records;
@@ -132,8 +140,14 @@ struct replay {
 	uint32_t nfg_comm;
 	int64_t fg_pid[REPLAY_MAX_PATTERNS];
 	uint32_t nfg_pid;
+	int64_t fg_uid[REPLAY_MAX_PATTERNS];
 	uint32_t nfg_uid;
+	struct trace_fg *fg;        /* fg: rules */
 	bool any_fg_rule;
+	struct trace_opts topts;
+	uint32_t identity;          /* enum trace_identity of the trace */
+	uint64_t prescan_named;     /* I/O records of the pre-scan with a process name */
+	char unanswerable[5200];     /* --lenient: why the fg rules cannot act ("" = they can) */
 
 	struct rb_root pids;
 	uint32_t npids;
@@ -165,6 +179,9 @@ static const struct cfg_param replay_params[] = {
 	{ "trace", CFG_T_STRING, RP_OFF(trace), "", NULL, CFG_NO_RANGE,
 	  "required", "block trace file (blktrace, blkparse text, ftrace, DiskSim ASCII; detected from content)",
 	  NULL },
+	{ "columns", CFG_T_STRING, RP_OFF(columns), "", "", CFG_NO_RANGE,
+	  "\"\" = the format is detected", "text request lists: the column map `trace --columns` "
+	  "takes (time=1:us,op=2,offset=3:sector,size=4:sector,comm=5,...; docs/traces.md)", NULL },
 	{ "replay", CFG_T_ENUM, RP_OFF(mode), "", "closed", CFG_NO_RANGE,
 	  "docs/architecture.md: closed loop is the default", "closed: wait for sync predecessors; open: recorded times",
 	  replay_mode_names },
@@ -178,7 +195,7 @@ static const struct cfg_param replay_params[] = {
 	{ "pending_cap", CFG_T_INT, RP_OFF(pending_cap), "", "65536", 16, 1e9,
 	  "choice: blktrace's own outstanding I/O is far below this",
 	  "recorded I/Os awaiting their recorded completion before the oldest is dropped", NULL },
-	RPC_IDENT_PARAMS(struct replay, id, "0", "block traces carry no uid: root, never background"),
+	RPC_IDENT_PARAMS(struct replay, id, "0", "most block traces carry no uid: root, never background"),
 	{ "max_outstanding", CFG_T_INT, RP_OFF(ovl.max), "", "1000000", 1, 1e12,
 	  "choice: 250-350 MB at the measured 250-350 B a request; real queues hold hundreds",
 	  "open loop: " OVERLOAD_HELP, NULL },
@@ -273,18 +290,27 @@ static void rp_classify(struct replay *r, struct rp_pid *p)
 	bool fg = false;
 	for (uint32_t i = 0; i < r->nfg_pid && !fg; i++)
 		fg = r->fg_pid[i] + r->id.pid_offset == p->ioc.pid;
+	for (uint32_t i = 0; i < r->nfg_uid && !fg; i++)
+		fg = p->uid_known && r->fg_uid[i] == p->ioc.uid;
 	/* an unknown name is "pidN" until the trace names the process */
 	if (!fg)
 		fg = rpc_comm_matches(r->fg_comm, r->nfg_comm, p->comm);
+	if (!fg && r->fg) {
+		struct trace_rec who = { .pid = p->ioc.pid - (int32_t)r->id.pid_offset,
+					 .comm = p->comm_known ? p->comm : NULL, .uid = p->ioc.uid,
+					 .tflags = p->uid_known ? TRACE_T_HAS_UID : 0 };
+		fg = trace_fg_match(r->fg, &who);
+	}
 	p->ioc.fg = fg;
 }
 
 static void rp_pid_fire(struct sim *sim, struct sim_event *ev);
 static void rp_wake(struct sim *sim, struct blk_waiter *w);
 
-static struct rp_pid *rp_pid_get(struct replay *r, int32_t pid, const char *comm)
+static struct rp_pid *rp_pid_get(struct replay *r, const struct trace_rec *rec)
 {
-	pid += (int32_t)r->id.pid_offset;
+	int32_t pid = rec->pid + (int32_t)r->id.pid_offset;
+	const char *comm = rec->comm;
 	struct rb_node **link = &r->pids.node, *parent = NULL;
 	while (*link) {
 		struct rp_pid *p = rb_entry(*link, struct rp_pid, node);
@@ -314,6 +340,10 @@ static struct rp_pid *rp_pid_get(struct replay *r, int32_t pid, const char *comm
 		p->comm_known = true;
 	} else {
 		snprintf(p->comm, sizeof(p->comm), "pid%d", pid);
+	}
+	if (rec->tflags & TRACE_T_HAS_UID) {
+		p->ioc.uid = rec->uid;
+		p->uid_known = true;
 	}
 	list_init(&p->fifo);
 	list_init(&p->blocked);
@@ -573,7 +603,7 @@ static bool rp_take(struct replay *r, const struct trace_rec *rec)
 		r->skipped_discard++; /* the device models have no discard/trim */
 		return true;
 	}
-	struct rp_pid *p = rp_pid_get(r, rec->pid, rec->comm);
+	struct rp_pid *p = rp_pid_get(r, rec);
 	struct rp_io *io = p ? rp_io_alloc(r) : NULL;
 	if (!io) {
 		sim_fail(r->sim, SIM_E_NOMEM, "replay: out of memory");
@@ -713,15 +743,82 @@ static int rp_patterns(struct replay *r, struct cfg_node *wl, struct sim_error *
 	int rc = rpc_parse_fg_comm(wl, r->fg_comm, &r->nfg_comm, REPLAY_MAX_PATTERNS, err);
 	if (rc)
 		return rc;
-	/* block traces carry no uid: fg_uid is counted and reported */
 	rc = rpc_parse_id_list(wl, "fg_pid", INT32_MAX, r->fg_pid, &r->nfg_pid, REPLAY_MAX_PATTERNS,
 			       err);
 	if (!rc)
-		rc = rpc_parse_id_list(wl, "fg_uid", UINT32_MAX, NULL, &r->nfg_uid,
+		rc = rpc_parse_id_list(wl, "fg_uid", UINT32_MAX, r->fg_uid, &r->nfg_uid,
 				       REPLAY_MAX_PATTERNS, err);
 	if (rc)
 		return rc;
-	r->any_fg_rule = r->nfg_comm || r->nfg_pid || r->nfg_uid;
+	/* fg: the rules of `trace stat --fg`, a string or a list */
+	struct cfg_node *fgn = cfg_get(wl, "fg");
+	if (fgn) {
+		cfg_mark_used(fgn, true);
+		struct cfg_node *one = fgn->kind == CFG_SCALAR ? fgn : fgn->kind == CFG_SEQ ? fgn->child : NULL;
+		if (fgn->kind == CFG_MAP)
+			return cfg_errorf(err, fgn, "expected a rule comm=REGEX, pid=N or uid=N, or a list of them");
+		for (struct cfg_node *c = one; c; c = fgn->kind == CFG_SCALAR ? NULL : c->next) {
+			struct sim_error sub;
+			if (c->kind != CFG_SCALAR)
+				return cfg_errorf(err, c, "expected a rule comm=REGEX, pid=N or uid=N");
+			if (trace_fg_add(&r->fg, c->value, &sub))
+				return cfg_errorf(err, c, "%s", sub.msg);
+		}
+	}
+	r->any_fg_rule = r->nfg_comm || r->nfg_pid || r->nfg_uid || r->fg;
+	return 0;
+}
+
+/* Whether the fg rules read this part of who issued an I/O. */
+static bool rp_needs(const struct replay *r, uint32_t id)
+{
+	if (r->id.cls != RPC_CLASS_AUTO)
+		return false; /* class: fg|bg decides alone */
+	uint32_t need = trace_fg_needs(r->fg);
+	/* "*" matches every process, named or not */
+	for (uint32_t i = 0; i < r->nfg_comm; i++)
+		if (strcmp(r->fg_comm[i], "*"))
+			need |= TRACE_ID_COMM;
+	if (r->nfg_pid)
+		need |= TRACE_ID_PID;
+	if (r->nfg_uid)
+		need |= TRACE_ID_UID;
+	return (need & id) != 0;
+}
+
+/* The fg rules against what the trace records (after the pre-scan): a
+ * rule on what it lacks would call every I/O background. An error at the
+ * rule's key, or with --lenient a warning the result carries. */
+static int rp_check_identity(struct replay *r, struct cfg_node *wl, struct sim_error *err)
+{
+	uint32_t have = r->identity;
+	/* a format that can name processes, but whose first records name none
+	 * (a blktrace dump without its notify records) */
+	if ((have & TRACE_ID_COMM) && !r->prescan_named && (r->prescan_q || r->prescan_d))
+		have &= ~TRACE_ID_COMM;
+	uint32_t need = 0;
+	static const uint32_t bits[] = { TRACE_ID_COMM, TRACE_ID_PID, TRACE_ID_UID };
+	for (size_t i = 0; i < 3; i++)
+		if (rp_needs(r, bits[i]))
+			need |= bits[i];
+	char lacks[160];
+	if (!trace_identity_lacks(need, have, lacks, sizeof(lacks)))
+		return 0;
+	const char *key = (need & ~have & TRACE_ID_COMM) && r->nfg_comm ? "fg_comm" :
+			  (need & ~have & TRACE_ID_PID) && r->nfg_pid ? "fg_pid" :
+			  (need & ~have & TRACE_ID_UID) && r->nfg_uid ? "fg_uid" : "fg";
+	struct cfg_node *at = cfg_get(wl, key);
+	if (!at)
+		at = wl;
+	char why[5000];
+	snprintf(why, sizeof(why), "trace '%s' (format %s) records no %s%s%s, so %s would call every I/O "
+		 "background", r->path, r->format, lacks,
+		 have & TRACE_ID_COMM || !(r->identity & TRACE_ID_COMM) ? "" : " in its first records",
+		 trace_identity_hint(r->format), key);
+	if (!r->sim->lenient)
+		return cfg_errorf(err, at, "%s; map its columns (workload.columns: ...,comm=N,pid=N,uid=N), "
+				  "choose class: fg or bg, or run with --lenient", why);
+	snprintf(r->unanswerable, sizeof(r->unanswerable), "%s (--lenient: every I/O is background)", why);
 	return 0;
 }
 
@@ -729,10 +826,11 @@ static int rp_patterns(struct replay *r, struct cfg_node *wl, struct sim_error *
 static int rp_prescan(struct replay *r, struct sim_error *err)
 {
 	struct trace_reader rd;
-	int rc = trace_open_auto(r->path, NULL, &rd, err);
+	int rc = trace_open_named(r->path, r->topts.columns ? "csv" : NULL, &r->topts, &rd, err);
 	if (rc)
 		return rc;
 	r->format = rd.ops->name;
+	r->identity = rd.diag.identity;
 	struct trace_rec rec;
 	uint32_t seen = 0;
 	for (; seen < REPLAY_PRESCAN; seen++) {
@@ -744,8 +842,10 @@ static int rp_prescan(struct replay *r, struct sim_error *err)
 		r->prescan_q += rec.action == TRACE_A_QUEUE;
 		r->prescan_d += rec.action == TRACE_A_ISSUE;
 		r->prescan_c += rec.action == TRACE_A_COMPLETE;
-		if (r->prescan_q && r->prescan_c)
-			break; /* both questions answered */
+		r->prescan_named += (rec.action == TRACE_A_QUEUE || rec.action == TRACE_A_ISSUE) &&
+				    rec.comm && rec.comm[0];
+		if (r->prescan_q && r->prescan_c && (r->prescan_named || !rp_needs(r, TRACE_ID_COMM)))
+			break; /* every question answered */
 	}
 	trace_close(&rd);
 	if (rc < 0)
@@ -797,13 +897,22 @@ static int replay_create(struct sim *sim, struct cfg_node *node, void **state,
 		rc = sim_errorf(err, SIM_E_INPUT, "replay needs the block layer");
 		goto fail;
 	}
+	/* A mistyped key (trace_opts:) is said before the trace is read: a
+	 * reader's "not a known trace format" must not hide it. */
+	rc = cfg_check_unused(node, err);
+	if (rc)
+		goto fail;
 	rc = rpc_resolve_path(r->trace, cfg_get(node, "trace"), r->path, sizeof(r->path), err);
 	if (rc)
 		goto fail;
+	r->topts.columns = r->columns && r->columns[0] ? r->columns : NULL;
 	rc = rp_prescan(r, err);
 	if (rc)
 		goto fail;
-	rc = trace_open_auto(r->path, NULL, &r->rd, err);
+	rc = rp_check_identity(r, node, err);
+	if (rc)
+		goto fail;
+	rc = trace_open_named(r->path, r->topts.columns ? "csv" : NULL, &r->topts, &r->rd, err);
 	if (rc)
 		goto fail;
 	r->open_ = true;
@@ -868,9 +977,15 @@ static void replay_stats_json(struct sim *sim, void *state, json_t *obj)
 	json_object_set_new(obj, "reader_warnings", rw);
 	if (r->mode == REPLAY_OPEN)
 		overload_json(&r->ovl, obj);
-	if (r->nfg_uid)
-		json_object_set_new(obj, "fg_uid_note",
-				    json_string("block traces carry no uid; fg_uid matched nothing"));
+	if (r->unanswerable[0]) {
+		json_object_set_new(obj, "fg_rules_unanswerable", json_true());
+		json_t *w = json_object_get(obj, "warnings");
+		if (!json_is_array(w)) {
+			w = json_array();
+			json_object_set_new(obj, "warnings", w);
+		}
+		json_array_append_new(w, json_string(r->unanswerable));
+	}
 	/* per pid, in pid order; the first REPLAY_JSON_PIDS only, so the
 	 * document stays small for traces of many processes */
 	json_t *fg = json_array(), *per = json_array();
@@ -899,6 +1014,7 @@ static void replay_destroy(void *state)
 		return;
 	if (r->open_)
 		trace_close(&r->rd);
+	trace_fg_free(r->fg);
 	if (r->sim)
 		sim_cancel(r->sim, &r->tick);
 	struct rb_node *n;

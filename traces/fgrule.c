@@ -1,0 +1,167 @@
+/* Foreground rules over trace records (`trace stat --fg`, a replay
+ * workload's fg:): by process name (POSIX extended regular expression,
+ * regcomp(3)), pid or uid, as Android tells the foreground app by its uid
+ * (the app's package) and its process name (the package name, from
+ * /proc/PID/cmdline). A rule that reads what the trace does not record
+ * (trace_identity_lacks) is the caller's error to report, not a silent
+ * "nothing matched".
+ */
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "traces/trace.h"
+
+#define FG_RULES_MAX 64
+
+enum fg_kind { FG_COMM, FG_PID, FG_UID };
+
+struct fg_rule {
+	enum fg_kind kind;
+	int64_t id;
+	regex_t re;
+	char text[128];
+};
+
+struct trace_fg {
+	uint32_t n;
+	struct fg_rule r[FG_RULES_MAX];
+};
+
+int trace_fg_add(struct trace_fg **fgp, const char *spec, struct sim_error *err)
+{
+	const char *eq = strchr(spec, '=');
+	if (!eq)
+		return sim_errorf(err, SIM_E_INPUT, "--fg '%s': expected comm=REGEX, pid=N or uid=N", spec);
+	size_t kl = (size_t)(eq - spec);
+	const char *v = eq + 1;
+	enum fg_kind kind;
+	if (kl == 4 && !strncmp(spec, "comm", 4))
+		kind = FG_COMM;
+	else if (kl == 3 && !strncmp(spec, "pid", 3))
+		kind = FG_PID;
+	else if (kl == 3 && !strncmp(spec, "uid", 3))
+		kind = FG_UID;
+	else
+		return sim_errorf(err, SIM_E_INPUT, "--fg '%s': unknown key '%.*s' (comm=REGEX, pid=N, uid=N)",
+				  spec, (int)kl, spec);
+	if (!*v)
+		return sim_errorf(err, SIM_E_INPUT, "--fg '%s': empty value", spec);
+	if (!*fgp) {
+		*fgp = calloc(1, sizeof(**fgp));
+		if (!*fgp)
+			return sim_errorf(err, SIM_E_NOMEM, "out of memory");
+	}
+	struct trace_fg *fg = *fgp;
+	if (fg->n == FG_RULES_MAX)
+		return sim_errorf(err, SIM_E_INPUT, "--fg: at most %d rules", FG_RULES_MAX);
+	struct fg_rule *r = &fg->r[fg->n];
+	memset(r, 0, sizeof(*r));
+	r->kind = kind;
+	snprintf(r->text, sizeof(r->text), "%s", spec);
+	if (kind == FG_COMM) {
+		int rc = regcomp(&r->re, v, REG_EXTENDED | REG_NOSUB);
+		if (rc) {
+			char why[160];
+			regerror(rc, &r->re, why, sizeof(why));
+			return sim_errorf(err, SIM_E_INPUT, "--fg '%s': bad regular expression: %s", spec, why);
+		}
+	} else {
+		char *e;
+		long long x = strtoll(v, &e, 10);
+		long long max = kind == FG_PID ? INT32_MAX : UINT32_MAX;
+		if (*e || e == v || x < 0 || x > max)
+			return sim_errorf(err, SIM_E_INPUT, "--fg '%s': expected an integer 0..%lld", spec, max);
+		r->id = x;
+	}
+	fg->n++;
+	return 0;
+}
+
+bool trace_fg_match(const struct trace_fg *fg, const struct trace_rec *rec)
+{
+	if (!fg)
+		return false;
+	for (uint32_t i = 0; i < fg->n; i++) {
+		const struct fg_rule *r = &fg->r[i];
+		switch (r->kind) {
+		case FG_COMM:
+			if (rec->comm && regexec(&r->re, rec->comm, 0, NULL, 0) == 0)
+				return true;
+			break;
+		case FG_PID:
+			if (rec->pid == r->id)
+				return true;
+			break;
+		case FG_UID:
+			if ((rec->tflags & TRACE_T_HAS_UID) && rec->uid == r->id)
+				return true;
+			break;
+		}
+	}
+	return false;
+}
+
+uint32_t trace_fg_needs(const struct trace_fg *fg)
+{
+	static const uint32_t need[] = { [FG_COMM] = TRACE_ID_COMM, [FG_PID] = TRACE_ID_PID,
+					 [FG_UID] = TRACE_ID_UID };
+	uint32_t n = 0;
+	for (uint32_t i = 0; fg && i < fg->n; i++)
+		n |= need[fg->r[i].kind];
+	return n;
+}
+
+void trace_fg_describe(const struct trace_fg *fg, char *buf, size_t len)
+{
+	size_t at = 0;
+	buf[0] = '\0';
+	for (uint32_t i = 0; fg && i < fg->n && at < len; i++) {
+		int w = snprintf(buf + at, len - at, "%s%s", i ? " or " : "", fg->r[i].text);
+		if (w < 0)
+			break;
+		at += (size_t)w;
+	}
+}
+
+void trace_fg_free(struct trace_fg *fg)
+{
+	for (uint32_t i = 0; fg && i < fg->n; i++)
+		if (fg->r[i].kind == FG_COMM)
+			regfree(&fg->r[i].re);
+	free(fg);
+}
+
+bool trace_identity_lacks(uint32_t need, uint32_t have, char *buf, size_t len)
+{
+	static const struct { uint32_t bit; const char *what; } words[] = {
+		{ TRACE_ID_COMM, "process names" }, { TRACE_ID_PID, "process ids" },
+		{ TRACE_ID_UID, "user ids (uids)" }, { TRACE_ID_TID, "thread ids" },
+	};
+	uint32_t lack = need & ~have;
+	size_t at = 0;
+	buf[0] = '\0';
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (lack & words[i].bit) {
+			int w = snprintf(buf + at, len > at ? len - at : 0, "%s%s", at ? ", " : "", words[i].what);
+			if (w > 0)
+				at += (size_t)w;
+		}
+	return lack != 0;
+}
+
+const char *trace_identity_hint(const char *format)
+{
+	if (!format)
+		return "";
+	if (!strcmp(format, "csv"))
+		return " (MSR Cambridge CSV: Hostname is the server and DiskNumber the disk, both "
+		       "read as the device; SNIA CSV: none; another layout: map its columns with "
+		       "--columns comm=N,pid=N,uid=N)";
+	if (!strcmp(format, "disksim"))
+		return " (DiskSim/MQSim ASCII records no process)";
+	if (!strcmp(format, "fio"))
+		return " (a fio iolog records files, not processes)";
+	return "";
+}
