@@ -54,6 +54,7 @@
 #include "sim/rbtree.h"
 #include "sim/sim.h"
 #include "sim/workload.h"
+#include "traces/workloads/fitgen.h"
 #include "traces/workloads/overload.h"
 #include "traces/workloads/replay_common.h"
 #include "traces/trace.h"
@@ -176,8 +177,9 @@ struct replay {
 #define RP_OFF(f) offsetof(struct replay, f)
 
 static const struct cfg_param replay_params[] = {
-	{ "trace", CFG_T_STRING, RP_OFF(trace), "", NULL, CFG_NO_RANGE,
-	  "required", "block trace file (blktrace, blkparse text, ftrace, DiskSim ASCII; detected from content)",
+	{ "trace", CFG_T_STRING, RP_OFF(trace), "", "", CFG_NO_RANGE,
+	  "required unless model: is given",
+	  "block trace file (blktrace, blkparse text, ftrace, DiskSim ASCII; detected from content)",
 	  NULL },
 	{ "columns", CFG_T_STRING, RP_OFF(columns), "", "", CFG_NO_RANGE,
 	  "\"\" = the format is detected", "text request lists: the column map `trace --columns` "
@@ -895,6 +897,35 @@ static int replay_create(struct sim *sim, struct cfg_node *node, void **state,
 		goto fail;
 	if (!sim->blk) {
 		rc = sim_errorf(err, SIM_E_INPUT, "replay needs the block layer");
+		goto fail;
+	}
+	struct cfg_node *model = cfg_get(node, "model");
+	if (model && r->trace[0]) {
+		rc = cfg_errorf(err, model, "give trace: or model:, not both");
+		goto fail;
+	}
+	if (model) {
+		/* a fitted model (`mobisim workload fit`): Q records, no C */
+		rc = fitgen_open(sim, model, &r->rd, err);
+		if (rc)
+			goto fail;
+		cfg_mark_used(model, false);
+		rc = cfg_check_unused(node, err);
+		if (rc) {
+			trace_close(&r->rd);
+			goto fail;
+		}
+		snprintf(r->path, sizeof(r->path), "model");
+		r->format = "model";
+		r->io_action = TRACE_A_QUEUE;
+		r->trace_has_c = false;
+		r->open_ = true;
+		sim->replay = replay_mode_names[r->mode];
+		*state = r;
+		return 0;
+	}
+	if (!r->trace[0]) {
+		rc = cfg_errorf(err, node, "replay needs trace: (a block trace) or model: (a fitted model)");
 		goto fail;
 	}
 	/* A mistyped key (trace_opts:) is said before the trace is read: a

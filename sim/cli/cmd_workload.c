@@ -1,0 +1,517 @@
+/* `mobisim workload fit TRACE [-o FIT.yaml]`: a synthetic workload fitted
+ * to a recorded block trace, and how well its run reproduces the trace.
+ *
+ * Method: Tarasov et al., "Extracting Flexible, Replayable Models from
+ * Large Block Traces", FAST'12 - the trace is cut into chunks of time and,
+ * per chunk and stream (process), a feature record is kept (traces/
+ * tracefit.h); the model is the list of those records, written as the
+ * `model:` of a replay workload (FIT.workload.yaml) and a scenario that
+ * runs it (FIT.yaml). The model is then run here, on the scenario's
+ * device, and the run's block trace (its Q events, as --trace-out writes
+ * them) is measured like the original: every statistic with its error and
+ * the tolerance the method holds it to (docs/workloads.md, "Fitted
+ * models"). --check makes a statistic outside its tolerance an error.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "models/block/block.h"
+#include "sim/cli/cli.h"
+#include "sim/config.h"
+#include "sim/results.h"
+#include "sim/sim.h"
+#include "traces/trace.h"
+#include "traces/tracefit.h"
+
+#define FIT_PRESCAN 50000u
+#define FIT_STREAM_ROWS 8u
+
+static void workload_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: mobisim workload fit TRACE [-o FIT.yaml] [options]\n"
+		"  Fit a synthetic workload to a block trace (any format `trace stat` reads):\n"
+		"  per stream and chunk of time (Tarasov et al., FAST'12), sizes, read/write and\n"
+		"  sync mix, sequential and re-referenced requests, jumps, inter-arrival times.\n"
+		"  Writes FIT.yaml (a scenario) and FIT.workload.yaml (the workload: include it\n"
+		"  as a composite source), runs the model and prints each statistic of the run\n"
+		"  against the trace with its error and tolerance.\n"
+		"  -o, --out FIT.yaml      where to write (default: a temporary, removed after)\n"
+		"  --chunk TIME            chunk length (default 100ms; 10ms keeps burstiness finer)\n"
+		"  --by pid|comm           one stream per process id (default) or process name\n"
+		"  --device NAME|FILE      device of the scenario (default ufs21)\n"
+		"  --scheduler NAME        I/O scheduler of the scenario (default cfq)\n"
+		"  --seed N                seed of the scenario and of the check run (default 1)\n"
+		"  --no-run                write the model only\n"
+		"  --check                 exit 1 when a statistic is outside its tolerance\n"
+		"  --format NAME, --columns SPEC, --strict   as for `mobisim trace stat`\n");
+}
+
+struct fit_args {
+	const char *trace, *out, *device, *scheduler, *format;
+	int64_t chunk_ns;
+	uint64_t seed;
+	enum tfit_by by;
+	bool no_run, check;
+	struct trace_opts topts;
+};
+
+/* Q when the trace has any, else D (traces that keep issues only). */
+static int choose_action(const struct fit_args *a, uint16_t *act, const char **fmt,
+			 struct sim_error *err)
+{
+	struct trace_reader r;
+	struct trace_rec rec;
+	uint64_t q = 0, d = 0;
+	int rc = trace_open_named(a->trace, a->format, &a->topts, &r, err);
+	if (rc)
+		return rc;
+	*fmt = r.ops->name;
+	for (uint32_t i = 0; i < FIT_PRESCAN && (rc = trace_next(&r, &rec, err)) == 1; i++) {
+		q += rec.kind == TRACE_REC_BLOCK && rec.action == TRACE_A_QUEUE;
+		d += rec.kind == TRACE_REC_BLOCK && rec.action == TRACE_A_ISSUE;
+		if (q)
+			break;
+	}
+	trace_close(&r);
+	if (rc < 0)
+		return rc;
+	if (!q && !d)
+		return sim_errorf(err, SIM_E_INPUT, "%s: no Q or D (block queue or issue) events in its "
+				  "first %u records: nothing to fit", a->trace, FIT_PRESCAN);
+	*act = q ? TRACE_A_QUEUE : TRACE_A_ISSUE;
+	return 0;
+}
+
+static int fit_trace(const struct fit_args *a, uint16_t act, struct tfit **out,
+		     struct sim_error *err)
+{
+	struct tfit_opts o = { .chunk_ns = a->chunk_ns, .by = a->by, .io_action = act };
+	struct trace_reader r;
+	struct trace_rec rec;
+	int rc = tfit_create(&o, out, err);
+	if (rc)
+		return rc;
+	rc = trace_open_named(a->trace, a->format, &a->topts, &r, err);
+	if (rc)
+		return rc;
+	while ((rc = trace_next(&r, &rec, err)) == 1)
+		if ((rc = tfit_add(*out, &rec, err)))
+			break;
+	if (rc == 0)
+		(void)trace_diag_print(&r.diag, a->trace, stderr);
+	trace_close(&r);
+	return rc;
+}
+
+static const char *base_name(const char *p)
+{
+	const char *s = strrchr(p, '/');
+	return s ? s + 1 : p;
+}
+
+/* FIT.yaml -> FIT.workload.yaml (any other name: NAME.workload.yaml). */
+static void workload_path(const char *out, char *buf, size_t n)
+{
+	size_t l = strlen(out);
+	if (l > 5 && !strcmp(out + l - 5, ".yaml"))
+		snprintf(buf, n, "%.*s.workload.yaml", (int)(l - 5), out);
+	else
+		snprintf(buf, n, "%s.workload.yaml", out);
+}
+
+static int write_files(const struct fit_args *a, const char *fmt, const struct tfit *f,
+		       const char *scen, const char *wl, struct sim_error *err)
+{
+	struct tfit_stats st;
+	struct results_out *ow = NULL, *os = NULL;
+	tfit_stats(f, &st);
+	int rc = results_out_open(wl, &ow, err);
+	if (rc)
+		return rc;
+	FILE *o = results_out_file(ow);
+	fprintf(o, "# A workload fitted by `mobisim workload fit` to %s (%s):\n"
+		   "# %" PRIu64 " requests of %" PRIu64 " streams (by %s) over %.6f s, chunk %.6f s.\n"
+		   "# Method: Tarasov et al., FAST'12 (docs/workloads.md, \"Fitted models\"): per\n"
+		   "# stream and chunk, the request count, first and last arrival, reads (r) and\n"
+		   "# writes (w), sync ones (sr, sw), sequential ones (qr, qw), re-references of\n"
+		   "# one of the stream's last 256 starts (reref, at distance classes rdist),\n"
+		   "# jumps from the previous end (log2 sector classes jump, back = backwards),\n"
+		   "# sizes in sectors (rsz, wsz) and inter-arrival log2 ns classes (iat).\n"
+		   "# Use it as a composite source: sources: {app: {include: %s}}\n",
+		base_name(a->trace), fmt, st.ios, st.streams, a->by == TFIT_BY_COMM ? "comm" : "pid",
+		st.duration_s, (double)a->chunk_ns / 1e9, base_name(wl));
+	fprintf(o, "type: replay\nreplay: open\nmodel:\n");
+	rc = tfit_write_model(f, o, 2, err);
+	if (rc) {
+		results_out_abort(ow);
+		return sim_errorf(err, SIM_E_IO, "%s: %s", wl, err->msg);
+	}
+	rc = results_out_open(scen, &os, err);
+	if (rc) {
+		results_out_abort(ow);
+		return rc;
+	}
+	o = results_out_file(os);
+	fprintf(o, "# The workload fitted to %s by `mobisim workload fit` on a %s phone stack.\n"
+		   "#   mobisim run %s\n"
+		   "name: fit-%s\n"
+		   "description: synthetic workload fitted to %s (Tarasov et al. FAST'12 chunked model)\n"
+		   "seed: %" PRIu64 "\n"
+		   "device: %s\n"
+		   "scheduler: %s\n"
+		   "workload:\n"
+		   "  include: %s\n",
+		base_name(a->trace), a->device, base_name(scen), base_name(a->trace),
+		base_name(a->trace), a->seed, a->device, a->scheduler, base_name(wl));
+	rc = results_out_commit(ow, err);
+	if (rc) {
+		results_out_abort(os);
+		return rc;
+	}
+	return results_out_commit(os, err);
+}
+
+/* ---- the check run ---------------------------------------------------- */
+
+struct run_sink {
+	struct tfit *f;
+	struct sim *sim;
+	struct sim_error err;
+	bool failed;
+};
+
+static void run_event(void *ctx, const struct blk_trace_event *ev)
+{
+	struct run_sink *k = ctx;
+	if (ev->action != 'Q' || k->failed)
+		return;
+	struct trace_rec rec = { 0 };
+	rec.kind = TRACE_REC_BLOCK;
+	rec.action = TRACE_A_QUEUE;
+	rec.act = 'Q';
+	rec.flags = ev->flags;
+	rec.dir = ev->nr_sectors == 0 ? TRACE_DIR_NONE
+		  : req_is_write(ev->flags) ? TRACE_DIR_WRITE : TRACE_DIR_READ;
+	rec.time_ns = ev->time_ns;
+	rec.pid = ev->pid;
+	rec.comm = ev->comm;
+	rec.dev_major = 8;
+	rec.sector = ev->sector;
+	rec.nr_sectors = ev->nr_sectors;
+	rec.bytes = ev->nr_sectors << SECTOR_SHIFT;
+	if (tfit_add(k->f, &rec, &k->err)) {
+		k->failed = true;
+		sim_fail(k->sim, k->err.code, "%s", k->err.msg);
+	}
+}
+
+static int run_model(const struct fit_args *a, const char *scen, struct tfit *f,
+		     struct sim_error *err)
+{
+	struct cfg_doc *doc;
+	struct sim *s = NULL;
+	struct sim_options so = { .seed = a->seed, .seed_given = true, .quiet = true };
+	/* the legacy queue's request limit lifted: the arrivals are the
+	 * model's, not the device's back-pressure on an open loop */
+	char *lift[] = { "block.nr_requests=1000000" };
+	bool legacy = !strcmp(a->scheduler, "cfq") || !strcmp(a->scheduler, "deadline") ||
+		      !strcmp(a->scheduler, "noop");
+	int rc = cli_load_scenario(scen, lift, legacy ? 1 : 0, &doc, err);
+	if (!rc)
+		rc = sim_create(doc, scen, &so, &s, err);
+	if (rc)
+		return rc;
+	struct run_sink k = { .f = f, .sim = s };
+	struct blk_trace_sink sink = { .event = run_event, .ctx = &k };
+	if (!s->blk || blk_add_trace_sink(s->blk, &sink)) {
+		sim_destroy(s);
+		return sim_errorf(err, SIM_E_RUNTIME, "workload fit: cannot watch the run's block queue");
+	}
+	rc = sim_run(s, err);
+	blk_remove_trace_sink(s->blk, &k);
+	sim_destroy(s);
+	return rc;
+}
+
+/* ---- the report ------------------------------------------------------- */
+
+enum tol_kind { TOL_REL, TOL_ABS };
+
+struct row_ctx {
+	FILE *o;
+	unsigned out_of_tol, rows;
+};
+
+/* tol < 0: shown with its error, held to nothing (what the method does not keep) */
+static void row(struct row_ctx *c, const char *name, const char *unit, double orig, double run,
+		enum tol_kind k, double tol)
+{
+	double e;
+	char es[32], ts[32];
+	if (k == TOL_REL) {
+		e = orig != 0 ? (run - orig) / fabs(orig) : (run == 0 ? 0 : INFINITY);
+		snprintf(es, sizeof(es), "%+.2f %%", 100 * e);
+		snprintf(ts, sizeof(ts), "%.0f %%", 100 * tol);
+	} else {
+		e = run - orig;
+		snprintf(es, sizeof(es), "%+.4f", e);
+		snprintf(ts, sizeof(ts), "%.2f", tol);
+	}
+	bool ok = fabs(e) <= tol + 1e-12;
+	if (tol < 0) {
+		fprintf(c->o, "%-24s %-6s %14.6g %14.6g %10s %8s  %s\n", name, unit, orig, run, es, "-",
+			"info");
+		return;
+	}
+	c->rows++;
+	c->out_of_tol += !ok;
+	fprintf(c->o, "%-24s %-6s %14.6g %14.6g %10s %8s  %s\n", name, unit, orig, run, es, ts,
+		ok ? "ok" : "OUT");
+}
+
+static unsigned report(FILE *o, const struct fit_args *a, const struct tfit *orig,
+		       const struct tfit *run)
+{
+	struct tfit_stats x, y;
+	struct row_ctx c = { .o = o };
+	tfit_stats(orig, &x);
+	tfit_stats(run, &y);
+	double xn = x.ios ? (double)x.ios : 1, yn = y.ios ? (double)y.ios : 1;
+
+	fprintf(o, "\n# the model's run (%s, %s, seed %" PRIu64 ") against the trace\n", a->device,
+		a->scheduler, a->seed);
+	fprintf(o, "%-24s %-6s %14s %14s %10s %8s  %s\n", "statistic", "unit", "trace", "model run",
+		"error", "tol", "");
+	/* Tolerances (docs/workloads.md): counts, sizes and mixes are kept
+	 * exactly per chunk, so they only move by requests the block layer
+	 * changes; placement and arrival order inside a chunk are random. */
+	row(&c, "requests", "", (double)x.ios, (double)y.ios, TOL_REL, 0.01);
+	row(&c, "bytes", "KiB", (double)x.bytes / 1024, (double)y.bytes / 1024, TOL_REL, 0.01);
+	row(&c, "streams", "", (double)x.streams, (double)y.streams, TOL_REL, 0.0);
+	row(&c, "duration", "s", x.duration_s, y.duration_s, TOL_REL, 0.01);
+	row(&c, "read share", "", (double)x.reads / xn, (double)y.reads / yn, TOL_ABS, 0.01);
+	row(&c, "sync share", "", (double)x.syncs / xn, (double)y.syncs / yn, TOL_ABS, 0.01);
+	row(&c, "mean read size", "KiB", x.mean_size_kib[0], y.mean_size_kib[0], TOL_REL, 0.02);
+	row(&c, "mean write size", "KiB", x.mean_size_kib[1], y.mean_size_kib[1], TOL_REL, 0.02);
+	row(&c, "4 KiB share", "", (double)x.size4k / xn, (double)y.size4k / yn, TOL_ABS, 0.01);
+	double tvd = tfit_size_tvd(orig, run);
+	row(&c, "size distance (TVD)", "", 0.0, tvd, TOL_ABS, 0.02);
+	row(&c, "sequential share", "", (double)x.seq / xn, (double)y.seq / yn, TOL_ABS, 0.05);
+	row(&c, "re-reference share", "", (double)x.reref / xn, (double)y.reref / yn, TOL_ABS, 0.05);
+	row(&c, "mean inter-arrival", "s", x.iat_mean_s, y.iat_mean_s, TOL_REL, 0.02);
+	row(&c, "inter-arrival CV", "", x.iat_cv, y.iat_cv, TOL_REL, 0.25);
+	row(&c, "burstiness (IDC chunk)", "", x.idc_chunk, y.idc_chunk, TOL_REL, 0.05);
+	/* below the chunk the order of arrivals is random: shown, held only
+	 * when the chunk is the window itself */
+	row(&c, "burstiness (IDC 10ms)", "", x.idc, y.idc, TOL_REL,
+	    a->chunk_ns <= 10000000LL ? 0.25 : -1);
+	row(&c, "footprint", "MiB", (double)x.footprint_pages / 256, (double)y.footprint_pages / 256,
+	    TOL_REL, 0.25);
+	if (x.footprint_capped || y.footprint_capped)
+		fprintf(o, "(footprint counted up to %u pages of 4 KiB)\n", TFIT_FOOTPRINT_MAX);
+
+	/* the largest streams */
+	uint32_t n = tfit_nstreams(orig), shown = 0;
+	fprintf(o, "\n# largest streams (requests; KiB)\n%-8s %-16s %10s %10s %12s %12s\n", "pid",
+		"comm", "trace", "run", "trace_kib", "run_kib");
+	bool *done = calloc(n ? n : 1, sizeof(*done));
+	while (done && shown < FIT_STREAM_ROWS && shown < n) {
+		uint32_t best = 0;
+		uint64_t bi = 0;
+		bool any = false;
+		for (uint32_t i = 0; i < n; i++) {
+			int32_t pid;
+			const char *comm;
+			uint64_t ios, bytes;
+			tfit_stream_info(orig, i, &pid, &comm, &ios, &bytes);
+			if (!done[i] && (!any || ios > bi)) {
+				best = i;
+				bi = ios;
+				any = true;
+			}
+		}
+		done[best] = true;
+		int32_t pid;
+		const char *comm;
+		uint64_t ios, bytes, rios = 0, rbytes = 0;
+		tfit_stream_info(orig, best, &pid, &comm, &ios, &bytes);
+		int k = tfit_stream_find(run, pid, a->by == TFIT_BY_COMM ? comm : NULL);
+		if (k >= 0) {
+			int32_t p2;
+			const char *c2;
+			tfit_stream_info(run, (uint32_t)k, &p2, &c2, &rios, &rbytes);
+		}
+		fprintf(o, "%-8d %-16s %10" PRIu64 " %10" PRIu64 " %12" PRIu64 " %12" PRIu64 "\n", pid,
+			comm[0] ? comm : "-", ios, rios, bytes >> 10, rbytes >> 10);
+		shown++;
+	}
+	free(done);
+	fprintf(o, "\n%u of %u statistics within tolerance\n", c.rows - c.out_of_tol, c.rows);
+	return c.out_of_tol;
+}
+
+static int do_fit(const struct fit_args *a, struct sim_error *err)
+{
+	uint16_t act = TRACE_A_QUEUE;
+	const char *fmt = "?";
+	struct tfit *orig = NULL, *run = NULL;
+	char tmpdir[] = "/tmp/mobisim-fit-XXXXXX";
+	char scen[4096], wl[4200];
+	bool tmp = !a->out;
+	int rc = choose_action(a, &act, &fmt, err);
+	if (rc)
+		return rc;
+	rc = fit_trace(a, act, &orig, err);
+	if (rc)
+		goto done;
+	struct tfit_stats st;
+	tfit_stats(orig, &st);
+	if (!st.ios) {
+		rc = sim_errorf(err, SIM_E_INPUT, "%s: no request with data to fit", a->trace);
+		goto done;
+	}
+	if (tmp) {
+		if (!mkdtemp(tmpdir)) {
+			rc = sim_errorf(err, SIM_E_IO, "temporary directory: %s", strerror(errno));
+			goto done;
+		}
+		snprintf(scen, sizeof(scen), "%s/fit.yaml", tmpdir);
+	} else {
+		snprintf(scen, sizeof(scen), "%s", a->out);
+	}
+	workload_path(scen, wl, sizeof(wl));
+	rc = write_files(a, fmt, orig, scen, wl, err);
+	if (rc)
+		goto done;
+	printf("trace:    %s (%s, %s events)\n", a->trace, fmt, act == TRACE_A_QUEUE ? "Q" : "D");
+	printf("model:    %" PRIu64 " requests, %" PRIu64 " streams by %s, chunk %.6f s%s%s\n", st.ios,
+	       st.streams, a->by == TFIT_BY_COMM ? "comm" : "pid", (double)a->chunk_ns / 1e9,
+	       tmp ? "" : "\nwritten:  ", tmp ? "" : scen);
+	if (!tmp)
+		printf("          %s\n", wl);
+	if (a->no_run)
+		goto done;
+	struct tfit_opts o = { .chunk_ns = a->chunk_ns, .by = a->by, .io_action = TRACE_A_QUEUE };
+	rc = tfit_create(&o, &run, err);
+	if (!rc)
+		rc = run_model(a, scen, run, err);
+	if (rc)
+		goto done;
+	unsigned bad = report(stdout, a, orig, run);
+	if (fflush(stdout) || ferror(stdout))
+		rc = sim_errorf(err, SIM_E_IO, "stdout: %s", strerror(errno));
+	else if (bad && a->check)
+		rc = sim_errorf(err, SIM_E_RUNTIME, "workload fit: %u statistics outside their tolerance",
+				bad);
+done:
+	if (tmp && tmpdir[strlen(tmpdir) - 1] != 'X') {
+		unlink(scen);
+		unlink(wl);
+		rmdir(tmpdir);
+	}
+	tfit_destroy(orig);
+	tfit_destroy(run);
+	return rc;
+}
+
+static int fit_main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "out", required_argument, NULL, 'o' },
+		{ "chunk", required_argument, NULL, 'c' },
+		{ "by", required_argument, NULL, 'b' },
+		{ "device", required_argument, NULL, 'd' },
+		{ "scheduler", required_argument, NULL, 's' },
+		{ "seed", required_argument, NULL, 'S' },
+		{ "no-run", no_argument, NULL, 'n' },
+		{ "check", no_argument, NULL, 'k' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "columns", required_argument, NULL, 'C' },
+		{ "strict", no_argument, NULL, 'T' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct fit_args a = { .device = "ufs21", .scheduler = "cfq", .chunk_ns = 100000000LL,
+			      .seed = 1 };
+	struct sim_error err;
+	int c;
+	sim_error_clear(&err);
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o': a.out = optarg; break;
+		case 'c':
+			if (cfg_parse_time_ns(optarg, "s", &a.chunk_ns, &err) || a.chunk_ns < 1000) {
+				fprintf(stderr, "mobisim: --chunk: expected a time of 1us or more, e.g. 500ms\n");
+				return 2;
+			}
+			break;
+		case 'b':
+			if (!strcmp(optarg, "pid"))
+				a.by = TFIT_BY_PID;
+			else if (!strcmp(optarg, "comm"))
+				a.by = TFIT_BY_COMM;
+			else {
+				fprintf(stderr, "mobisim: --by: expected pid or comm\n");
+				return 2;
+			}
+			break;
+		case 'd': a.device = optarg; break;
+		case 's': a.scheduler = optarg; break;
+		case 'S':
+			if (sim_seed_parse(optarg, &a.seed, &err))
+				return cli_report(&err);
+			break;
+		case 'n': a.no_run = true; break;
+		case 'k': a.check = true; break;
+		case 'f': a.format = optarg; break;
+		case 'C': a.topts.columns = optarg; break;
+		case 'T': a.topts.strict = true; break;
+		case 'h': workload_usage(stdout); return 0;
+		default: workload_usage(stderr); return 2;
+		}
+	}
+	if (optind != argc - 1) {
+		fprintf(stderr, "mobisim: workload fit: expected one TRACE\n");
+		workload_usage(stderr);
+		return 2;
+	}
+	a.trace = argv[optind];
+	if (a.topts.columns && !a.format)
+		a.format = "csv";
+	if (a.no_run && !a.out) {
+		fprintf(stderr, "mobisim: workload fit: --no-run needs -o (nothing would be kept)\n");
+		return 2;
+	}
+	if (a.no_run && a.check) {
+		fprintf(stderr, "mobisim: workload fit: --check needs the run (drop --no-run)\n");
+		return 2;
+	}
+	int rc = do_fit(&a, &err);
+	return rc ? cli_report(&err) : 0;
+}
+
+int cmd_workload(int argc, char **argv)
+{
+	if (argc < 2) {
+		workload_usage(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		workload_usage(stdout);
+		return 0;
+	}
+	if (strcmp(argv[1], "fit")) {
+		fprintf(stderr, "mobisim: workload: unknown subcommand '%s' (fit)\n", argv[1]);
+		workload_usage(stderr);
+		return 2;
+	}
+	return fit_main(argc - 1, argv + 1);
+}

@@ -1,0 +1,557 @@
+/* Feature extraction for `mobisim workload fit` (traces/tracefit.h): per
+ * stream and chunk of time, the feature record of Tarasov et al., FAST'12,
+ * plus the summary statistics a fitted model's run is compared on. */
+#include "traces/tracefit.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/block/request.h"
+
+#define TFIT_STREAMS_MAX 65536u
+#define TFIT_GSIZES 1024u        /* distinct sizes per direction kept for the TVD */
+
+struct tstream {
+	int32_t pid;
+	char comm[32];
+	uint32_t dev_major, dev_minor;
+	uint64_t lo, hi;              /* sectors touched: [lo, hi) */
+	uint64_t prev_end[2], prev_end_any;
+	bool have_prev[2], have_any;
+	uint64_t ring[TFIT_RING];
+	uint32_t ring_n, ring_pos;
+	int64_t last_t;
+	bool have_t;
+	uint64_t ios, bytes, aligned;
+	struct tfit_chunk *chunks;
+	uint32_t nchunks, cap;
+};
+
+struct gsize { uint32_t sectors; uint64_t count; };
+
+struct tfit {
+	struct tfit_opts o;
+	struct tstream *s;
+	uint32_t ns, scap;
+	uint32_t *hash;               /* stream index + 1 by key, open addressing */
+	uint32_t hcap;
+	bool have_t0;
+	int64_t t0, tmin, tmax, tlast;
+	struct tfit_stats st;
+	double iat_sum, iat_sq;       /* merged arrivals */
+	uint64_t niat;
+	/* index of dispersion: [0] burst window, [1] the chunk */
+	int64_t win[2];
+	uint64_t win_count[2], nwin[2];
+	double win_sum[2], win_sq[2];
+	struct gsize gs[2][TFIT_GSIZES];
+	uint32_t ngs[2];
+	uint64_t gs_other[2];
+	uint64_t size_sum[2];
+	uint64_t *fp;                 /* footprint set (page + 1; 0 empty) */
+	uint64_t fpcap, fpn;
+};
+
+static uint64_t hash64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ULL;
+	x ^= x >> 33;
+	return x;
+}
+
+static uint64_t str_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+	for (; *s; s++)
+		h = (h ^ (uint8_t)*s) * 1099511628211ULL;
+	return h;
+}
+
+int tfit_create(const struct tfit_opts *o, struct tfit **out, struct sim_error *err)
+{
+	struct tfit *f = calloc(1, sizeof(*f));
+	if (!f)
+		return sim_errorf(err, SIM_E_NOMEM, "out of memory");
+	f->o = *o;
+	if (f->o.chunk_ns <= 0)
+		f->o.chunk_ns = 1000000000LL;
+	if (f->o.burst_window_ns <= 0)
+		f->o.burst_window_ns = 10000000LL;
+	if (!f->o.io_action)
+		f->o.io_action = TRACE_A_QUEUE;
+	f->hcap = 1024;
+	f->hash = calloc(f->hcap, sizeof(*f->hash));
+	f->fpcap = 4096;
+	f->fp = calloc(f->fpcap, sizeof(*f->fp));
+	if (!f->hash || !f->fp) {
+		tfit_destroy(f);
+		return sim_errorf(err, SIM_E_NOMEM, "out of memory");
+	}
+	*out = f;
+	return 0;
+}
+
+void tfit_destroy(struct tfit *f)
+{
+	if (!f)
+		return;
+	for (uint32_t i = 0; i < f->ns; i++)
+		free(f->s[i].chunks);
+	free(f->s);
+	free(f->hash);
+	free(f->fp);
+	free(f);
+}
+
+static uint64_t stream_key(const struct tfit *f, int32_t pid, const char *comm)
+{
+	if (f->o.by == TFIT_BY_COMM && comm && *comm)
+		return str_hash(comm);
+	return hash64((uint64_t)(uint32_t)pid) ^ 0x5bd1e995u;
+}
+
+static bool stream_is(const struct tfit *f, const struct tstream *s, int32_t pid, const char *comm)
+{
+	if (f->o.by == TFIT_BY_COMM && comm && *comm)
+		return s->comm[0] && !strncmp(s->comm, comm, sizeof(s->comm) - 1);
+	if (f->o.by == TFIT_BY_COMM && s->comm[0])
+		return false;
+	return s->pid == pid;
+}
+
+int tfit_stream_find(const struct tfit *f, int32_t pid, const char *comm)
+{
+	uint64_t h = stream_key(f, pid, comm);
+	for (uint32_t i = (uint32_t)(h & (f->hcap - 1));; i = (i + 1) & (f->hcap - 1)) {
+		if (!f->hash[i])
+			return -1;
+		if (stream_is(f, &f->s[f->hash[i] - 1], pid, comm))
+			return (int)(f->hash[i] - 1);
+	}
+}
+
+static int rehash(struct tfit *f)
+{
+	uint32_t cap = f->hcap * 2;
+	uint32_t *h = calloc(cap, sizeof(*h));
+	if (!h)
+		return -1;
+	for (uint32_t k = 0; k < f->ns; k++) {
+		const struct tstream *s = &f->s[k];
+		uint64_t x = stream_key(f, s->pid, f->o.by == TFIT_BY_COMM ? s->comm : NULL);
+		uint32_t i = (uint32_t)(x & (cap - 1));
+		while (h[i])
+			i = (i + 1) & (cap - 1);
+		h[i] = k + 1;
+	}
+	free(f->hash);
+	f->hash = h;
+	f->hcap = cap;
+	return 0;
+}
+
+static struct tstream *stream_get(struct tfit *f, const struct trace_rec *r)
+{
+	int k = tfit_stream_find(f, r->pid, r->comm);
+	if (k >= 0) {
+		struct tstream *s = &f->s[k];
+		if (!s->comm[0] && r->comm)
+			snprintf(s->comm, sizeof(s->comm), "%s", r->comm);
+		return s;
+	}
+	if (f->ns >= TFIT_STREAMS_MAX)
+		return NULL;
+	if (f->ns == f->scap) {
+		uint32_t cap = f->scap ? f->scap * 2 : 16;
+		struct tstream *n = realloc(f->s, cap * sizeof(*n));
+		if (!n)
+			return NULL;
+		f->s = n;
+		f->scap = cap;
+	}
+	if ((f->ns + 1) * 2 > f->hcap && rehash(f))
+		return NULL;
+	struct tstream *s = &f->s[f->ns];
+	memset(s, 0, sizeof(*s));
+	s->pid = r->pid;
+	if (r->comm)
+		snprintf(s->comm, sizeof(s->comm), "%s", r->comm);
+	s->dev_major = r->dev_major;
+	s->dev_minor = r->dev_minor;
+	s->lo = UINT64_MAX;
+	uint64_t h = stream_key(f, r->pid, r->comm);
+	uint32_t i = (uint32_t)(h & (f->hcap - 1));
+	while (f->hash[i])
+		i = (i + 1) & (f->hcap - 1);
+	f->hash[i] = ++f->ns;
+	return s;
+}
+
+static unsigned log2_bucket(uint64_t v, unsigned nb)
+{
+	if (!v)
+		return 0;
+	unsigned b = 64 - (unsigned)__builtin_clzll(v); /* v in [2^(b-1), 2^b) */
+	return b < nb ? b : nb - 1;
+}
+
+static void size_add(struct tfit_chunk *c, int d, uint32_t sectors)
+{
+	uint32_t n = c->nsizes[d];
+	for (uint32_t i = 0; i < n; i++)
+		if (c->sizes[d][i].sectors == sectors) {
+			c->sizes[d][i].count++;
+			return;
+		}
+	if (n < TFIT_SIZES) {
+		c->sizes[d][n] = (struct tfit_size){ sectors, 1 };
+		c->nsizes[d]++;
+		return;
+	}
+	/* full: the nearest size kept takes it (sizes beyond the 16 most
+	 * frequent of a chunk are rare; the TVD in the report shows the cost) */
+	uint32_t best = 0;
+	uint64_t bd = UINT64_MAX;
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t dd = c->sizes[d][i].sectors > sectors ? c->sizes[d][i].sectors - sectors
+							   : sectors - c->sizes[d][i].sectors;
+		if (dd < bd) {
+			bd = dd;
+			best = i;
+		}
+	}
+	c->sizes[d][best].count++;
+}
+
+static void gsize_add(struct tfit *f, int d, uint32_t sectors)
+{
+	for (uint32_t i = 0; i < f->ngs[d]; i++)
+		if (f->gs[d][i].sectors == sectors) {
+			f->gs[d][i].count++;
+			return;
+		}
+	if (f->ngs[d] < TFIT_GSIZES)
+		f->gs[d][f->ngs[d]++] = (struct gsize){ sectors, 1 };
+	else
+		f->gs_other[d]++;
+}
+
+static int fp_insert(struct tfit *f, uint64_t page)
+{
+	if (f->fpn >= TFIT_FOOTPRINT_MAX) {
+		f->st.footprint_capped = true;
+		return 0;
+	}
+	if ((f->fpn + 1) * 2 > f->fpcap) {
+		uint64_t cap = f->fpcap * 2;
+		uint64_t *n = calloc(cap, sizeof(*n));
+		if (!n)
+			return -1;
+		for (uint64_t i = 0; i < f->fpcap; i++) {
+			if (!f->fp[i])
+				continue;
+			uint64_t j = hash64(f->fp[i]) & (cap - 1);
+			while (n[j])
+				j = (j + 1) & (cap - 1);
+			n[j] = f->fp[i];
+		}
+		free(f->fp);
+		f->fp = n;
+		f->fpcap = cap;
+	}
+	uint64_t key = page + 1;
+	uint64_t j = hash64(key) & (f->fpcap - 1);
+	while (f->fp[j]) {
+		if (f->fp[j] == key)
+			return 0;
+		j = (j + 1) & (f->fpcap - 1);
+	}
+	f->fp[j] = key;
+	f->fpn++;
+	return 0;
+}
+
+static void burst_close_until(struct tfit *f, int k, int64_t w)
+{
+	/* the current window is complete; those between it and w were empty */
+	double c = (double)f->win_count[k];
+	f->win_sum[k] += c;
+	f->win_sq[k] += c * c;
+	f->nwin[k] += (uint64_t)(w - f->win[k]);
+	f->win_count[k] = 0;
+	f->win[k] = w;
+}
+
+static double idc_of(const struct tfit *f, int k)
+{
+	/* the last window counts too */
+	double c = (double)f->win_count[k];
+	double ws = f->win_sum[k] + c, wq = f->win_sq[k] + c * c;
+	double nw = (double)f->nwin[k] + (f->st.ios ? 1 : 0);
+	if (nw <= 1)
+		return 0.0;
+	double m = ws / nw, v = wq / nw - m * m;
+	return m > 0 ? (v > 0 ? v : 0) / m : 0.0;
+}
+
+int tfit_add(struct tfit *f, const struct trace_rec *r, struct sim_error *err)
+{
+	if (r->kind != TRACE_REC_BLOCK || r->action != f->o.io_action || !r->nr_sectors ||
+	    (r->dir != TRACE_DIR_READ && r->dir != TRACE_DIR_WRITE))
+		return 0;
+	if (!f->have_t0) {
+		f->have_t0 = true;
+		f->t0 = f->tmin = f->tmax = f->tlast = r->time_ns;
+	}
+	int64_t t = r->time_ns - f->t0;
+	if (t < 0)
+		t = 0; /* before the first record: counted in the first chunk */
+	struct tstream *s = stream_get(f, r);
+	if (!s)
+		return sim_errorf(err, SIM_E_NOMEM, "workload fit: out of memory (or more than %u streams)",
+				  TFIT_STREAMS_MAX);
+	int d = r->dir == TRACE_DIR_WRITE;
+	bool sync = req_is_sync(r->flags);
+	uint64_t start = r->sector, end = r->sector + r->nr_sectors;
+
+	/* the stream's chunk */
+	uint32_t idx = (uint32_t)(t / f->o.chunk_ns);
+	if (s->nchunks && idx < s->chunks[s->nchunks - 1].idx)
+		idx = s->chunks[s->nchunks - 1].idx; /* time went back: the chunk it is in */
+	struct tfit_chunk *c = s->nchunks ? &s->chunks[s->nchunks - 1] : NULL;
+	bool same_chunk = c && c->idx == idx;
+	if (!same_chunk) {
+		if (s->nchunks == s->cap) {
+			uint32_t cap = s->cap ? s->cap * 2 : 4;
+			struct tfit_chunk *n = realloc(s->chunks, cap * sizeof(*n));
+			if (!n)
+				return sim_errorf(err, SIM_E_NOMEM, "workload fit: out of memory");
+			s->chunks = n;
+			s->cap = cap;
+		}
+		c = &s->chunks[s->nchunks++];
+		memset(c, 0, sizeof(*c));
+		c->idx = idx;
+		c->first_ns = c->last_ns = t - (int64_t)idx * f->o.chunk_ns;
+	}
+	int64_t off = t - (int64_t)idx * f->o.chunk_ns;
+	if (off < c->first_ns)
+		c->first_ns = off;
+	if (off > c->last_ns)
+		c->last_ns = off;
+	if (same_chunk && s->have_t)
+		c->iat[log2_bucket((uint64_t)(t > s->last_t ? t - s->last_t : 0), TFIT_IAT_BUCKETS)]++;
+	c->n++;
+	c->dir[d]++;
+	c->sync[d] += sync;
+	size_add(c, d, r->nr_sectors);
+
+	/* where it starts: sequential, a re-reference, or a jump */
+	bool seq = s->have_prev[d] && start == s->prev_end[d];
+	bool reref = false;
+	if (seq) {
+		c->seq[d]++;
+		f->st.seq++;
+	} else {
+		for (uint32_t k = 1; k <= s->ring_n; k++) {
+			uint32_t at = (s->ring_pos + TFIT_RING - k) % TFIT_RING;
+			if (s->ring[at] == start) {
+				reref = true;
+				unsigned b = log2_bucket(k, TFIT_RDIST_BUCKETS + 1) - 1;
+				c->rdist[b]++;
+				break;
+			}
+		}
+		if (reref) {
+			c->reref++;
+			f->st.reref++;
+		} else {
+			uint64_t from = s->have_any ? s->prev_end_any : start;
+			uint64_t dist = start >= from ? start - from : from - start;
+			c->jump[log2_bucket(dist, TFIT_JUMP_BUCKETS)]++;
+			c->back += start < from;
+		}
+	}
+	s->ring[s->ring_pos] = start;
+	s->ring_pos = (s->ring_pos + 1) % TFIT_RING;
+	if (s->ring_n < TFIT_RING)
+		s->ring_n++;
+	s->prev_end[d] = end;
+	s->have_prev[d] = true;
+	s->prev_end_any = end;
+	s->have_any = true;
+	s->last_t = t > s->last_t || !s->have_t ? t : s->last_t;
+	s->have_t = true;
+	if (start < s->lo)
+		s->lo = start;
+	if (end > s->hi)
+		s->hi = end;
+	s->ios++;
+	s->bytes += (uint64_t)r->nr_sectors << SECTOR_SHIFT;
+	s->aligned += (start & 7) == 0;
+
+	/* the whole trace */
+	f->st.ios++;
+	f->st.bytes += (uint64_t)r->nr_sectors << SECTOR_SHIFT;
+	f->st.reads += !d;
+	f->st.syncs += sync;
+	f->st.size4k += r->nr_sectors == 8;
+	f->size_sum[d] += r->nr_sectors;
+	gsize_add(f, d, r->nr_sectors);
+	if (f->st.ios > 1) {
+		double g = (double)(r->time_ns > f->tlast ? r->time_ns - f->tlast : 0) / 1e9;
+		f->iat_sum += g;
+		f->iat_sq += g * g;
+		f->niat++;
+	}
+	if (r->time_ns > f->tlast)
+		f->tlast = r->time_ns;
+	if (r->time_ns < f->tmin)
+		f->tmin = r->time_ns;
+	if (r->time_ns > f->tmax)
+		f->tmax = r->time_ns;
+	for (int k = 0; k < 2; k++) {
+		int64_t w = t / (k ? f->o.chunk_ns : f->o.burst_window_ns);
+		if (w > f->win[k])
+			burst_close_until(f, k, w);
+		f->win_count[k]++;
+	}
+	uint64_t dev = (uint64_t)r->dev_major << 52 ^ (uint64_t)r->dev_minor << 40;
+	for (uint64_t p = start >> 3; p <= (end - 1) >> 3; p++)
+		if (fp_insert(f, dev ^ p))
+			return sim_errorf(err, SIM_E_NOMEM, "workload fit: out of memory");
+	return 0;
+}
+
+void tfit_stats(const struct tfit *f, struct tfit_stats *out)
+{
+	*out = f->st;
+	out->streams = f->ns;
+	out->duration_s = f->st.ios ? (double)(f->tmax - f->tmin) / 1e9 : 0.0;
+	uint64_t n[2] = { f->st.reads, f->st.ios - f->st.reads };
+	for (int d = 0; d < 2; d++)
+		out->mean_size_kib[d] = n[d] ? (double)f->size_sum[d] * 512.0 / 1024.0 / (double)n[d] : 0.0;
+	if (f->niat) {
+		double m = f->iat_sum / (double)f->niat;
+		double v = f->iat_sq / (double)f->niat - m * m;
+		out->iat_mean_s = m;
+		out->iat_cv = m > 0 ? sqrt(v > 0 ? v : 0) / m : 0.0;
+	}
+	out->idc = idc_of(f, 0);
+	out->idc_chunk = idc_of(f, 1);
+	out->footprint_pages = f->fpn;
+}
+
+static uint64_t gs_count(const struct tfit *f, int d, uint32_t sectors)
+{
+	for (uint32_t i = 0; i < f->ngs[d]; i++)
+		if (f->gs[d][i].sectors == sectors)
+			return f->gs[d][i].count;
+	return 0;
+}
+
+double tfit_size_tvd(const struct tfit *a, const struct tfit *b)
+{
+	if (!a->st.ios || !b->st.ios)
+		return a->st.ios == b->st.ios ? 0.0 : 1.0;
+	double na = (double)a->st.ios, nb = (double)b->st.ios, sum = 0.0;
+	for (int d = 0; d < 2; d++) {
+		for (uint32_t i = 0; i < a->ngs[d]; i++)
+			sum += fabs((double)a->gs[d][i].count / na -
+				    (double)gs_count(b, d, a->gs[d][i].sectors) / nb);
+		for (uint32_t i = 0; i < b->ngs[d]; i++)
+			if (!gs_count(a, d, b->gs[d][i].sectors))
+				sum += (double)b->gs[d][i].count / nb;
+		sum += fabs((double)a->gs_other[d] / na - (double)b->gs_other[d] / nb);
+	}
+	return sum / 2.0;
+}
+
+uint32_t tfit_nstreams(const struct tfit *f)
+{
+	return f->ns;
+}
+
+void tfit_stream_info(const struct tfit *f, uint32_t i, int32_t *pid, const char **comm,
+		      uint64_t *ios, uint64_t *bytes)
+{
+	const struct tstream *s = &f->s[i];
+	*pid = s->pid;
+	*comm = s->comm;
+	*ios = s->ios;
+	*bytes = s->bytes;
+}
+
+/* ---- the model as YAML ------------------------------------------------ */
+
+static void yaml_str(FILE *o, const char *s)
+{
+	fputc('"', o);
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+		if (ch == '"' || ch == '\\')
+			fprintf(o, "\\%c", ch);
+		else if (ch < 0x20 || ch >= 0x7f)
+			fprintf(o, "\\x%02x", ch);
+		else
+			fputc(ch, o);
+	}
+	fputc('"', o);
+}
+
+static void yaml_hist(FILE *o, const char *key, const uint32_t *h, unsigned n)
+{
+	fprintf(o, ", %s: {", key);
+	bool first = true;
+	for (unsigned b = 0; b < n; b++)
+		if (h[b]) {
+			fprintf(o, "%s%u: %u", first ? "" : ", ", b, h[b]);
+			first = false;
+		}
+	fputc('}', o);
+}
+
+int tfit_write_model(const struct tfit *f, FILE *o, int ind, struct sim_error *err)
+{
+	fprintf(o, "%*schunk: %" PRId64 "ns\n", ind, "", f->o.chunk_ns);
+	fprintf(o, "%*sstreams:\n", ind, "");
+	for (uint32_t i = 0; i < f->ns; i++) {
+		const struct tstream *s = &f->s[i];
+		fprintf(o, "%*s- pid: %d\n", ind + 2, "", s->pid);
+		fprintf(o, "%*scomm: ", ind + 4, "");
+		yaml_str(o, s->comm[0] ? s->comm : "-");
+		fprintf(o, "\n%*sdev_major: %u\n%*sdev_minor: %u\n", ind + 4, "", s->dev_major, ind + 4,
+			"", s->dev_minor);
+		fprintf(o, "%*slba_lo: %" PRIu64 "\n%*slba_hi: %" PRIu64 "\n", ind + 4, "", s->lo, ind + 4,
+			"", s->hi);
+		/* 4 KiB-aligned starts when nine in ten are (a page-cache stream) */
+		fprintf(o, "%*salign: %u\n", ind + 4, "", s->aligned * 10 >= s->ios * 9 ? 8u : 1u);
+		fprintf(o, "%*schunks:\n", ind + 4, "");
+		for (uint32_t k = 0; k < s->nchunks; k++) {
+			const struct tfit_chunk *c = &s->chunks[k];
+			fprintf(o, "%*s- {i: %u, n: %u, first: %" PRId64 ", last: %" PRId64
+				   ", r: %u, w: %u, sr: %u, sw: %u, qr: %u, qw: %u, reref: %u, back: %u",
+				ind + 6, "", c->idx, c->n, c->first_ns, c->last_ns, c->dir[0], c->dir[1],
+				c->sync[0], c->sync[1], c->seq[0], c->seq[1], c->reref, c->back);
+			for (int d = 0; d < 2; d++) {
+				fprintf(o, ", %s: {", d ? "wsz" : "rsz");
+				for (uint32_t z = 0; z < c->nsizes[d]; z++)
+					fprintf(o, "%s%u: %u", z ? ", " : "", c->sizes[d][z].sectors,
+						c->sizes[d][z].count);
+				fputc('}', o);
+			}
+			yaml_hist(o, "iat", c->iat, TFIT_IAT_BUCKETS);
+			yaml_hist(o, "jump", c->jump, TFIT_JUMP_BUCKETS);
+			yaml_hist(o, "rdist", c->rdist, TFIT_RDIST_BUCKETS);
+			fprintf(o, "}\n");
+		}
+	}
+	if (ferror(o))
+		return sim_errorf(err, SIM_E_IO, "write failed");
+	return 0;
+}
