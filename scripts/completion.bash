@@ -18,7 +18,7 @@ _mobisim() {
 	COMPREPLY=()
 	cur=${COMP_WORDS[COMP_CWORD]}
 	prev=${COMP_WORDS[COMP_CWORD - 1]}
-	local commands="run compare list device sweep validate sensitivity calibrate trace"
+	local commands="run compare list device sweep validate sensitivity calibrate workload trace"
 	if [ "$COMP_CWORD" -eq 1 ]; then
 		COMPREPLY=($(compgen -W "$commands --help --version" -- "$cur"))
 		return
@@ -31,7 +31,10 @@ _mobisim() {
 		return ;;
 	--set | -s | --seed | --repeat | --jobs | -j | --point | --metric | --params | --factors | \
 	--scale | --top | --qd | --requests | --pattern | --columns | --window | --disksim-time | \
-	--policies)
+	--policies | --chunk | --scheduler)
+		return ;;
+	--by)
+		COMPREPLY=($(compgen -W "pid comm" -- "$cur"))
 		return ;;
 	--to)
 		COMPREPLY=($(compgen -W "blkparse blktrace mqsim" -- "$cur"))
@@ -48,6 +51,7 @@ _mobisim() {
 	validate) opts="--jobs --fast --strict --doc --tsv --work --resume --quiet --help" ;;
 	sensitivity) opts="--metric --params --factors --scale --set --repeat --jobs --out --top --list --quiet --help" ;;
 	calibrate) opts="-o --strict --help" ;;
+	workload) opts="-o --out --chunk --by --device --scheduler --seed --no-run --check --format --columns --strict --help" ;;
 	trace) opts="--format --columns --strict --window --disksim-time --to -o --out --help" ;;
 	device) opts="--qd --requests --pattern --seed --set --help" ;;
 	list) opts="--plugin --help" ;;
@@ -61,6 +65,11 @@ _mobisim() {
 		[ "$COMP_CWORD" -eq 2 ] &&
 			COMPREPLY=($(compgen -W "policies schedulers devices scenarios workloads completions" -- "$cur"))
 		return ;;
+	workload)
+		if [ "$COMP_CWORD" -eq 2 ]; then
+			COMPREPLY=($(compgen -W "fit" -- "$cur"))
+			return
+		fi ;;
 	trace)
 		if [ "$COMP_CWORD" -eq 2 ]; then
 			COMPREPLY=($(compgen -W "stat convert" -- "$cur"))
