@@ -6,6 +6,7 @@
 #include "sim/cli/warnings.h"
 
 #include <inttypes.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include <jansson.h>
@@ -71,11 +72,82 @@ static void workload_warnings(const json_t *wl, const char *prefix, json_t *out)
 	}
 }
 
+/* Whether every number under o (params aside) is 0: the policy's counters
+ * say it never acted. False when there is no number at all. */
+static bool all_zero(const json_t *o, bool *any)
+{
+	const char *k;
+	json_t *v;
+	size_t i;
+	if (json_is_number(o)) {
+		*any = true;
+		return json_number_value(o) == 0;
+	}
+	if (json_is_object(o)) {
+		json_object_foreach((json_t *)o, k, v)
+			if (strcmp(k, "params") != 0 && !all_zero(v, any))
+				return false;
+	} else if (json_is_array(o)) {
+		json_array_foreach(o, i, v)
+			if (!all_zero(v, any))
+				return false;
+	}
+	return true;
+}
+
+/* Why a policy could not act, from what the scenario built. */
+static const char *inert_reason(const json_t *res, const json_t *pol)
+{
+	const char *why = json_string_value(json_object_get(pol, "inert"));
+	if (why)
+		return why;
+	if (!json_object_get(res, "stack"))
+		return "it acts above the block layer (page cache, file system, tasks), which "
+		       "this scenario does not have: a block-level replay or a device-level "
+		       "source feeds the block layer directly";
+	if (!json_object_get(res, "block"))
+		return "the scenario has no block layer";
+	return NULL;
+}
+
+/* Policies in the set that had nothing to act on: not applied (the
+ * scenario lacks the layer they work in) or every counter 0. A compare
+ * whose columns are identical then says why instead of looking like a
+ * finding. */
+static void policy_warnings(const json_t *res, json_t *out)
+{
+	const json_t *pols = json_object_get(res, "policies");
+	size_t i;
+	json_t *n;
+	json_array_foreach(json_object_get(pols, "names"), i, n) {
+		const char *name = json_string_value(n);
+		const json_t *pol = name ? json_object_get(pols, name) : NULL;
+		if (!json_is_object(pol))
+			continue;
+		const json_t *applied = json_object_get(pol, "applied");
+		bool any = false, zero = all_zero(pol, &any);
+		const char *why = inert_reason(res, pol);
+		char buf[768];
+		if (json_is_false(applied))
+			snprintf(buf, sizeof(buf), "policy %s had nothing to act on: %s", name,
+				 why ? why : "it found nothing to change when the run was set up");
+		else if (any && zero)
+			snprintf(buf, sizeof(buf), "policy %s had nothing to act on: its counters are all "
+				 "0%s%s", name, why ? ": " : " (nothing in this run triggered it)",
+				 why ? why : "");
+		else
+			continue;
+		json_array_append_new(out, json_string(buf));
+	}
+}
+
 json_t *cli_result_warnings(const json_t *res)
 {
 	json_t *out = json_array();
-	if (out)
+	if (out) {
 		workload_warnings(json_object_get(res, "workload"), "", out);
+		policy_warnings(res, out);
+	}
 	return out;
 }
 

@@ -12,7 +12,10 @@ struct json_t;
  * "warnings" (open-loop overload ...), what its trace reader read past
  * ("reader_warnings": the reader's notes, how many more there were, time
  * going backwards, clock jumps, as `trace stat` prints them), and the same
- * for each source of a composite workload, prefixed "source NAME: ". */
+ * for each source of a composite workload, prefixed "source NAME: "; then
+ * one for each policy of the set that had nothing to act on ("applied":
+ * false, or all its counters 0) and why (expc on a block-level replay:
+ * no page cache). */
 struct json_t *cli_result_warnings(const struct json_t *res);
 
 /* Print each as "mobisim: warning: [LABEL: ]TEXT" on f; how many. */
