@@ -1440,6 +1440,14 @@ static int ftb_done(int rc, const struct trace_opts *opts, void **state)
 	return rc;
 }
 
+int ftrace_block_open_stream(FILE *f, const char *name, const struct trace_opts *opts, void **state,
+			     struct sim_error *err)
+{
+	struct ftrace_reader *r = NULL;
+	int rc = ftrace_open_stream(f, name, &r, err);
+	return ftb_done(rc ? rc : ftb_wrap(r, state, err), opts, state);
+}
+
 static int ftb_open(const char *path, const struct trace_opts *opts, void **state,
 		    struct sim_error *err)
 {

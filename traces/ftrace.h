@@ -224,6 +224,12 @@ uint64_t ftrace_regions_open(const struct ftrace_regions *t);
  * (traces/trace.h): Q I D C P U records; everything else is skipped. */
 struct trace_reader_ops;
 extern const struct trace_reader_ops trace_ftrace_ops;
+/* The same reader state over an open stream (not closed by it: systrace
+ * HTML's extracted text, traces/systrace.c); next/close through
+ * trace_ftrace_ops. */
+struct trace_opts;
+int ftrace_block_open_stream(FILE *f, const char *name, const struct trace_opts *opts, void **state,
+			     struct sim_error *err);
 
 /* Names for messages and JSON. */
 const char *ftrace_type_name(enum ftrace_type t);

@@ -580,6 +580,7 @@ static const struct trace_reader_ops *const registry[] = {
 	&trace_fio_ops,
 	&trace_perfetto_ops,
 	&trace_tracecmd_ops,
+	&trace_systrace_ops,
 	NULL,
 };
 

@@ -8,7 +8,9 @@
  *                 dump;
  *   blkparse      blkparse's default text output (blkparse_fmt.c);
  *   disksim       DiskSim / MQSim / SSDSim ASCII request lists;
- *   ftrace        ftrace text (written separately against this header).
+ *   ftrace        ftrace text (written separately against this header);
+ *   systrace      Android systrace/atrace HTML: the ftrace text inside;
+ *   csv, fio, perfetto, tracecmd: request lists, Perfetto, trace.dat.
  *
  * Every reader streams: memory is fixed at open and does not grow with the
  * trace. Errors name the place: "file:LINE: ..." for text, "file: byte
@@ -246,6 +248,7 @@ extern const struct trace_reader_ops trace_csv_ops;      /* traces/csvtrace.c: M
 extern const struct trace_reader_ops trace_fio_ops;      /* traces/csvtrace.c: fio iolog v2/v3 */
 extern const struct trace_reader_ops trace_perfetto_ops; /* traces/perfetto.c: Perfetto protobuf */
 extern const struct trace_reader_ops trace_tracecmd_ops; /* traces/tracecmd.c: trace-cmd trace.dat */
+extern const struct trace_reader_ops trace_systrace_ops; /* traces/systrace.c: systrace/atrace HTML */
 
 /* NULL-terminated table of every reader, in probe order. */
 const struct trace_reader_ops *const *trace_reader_registry(void);

@@ -7,7 +7,9 @@
  *   I/Os are matched by (device, start sector); merges move the first
  *   queue time to the request's start as btt does. The match table is
  *   fixed (STAT_TRACK_MAX outstanding I/Os); I/Os beyond it are counted
- *   as untracked, so memory does not grow with the trace.
+ *   as untracked, so memory does not grow with the trace. --fg RULE
+ *   (traces/fgrule.c) adds a class column and FG/BG totals; a rule on what
+ *   the trace does not record is an error (trace_identity_lacks).
  * convert --to blkparse: the events as Debian's blkparse 1.2.0 prints them
  *   (traces/blkparse_writer.c); --to blktrace: binary (traces/
  *   blktrace_writer.c), one file per CPU when -o names NAME.blktrace.N (so
@@ -490,8 +492,9 @@ static void trace_usage(FILE *f)
 		"usage: mobisim trace stat FILE [options]\n"
 		"       mobisim trace convert FILE --to blkparse|blktrace|mqsim [-o OUT] [options]\n"
 		"  FILE: blktrace (one file, a per-CPU set by its base NAME or any NAME.blktrace.N,\n"
-		"  a blkparse -d dump), blkparse text, DiskSim/MQSim ASCII, ftrace text, Perfetto,\n"
-		"  trace-cmd trace.dat, MSR/SNIA CSV or a fio iolog; '-' or a pipe for standard\n"
+		"  a blkparse -d dump), blkparse text, DiskSim/MQSim ASCII, ftrace text, systrace\n"
+		"  HTML, Perfetto, trace-cmd trace.dat, MSR/SNIA CSV, the phone block CSV\n"
+		"  (proces,device,rw_flag,...) or a fio iolog; '-' or a pipe for standard\n"
 		"  input; gzip, xz and zstd are decompressed. The format is detected from the\n"
 		"  content.\n"
 		"  --to blkparse          text as Debian's blkparse 1.2.0 prints it\n"
@@ -501,7 +504,7 @@ static void trace_usage(FILE *f)
 		"  --to mqsim             MQSim/SSDSim ASCII: time_ns devno lba sectors 1=read|0=write\n"
 		"                         (mobisim reads it back)\n"
 		"  --format NAME          force a reader (blktrace, blkparse, disksim, ftrace, csv, fio,\n"
-		"                         perfetto, tracecmd)\n"
+		"                         perfetto, tracecmd, systrace)\n"
 		"  --disksim-time ns|ms   DiskSim/MQSim time unit (default: ns for integers,\n"
 		"                         ms for decimals)\n"
 		"  --window N             blkparse text: reorder window in events (1 = input order)\n"

@@ -1,6 +1,6 @@
 #!/bin/bash
-# End-to-end test of the readers in traces/csvtrace.c, traces/perfetto.c and
-# traces/tracecmd.c: every broken input of their fuzz corpora exits 2 with
+# End-to-end test of the readers in traces/csvtrace.c, traces/perfetto.c,
+# traces/tracecmd.c and traces/systrace.c: every broken input of their fuzz corpora exits 2 with
 # a line number or byte offset; the valid-* seeds parse; lenient-* inputs
 # parse with a warning counted and are refused under --strict; a trace.dat
 # gives the same blkparse text as `trace-cmd report` of it read by the
@@ -19,7 +19,7 @@ trap 'rm -rf "$TMP"' EXIT
 fail=0
 err() { echo "FAIL: $*" >&2; fail=1; }
 
-for r in csv fio perfetto tracecmd; do
+for r in csv fio perfetto tracecmd systrace; do
 	d="$SRC/tests/fuzz/corpus/$r"
 	[ -d "$d" ] || continue
 	for f in "$d"/*; do

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# systrace / atrace HTML (issue 25 item 4): the ftrace text inside an HTML
+# page reads as the text itself would. The page plain, gzip-compressed, from
+# a pipe, and in trace2html's base64-of-gzip form converts to the same
+# blkparse text as the extracted ftrace text; blocks that are not ftrace
+# (process dump, JSON) are counted and skipped; a replay takes the page and
+# classifies its processes by name.
+set -u
+bin=$1 src=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+say() { echo "FAIL: $*"; fail=1; }
+page=$src/tests/data/systrace/launch.html
+
+sed -n '/^# tracer: nop/,/^  <\/script>/p' "$page" | sed '$d' > "$tmp/text.trace"
+"$bin" trace convert "$tmp/text.trace" --to blkparse > "$tmp/text.txt" || say "text convert exited $?"
+[ "$(grep -c ' [QDCI] ' "$tmp/text.txt")" -eq 11 ] || say "text: $(grep -c ' [QDCI] ' "$tmp/text.txt") events, expected 11"
+"$bin" trace convert "$page" --to blkparse > "$tmp/html.txt" || say "html convert exited $?"
+cmp -s "$tmp/text.txt" "$tmp/html.txt" || { say "html and its text differ"; diff "$tmp/text.txt" "$tmp/html.txt" | head -5; }
+gzip -c "$page" > "$tmp/launch.html.gz"
+"$bin" trace convert "$tmp/launch.html.gz" --to blkparse > "$tmp/gz.txt" || say "gz convert exited $?"
+cmp -s "$tmp/text.txt" "$tmp/gz.txt" || say "html.gz and the text differ"
+gzip -c "$page" | "$bin" trace convert - --to blkparse > "$tmp/pipe.txt" || say "pipe convert exited $?"
+cmp -s "$tmp/text.txt" "$tmp/pipe.txt" || say "a piped html.gz and the text differ"
+"$bin" trace convert "$src/tests/fuzz/corpus/systrace/valid-viewer-data" --to blkparse > "$tmp/b64.txt" ||
+	say "viewer-data convert exited $?"
+cmp -s "$tmp/text.txt" "$tmp/b64.txt" || say "trace2html base64 page and the text differ"
+
+"$bin" trace stat "$page" > "$tmp/stat" || say "stat exited $?"
+grep -q "^format:   systrace" "$tmp/stat" || say "format: $(grep format: "$tmp/stat")"
+grep -q "trace-data blocks: 3 (ftrace text 1, JSON 1, other 1: skipped)" "$tmp/stat" ||
+	say "blocks: $(grep trace-data "$tmp/stat")"
+
+cat > "$tmp/sys.yaml" <<YAML
+name: systrace-replay
+device: ufs21
+scheduler: cfq
+workload:
+  type: replay
+  trace: $page
+  fg_comm: ["com.whatsapp"]
+YAML
+"$bin" run "$tmp/sys.yaml" --quiet --out "$tmp/sys.json" || say "replay exited $?"
+python3 - "$tmp/sys.json" <<'PY' || say "replay classes"
+import json, sys
+w = json.load(open(sys.argv[1]))["workload"]
+assert w["format"] == "systrace", w["format"]
+cls = {p["comm"]: (p["class"], p["ios"]) for p in w["per_pid"]}
+assert cls == {"com.whatsapp": ("fg", 2), "kworker/u16:2": ("bg", 1)}, cls
+PY
+exit $fail
