@@ -15,6 +15,29 @@
  * (-j), one file after the other; the checks are then read from each
  * sweep's summary-agg.tsv, so what the table says is what the files say.
  *
+ * What a row proves: every check is tagged kind: prediction, fit or
+ * calibration. A calibration is a number a model value was set to
+ * reproduce; a fit is a number that a fitted value targets, or any number
+ * of an experiment in which something was fitted to another of its
+ * numbers (the file says so with fitted: [{value, target}], and then no
+ * check of it may be a prediction); a prediction is everything else.
+ * Calibrations and fits name what was set (fitted:). Predictions are
+ * counted apart: "P of Q predictions within tolerance; C calibration
+ * points, F fits".
+ *
+ * Independent workloads: independent: {key: AXIS} names an ordinary axis
+ * whose values are distinct workloads (app templates); a check is then
+ * computed per workload (its ratio, change ... within the workload) and
+ * the table gives their mean (or max, across: max) with the 95 % CI of the
+ * mean over workloads (Student's t). Without it a plain mean shows the CI
+ * over the group's runs only where the file says ci: runs (independent
+ * replications, as queueing theory's); launch phases and seeds of one
+ * synthetic app are not independent evidence, so they get no CI.
+ * side_by_side: {key: AXIS, labels: {VALUE: LABEL}} evaluates every check
+ * once per value of that axis (the Galaxy S6's two CFQ kernel variants),
+ * side by side. reports: rows are numbers without a published value
+ * (distributions of stall causes, a decomposition), shown after the checks.
+ *
  * Exit status: 0 when everything ran (misses are results, reported, not
  * failures) unless --strict, which exits 1 on a miss; 1 when a point failed
  * to run; 2 on a bad validation file (file:line:col) or usage.
@@ -35,14 +58,15 @@
 #include "models/device/device_curve.h"
 #include "sim/cli/cli.h"
 #include "sim/cli/sweep.h"
+#include "sim/cli/validate.h"
 #include "sim/config.h"
 #include "sim/results.h"
 #include "sim/sim.h"
+#include "sim/stats.h"
 
 #define VAL_MAX_FILES 64
 #define VAL_MAX_REFS 8
-#define VAL_DOC_BEGIN "<!-- BEGIN mobisim validate (generated; do not edit by hand) -->"
-#define VAL_DOC_END "<!-- END mobisim validate -->"
+#define VAL_MAX_EXTRA 3
 
 static void validate_usage(FILE *f)
 {
@@ -64,12 +88,6 @@ static void validate_usage(FILE *f)
 }
 
 /* ------------------------------------------------------------ agg table */
-
-struct agg {
-	int ncols, nrows;
-	char **cols;
-	char **cells; /* nrows * ncols */
-};
 
 static void agg_free(struct agg *a)
 {
@@ -153,34 +171,54 @@ static bool text_eq(const char *a, const char *b)
 /* ------------------------------------------------------------- checks */
 
 enum vop { VOP_REF, VOP_RATIO, VOP_CHANGE, VOP_DIFF, VOP_SUM, VOP_DEVICE };
-enum vtol { VTOL_REL, VTOL_ABS, VTOL_SIGN };
 
 static const char *const stat_names[] = { "mean", "sd", "ci95", "min", "p50", "p95", "max", "n", NULL };
 
-struct vfile {
-	char *path;
-	struct cfg_doc *doc;
-	const char *name, *title, *source;
-	bool fast;
-	struct sweep *sw;           /* NULL: device checks only */
-	char out_dir[4096];
-	bool ran, failed;
-	struct agg agg;
+/* key = value constraints a check adds to each reference (the side-by-side
+ * column, the independent workload) unless the reference names the key. */
+struct extra {
+	const char *key[VAL_MAX_EXTRA], *val[VAL_MAX_EXTRA];
+	int n;
+	const char *stat;           /* overrides the reference's stat: (a report's stats:) */
 };
 
-struct vresult {
-	double model, ci;           /* ci: 95 % half-width of a plain mean, else NAN */
-	const char *why_nan;        /* what was missing */
-};
+static bool where_names(const struct cfg_node *w, const char *key)
+{
+	for (const struct cfg_node *c = w ? w->child : NULL; c; c = c->next)
+		if (!strcmp(c->key, key))
+			return true;
+	return false;
+}
 
-/* A ref {metric: NAME, where: {KEY: VALUE}, stat: mean}: the group row's
- * NAME.stat. With a == NULL only the syntax is checked. */
-static int eval_ref(const struct vfile *vf, const struct cfg_node *r, double *v, double *ci,
-		    const char **why, struct sim_error *err)
+/* Does row of table a match where: and the extra constraints? */
+static bool row_matches(const struct agg *a, int row, const struct cfg_node *w, const struct extra *x)
+{
+	for (const struct cfg_node *c = w ? w->child : NULL; c; c = c->next) {
+		int k = agg_col(a, c->key);
+		if (k < 0 || c->kind != CFG_SCALAR ||
+		    !text_eq(a->cells[row * a->ncols + k], c->value ? c->value : ""))
+			return false;
+	}
+	for (int i = 0; x && i < x->n; i++) {
+		if (where_names(w, x->key[i]))
+			continue;
+		int k = agg_col(a, x->key[i]);
+		if (k < 0 || !text_eq(a->cells[row * a->ncols + k], x->val[i]))
+			return false;
+	}
+	return true;
+}
+
+/* A ref {metric: NAME, where: {KEY: VALUE}, stat: mean} is the group row's
+ * NAME.stat; {metric: NAME, where: ..., at_max_of: M} is NAME (a metric
+ * or any column of summary.tsv, e.g. a repeat key) in the group's run
+ * whose M is largest. With v == NULL only the syntax is checked. */
+static int eval_ref(const struct vfile *vf, const struct cfg_node *r, const struct extra *x,
+		    double *v, double *ci, const char **why, struct sim_error *err)
 {
 	if (!r || r->kind != CFG_MAP)
 		return cfg_errorf(err, r, "expected {metric: NAME, where: {KEY: VALUE}, stat: mean|p50|p95|max|...}");
-	const struct cfg_node *m = NULL, *w = NULL, *s = NULL;
+	const struct cfg_node *m = NULL, *w = NULL, *s = NULL, *am = NULL;
 	for (const struct cfg_node *c = r->child; c; c = c->next) {
 		if (!strcmp(c->key, "metric"))
 			m = c;
@@ -188,26 +226,41 @@ static int eval_ref(const struct vfile *vf, const struct cfg_node *r, double *v,
 			w = c;
 		else if (!strcmp(c->key, "stat"))
 			s = c;
+		else if (!strcmp(c->key, "at_max_of"))
+			am = c;
 		else
-			return cfg_errorf(err, c, "unknown key (expected metric, where, stat)");
+			return cfg_errorf(err, c, "unknown key (expected metric, where, stat, at_max_of)");
 	}
 	if (!m || m->kind != CFG_SCALAR)
 		return cfg_errorf(err, r, "a reference needs metric: NAME (one of the sweep's metrics)");
 	const char *stat = s && s->kind == CFG_SCALAR ? s->value : "mean";
+	if (x && x->stat)
+		stat = x->stat;
 	bool known = false;
 	for (int i = 0; stat_names[i]; i++)
 		known |= strcmp(stat, stat_names[i]) == 0;
 	if (!known)
 		return cfg_errorf(err, s, "unknown stat '%s' (expected mean, sd, ci95, min, p50, p95, max, n)",
 				  stat);
+	if (am && s)
+		return cfg_errorf(err, am, "at_max_of picks one run: no stat: with it");
+	if (am && am->kind != CFG_SCALAR)
+		return cfg_errorf(err, am, "expected a metric name");
 	if (w && w->kind != CFG_MAP)
 		return cfg_errorf(err, w, "expected a map {KEY: VALUE} of the sweep's axes");
 	if (vf->sw) {
-		bool found = false;
-		for (int i = 0; i < vf->sw->nmetrics; i++)
+		bool found = false, found_am = !am;
+		for (int i = 0; i < vf->sw->nmetrics; i++) {
 			found |= strcmp(vf->sw->metrics[i].name, m->value) == 0;
+			found_am |= am && strcmp(vf->sw->metrics[i].name, am->value) == 0;
+		}
+		for (int i = 0; am && i < vf->sw->nkeys; i++)
+			found |= strcmp(vf->sw->keys[i], m->value) == 0;
 		if (!found)
-			return cfg_errorf(err, m, "'%s' is not a metric of this file's sweep", m->value);
+			return cfg_errorf(err, m, "'%s' is not a metric of this file's sweep%s", m->value,
+					  am ? " (nor one of its keys)" : "");
+		if (!found_am)
+			return cfg_errorf(err, am, "'%s' is not a metric of this file's sweep", am->value);
 		for (const struct cfg_node *c = w ? w->child : NULL; c; c = c->next) {
 			int k = -1;
 			for (int i = 0; i < vf->sw->nkeys; i++)
@@ -220,6 +273,27 @@ static int eval_ref(const struct vfile *vf, const struct cfg_node *r, double *v,
 	if (!v)
 		return 0;
 	*v = NAN;
+	if (am) {
+		const struct agg *a = &vf->runs;
+		int cv = agg_col(a, m->value), cm = agg_col(a, am->value);
+		double best = -INFINITY;
+		bool any = false;
+		for (int row = 0; cv >= 0 && cm >= 0 && row < a->nrows; row++) {
+			if (!row_matches(a, row, w, x))
+				continue;
+			any = true;
+			double y = strtod(a->cells[row * a->ncols + cm], NULL);
+			if (!isnan(y) && y > best) {
+				best = y;
+				*v = strtod(a->cells[row * a->ncols + cv], NULL);
+			}
+		}
+		if (!any)
+			*why = "no run of the sweep matches where:";
+		else if (isnan(*v))
+			*why = "the metric is missing in the runs";
+		return 0;
+	}
 	const struct agg *a = &vf->agg;
 	char col[300];
 	snprintf(col, sizeof(col), "%s.%s", m->value, stat);
@@ -227,13 +301,7 @@ static int eval_ref(const struct vfile *vf, const struct cfg_node *r, double *v,
 	snprintf(col, sizeof(col), "%s.ci95", m->value);
 	int cc = agg_col(a, col);
 	for (int row = 0; row < a->nrows; row++) {
-		bool all = true;
-		for (const struct cfg_node *c = w ? w->child : NULL; c && all; c = c->next) {
-			int k = agg_col(a, c->key);
-			all = k >= 0 && c->kind == CFG_SCALAR &&
-			      text_eq(a->cells[row * a->ncols + k], c->value ? c->value : "");
-		}
-		if (!all)
+		if (!row_matches(a, row, w, x))
 			continue;
 		if (cv >= 0)
 			*v = strtod(a->cells[row * a->ncols + cv], NULL);
@@ -266,7 +334,6 @@ static int parse_op(const struct cfg_node *model, enum vop *op, const struct cfg
 	*arg = model;
 	return 0;
 }
-
 /* device: {preset: ../devices/ufs20.yaml, rw: read|write, size_kib: 4, qd: 1,
  * pattern: random|seq} -> MB/s (10^6 B/s), measured as `mobisim device
  * curve` does. */
@@ -326,9 +393,10 @@ static int eval_device(const struct vfile *vf, const struct cfg_node *d, double 
 	return rc;
 }
 
-/* The model side of a check; v == NULL checks the syntax only. */
-static int eval_model(const struct vfile *vf, const struct cfg_node *model, struct vresult *res,
-		      struct sim_error *err)
+/* The model side of a check under the extra constraints x; res == NULL
+ * checks the syntax only. */
+static int eval_model_at(const struct vfile *vf, const struct cfg_node *model, const struct extra *x,
+			 struct vresult *res, int depth, struct sim_error *err)
 {
 	enum vop op;
 	const struct cfg_node *arg;
@@ -342,21 +410,25 @@ static int eval_model(const struct vfile *vf, const struct cfg_node *model, stru
 	if (op == VOP_DEVICE)
 		return eval_device(vf, arg, res ? &res->model : NULL, err);
 	if (op == VOP_REF)
-		return eval_ref(vf, arg, res ? &res->model : NULL, res ? &res->ci : NULL,
+		return eval_ref(vf, arg, x, res ? &res->model : NULL, res ? &res->ci : NULL,
 				res ? &res->why_nan : NULL, err);
 	if (arg->kind != CFG_SEQ)
 		return cfg_errorf(err, arg, "expected a list of references");
-	double x[VAL_MAX_REFS];
+	double v[VAL_MAX_REFS];
 	int n = 0;
 	for (const struct cfg_node *c = arg->child; c; c = c->next) {
 		if (n == VAL_MAX_REFS)
 			return cfg_errorf(err, c, "at most %d references", VAL_MAX_REFS);
-		x[n] = NAN;
-		const char *why = NULL;
-		if ((rc = eval_ref(vf, c, res ? &x[n] : NULL, NULL, &why, err)))
+		if (depth > 4)
+			return cfg_errorf(err, c, "operations nest at most 4 deep");
+		/* an item is a reference or itself an operation (a share of a
+		 * saving is a ratio of two differences) */
+		struct vresult sub;
+		if ((rc = eval_model_at(vf, c, x, res ? &sub : NULL, depth + 1, err)))
 			return rc;
-		if (res && why && !res->why_nan)
-			res->why_nan = why;
+		v[n] = res ? sub.model : NAN;
+		if (res && sub.why_nan && !res->why_nan)
+			res->why_nan = sub.why_nan;
 		n++;
 	}
 	if (op != VOP_SUM && n != 2)
@@ -367,45 +439,131 @@ static int eval_model(const struct vfile *vf, const struct cfg_node *model, stru
 		return 0;
 	switch (op) {
 	case VOP_RATIO:
-		res->model = x[0] / x[1];
+		res->model = v[0] / v[1];
 		break;
 	case VOP_CHANGE:
-		res->model = x[0] / x[1] - 1.0;
+		res->model = v[0] / v[1] - 1.0;
 		break;
 	case VOP_DIFF:
-		res->model = x[0] - x[1];
+		res->model = v[0] - v[1];
 		break;
 	default:
 		res->model = 0;
 		for (int i = 0; i < n; i++)
-			res->model += x[i];
+			res->model += v[i];
 		break;
 	}
 	return 0;
 }
 
-struct vcheck {
-	const struct vfile *vf;
-	const struct cfg_node *node, *model;
-	const char *name, *unit, *reason;
-	double paper;
-	enum vtol tol_kind;
-	double tol;
-	struct vresult res;
-	bool evaluated, pass;
-	char note[160];
-};
+static int eval_model(const struct vfile *vf, const struct cfg_node *model, const struct extra *x,
+		      struct vresult *res, struct sim_error *err)
+{
+	return eval_model_at(vf, model, x, res, 0, err);
+}
 
-static int parse_check(const struct vfile *vf, const struct cfg_node *c, struct vcheck *k,
-		       struct sim_error *err)
+/* Does any where: under node name key? */
+static bool model_names(const struct cfg_node *node, const char *key)
+{
+	for (const struct cfg_node *c = node ? node->child : NULL; c; c = c->next) {
+		if (c->key && !strcmp(c->key, "where") && where_names(c, key))
+			return true;
+		if (model_names(c, key))
+			return true;
+	}
+	return false;
+}
+
+/* Column col of check k: once, or per independent workload and then their
+ * mean with the 95 % CI over workloads (or their max). */
+static int eval_column(struct vcheck *k, int col, struct sim_error *err)
+{
+	const struct vfile *vf = k->vf;
+	struct vresult *r = &k->res[col];
+	struct extra x = { .n = 0 };
+	if (vf->sbs_key && vf->col_val[col]) {
+		x.key[x.n] = vf->sbs_key;
+		x.val[x.n++] = vf->col_val[col];
+	}
+	r->nindep = 0;
+	if (k->nstats) {
+		for (int i = 0; i < k->nstats; i++) {
+			struct vresult one;
+			x.stat = k->stats[i];
+			int rc = eval_model(vf, k->model, &x, &one, err);
+			if (rc)
+				return rc;
+			r->stat[i] = one.model;
+			if (i == 0) {
+				r->model = one.model;
+				r->why_nan = one.why_nan;
+			}
+		}
+		r->ci = NAN;
+		return 0;
+	}
+	if (!vf->indep_key || vf->nindep == 0 || model_names(k->model, vf->indep_key)) {
+		int rc = eval_model(vf, k->model, &x, r, err);
+		if (!vf->ci_runs)
+			r->ci = NAN; /* phases and seeds of one workload are not independent evidence */
+		return rc;
+	}
+	double v[VAL_MAX_INDEP];
+	int n = 0;
+	const char *why = NULL;
+	x.key[x.n] = vf->indep_key;
+	for (int i = 0; i < vf->nindep; i++) {
+		struct vresult one;
+		x.val[x.n] = vf->indep_val[i];
+		x.n++;
+		int rc = eval_model(vf, k->model, &x, &one, err);
+		x.n--;
+		if (rc)
+			return rc;
+		if (isnan(one.model) || isinf(one.model)) {
+			why = one.why_nan ? one.why_nan : "no model value for a workload";
+			continue;
+		}
+		v[n++] = one.model;
+	}
+	r->nindep = n;
+	r->model = r->ci = NAN;
+	r->why_nan = n < vf->nindep ? why : NULL;
+	if (n < vf->nindep || n == 0)
+		return 0; /* a workload without a value: no mean over the others */
+	if (k->across_max) {
+		r->model = v[0];
+		for (int i = 1; i < n; i++)
+			r->model = v[i] > r->model ? v[i] : r->model;
+		return 0;
+	}
+	double sum = 0, ss = 0;
+	for (int i = 0; i < n; i++)
+		sum += v[i];
+	r->model = sum / n;
+	for (int i = 0; i < n; i++)
+		ss += (v[i] - r->model) * (v[i] - r->model);
+	if (n > 1)
+		r->ci = stats_t_quantile(0.975, (double)(n - 1)) * sqrt(ss / (n - 1)) / sqrt((double)n);
+	return 0;
+}
+
+const char *const vkind_names[VK_N] = { "prediction", "fit", "calibration", "report" };
+
+static int parse_check(const struct vfile *vf, const struct cfg_node *c, bool report,
+		       struct vcheck *k, struct sim_error *err)
 {
 	memset(k, 0, sizeof(*k));
 	k->vf = vf;
 	k->node = c;
 	k->unit = "";
+	k->paper = NAN;
+	k->kind = VK_REPORT;
 	if (c->kind != CFG_MAP)
-		return cfg_errorf(err, c, "expected a check {name, paper, unit, model, tolerance, reason}");
-	const struct cfg_node *paper = NULL, *tol = NULL;
+		return cfg_errorf(err, c, report ? "expected a report row {name, unit, model, reason}"
+					  : "expected a check {name, kind, paper, unit, model, tolerance, reason}");
+	const struct cfg_node *paper = NULL, *tol = NULL, *kind = NULL, *fitted = NULL, *across = NULL;
+	const struct cfg_node *stats = NULL;
 	for (const struct cfg_node *f = c->child; f; f = f->next) {
 		if (!strcmp(f->key, "name") && f->kind == CFG_SCALAR)
 			k->name = f->value;
@@ -413,24 +571,91 @@ static int parse_check(const struct vfile *vf, const struct cfg_node *c, struct 
 			k->unit = f->value ? f->value : "";
 		else if (!strcmp(f->key, "reason") && f->kind == CFG_SCALAR)
 			k->reason = f->value;
-		else if (!strcmp(f->key, "paper"))
-			paper = f;
-		else if (!strcmp(f->key, "tolerance"))
-			tol = f;
 		else if (!strcmp(f->key, "model"))
 			k->model = f;
+		else if (!strcmp(f->key, "across"))
+			across = f;
+		else if (report && !strcmp(f->key, "stats"))
+			stats = f;
+		else if (!report && !strcmp(f->key, "paper"))
+			paper = f;
+		else if (!report && !strcmp(f->key, "tolerance"))
+			tol = f;
+		else if (!report && !strcmp(f->key, "kind"))
+			kind = f;
+		else if (!report && !strcmp(f->key, "fitted"))
+			fitted = f;
 		else
-			return cfg_errorf(err, f, "unknown key (expected name, paper, unit, model, tolerance, reason)");
+			return cfg_errorf(err, f, report ? "unknown key (expected name, unit, model, stats, across, reason)"
+						  : "unknown key (expected name, kind, fitted, paper, unit, model, "
+						    "tolerance, across, reason)");
 	}
 	if (!k->name || !*k->name)
-		return cfg_errorf(err, c, "a check needs name:");
+		return cfg_errorf(err, c, "a %s needs name:", report ? "report row" : "check");
+	if (!k->model)
+		return cfg_errorf(err, c, "'%s' needs model:", k->name);
+	if (across) {
+		if (across->kind != CFG_SCALAR || (strcmp(across->value, "mean") && strcmp(across->value, "max")))
+			return cfg_errorf(err, across, "across: expected mean or max (how the independent "
+					  "workloads' values combine)");
+		if (!vf->indep_key)
+			return cfg_errorf(err, across, "across: needs the file's independent: axis");
+		k->across_max = across->value[0] == 'm' && across->value[1] == 'a';
+	}
+	if (stats) {
+		enum vop op;
+		const struct cfg_node *arg;
+		if (stats->kind != CFG_SEQ || !stats->child)
+			return cfg_errorf(err, stats, "stats: expected a list such as [p50, p95, max]");
+		if (parse_op(k->model, &op, &arg, err) || op != VOP_REF || cfg_get(k->model, "stat") ||
+		    cfg_get(k->model, "at_max_of"))
+			return cfg_errorf(err, stats, "stats: needs a plain reference {metric, where} as model");
+		for (const struct cfg_node *st = stats->child; st; st = st->next) {
+			bool known = false;
+			for (int i = 0; st->kind == CFG_SCALAR && stat_names[i]; i++)
+				known |= !strcmp(st->value, stat_names[i]);
+			if (!known || k->nstats == 4)
+				return cfg_errorf(err, st, known ? "at most 4 stats" : "expected a stat (mean, sd, "
+						  "ci95, min, p50, p95, max, n)");
+			k->stats[k->nstats++] = st->value;
+		}
+	}
+	if (report) {
+		if (!k->reason || !*k->reason)
+			return cfg_errorf(err, c, "report row '%s' needs reason: (what it shows)", k->name);
+		return eval_model(vf, k->model, NULL, NULL, err);
+	}
+	if (!kind || kind->kind != CFG_SCALAR || !kind->value)
+		return cfg_errorf(err, kind ? kind : c, "check '%s' needs kind: prediction, fit or "
+				  "calibration (what its agreement proves)", k->name);
+	int kk = -1;
+	for (int i = 0; i < VK_REPORT; i++)
+		if (!strcmp(kind->value, vkind_names[i]))
+			kk = i;
+	if (kk < 0)
+		return cfg_errorf(err, kind, "kind: '%s': expected prediction, fit or calibration",
+				  kind->value);
+	k->kind = (enum vkind)kk;
+	if (fitted && (fitted->kind != CFG_SCALAR || !fitted->value || !*fitted->value))
+		return cfg_errorf(err, fitted, "fitted: expected the value set and the number it was "
+				  "set to reproduce");
+	k->fitted = fitted ? fitted->value : NULL;
+	if (k->kind == VK_PREDICTION && k->fitted)
+		return cfg_errorf(err, fitted, "check '%s': a prediction has nothing fitted to it "
+				  "(kind: fit or calibration)", k->name);
+	if (k->kind == VK_PREDICTION && vf->fitted)
+		return cfg_errorf(err, kind, "check '%s' cannot be a prediction: this file's experiment "
+				  "has a fitted value (%s); kind: fit", k->name, vf->fitted);
+	if (k->kind == VK_FIT && !k->fitted)
+		k->fitted = vf->fitted;
+	if (k->kind != VK_PREDICTION && !k->fitted)
+		return cfg_errorf(err, kind, "check '%s' is a %s: fitted: must name the value set and "
+				  "its target (or the file's fitted: list)", k->name, vkind_names[k->kind]);
 	if (!paper || paper->kind != CFG_SCALAR)
 		return cfg_errorf(err, c, "check '%s' needs paper: (the published number)", k->name);
 	struct sim_error e2 = { 0 };
 	if (cfg_parse_double(paper->value, &k->paper, &e2))
 		return cfg_errorf(err, paper, "expected a number");
-	if (!k->model)
-		return cfg_errorf(err, c, "check '%s' needs model:", k->name);
 	if (!k->reason || !*k->reason)
 		return cfg_errorf(err, c, "check '%s' needs reason: (why this tolerance)", k->name);
 	/* tolerance: 40% | 0.2 (absolute, in unit) | sign */
@@ -453,28 +678,32 @@ static int parse_check(const struct vfile *vf, const struct cfg_node *c, struct 
 		if (k->tol_kind == VTOL_REL)
 			k->tol /= 100.0;
 	}
-	return eval_model(vf, k->model, NULL, err);
+	return eval_model(vf, k->model, NULL, NULL, err);
 }
 
-static void check_judge(struct vcheck *k)
+static void check_judge(struct vcheck *k, int col)
 {
-	double m = k->res.model, p = k->paper;
-	k->evaluated = true;
+	struct vresult *r = &k->res[col];
+	double m = r->model, p = k->paper;
+	r->evaluated = true;
 	if (isnan(m) || isinf(m)) {
-		k->pass = false;
-		snprintf(k->note, sizeof(k->note), "%s",
-			 k->res.why_nan ? k->res.why_nan : "no model value");
+		r->pass = false;
+		snprintf(r->note, sizeof(r->note), "%s", r->why_nan ? r->why_nan : "no model value");
+		return;
+	}
+	if (k->kind == VK_REPORT) {
+		r->pass = true;
 		return;
 	}
 	switch (k->tol_kind) {
 	case VTOL_REL:
-		k->pass = fabs(m - p) <= k->tol * fabs(p) + 1e-12;
+		r->pass = fabs(m - p) <= k->tol * fabs(p) + 1e-12;
 		break;
 	case VTOL_ABS:
-		k->pass = fabs(m - p) <= k->tol + 1e-12;
+		r->pass = fabs(m - p) <= k->tol + 1e-12;
 		break;
 	case VTOL_SIGN:
-		k->pass = (m > 0 && p > 0) || (m < 0 && p < 0);
+		r->pass = (m > 0 && p > 0) || (m < 0 && p < 0);
 		break;
 	}
 }
@@ -525,6 +754,75 @@ static const char *scalar_of(const struct cfg_node *root, const char *key)
 	return n && n->kind == CFG_SCALAR ? n->value : NULL;
 }
 
+/* An ordinary axis of the file's sweep named by node (a scalar). */
+static int axis_key(const struct vfile *vf, const struct cfg_node *n, const char *what,
+		    const char **out, struct sim_error *err)
+{
+	if (!n || n->kind != CFG_SCALAR || !n->value)
+		return cfg_errorf(err, n, "%s: expected key: AXIS (an ordinary axis of the sweep)", what);
+	if (!vf->sw)
+		return cfg_errorf(err, n, "%s: needs a sweep", what);
+	for (int i = 0; i < vf->sw->nkeys; i++)
+		if (!strcmp(vf->sw->keys[i], n->value) && !vf->sw->key_repeat[i]) {
+			*out = n->value;
+			return 0;
+		}
+	return cfg_errorf(err, n, "%s: '%s' is not an ordinary axis of the sweep", what, n->value);
+}
+
+/* fitted: [{value: KEY, target: TEXT}, ...] -> "KEY fitted to TEXT; ..." */
+static int parse_file_fits(struct vfile *vf, const struct cfg_node *l, struct sim_error *err)
+{
+	if (l->kind != CFG_SEQ || !l->child)
+		return cfg_errorf(err, l, "fitted: expected a list of {value: KEY, target: what it was fitted to}");
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	if (!f)
+		return sim_errorf(err, SIM_E_NOMEM, "out of memory");
+	for (const struct cfg_node *c = l->child; c; c = c->next) {
+		const char *v = c->kind == CFG_MAP ? scalar_of(c, "value") : NULL;
+		const char *t = c->kind == CFG_MAP ? scalar_of(c, "target") : NULL;
+		for (const struct cfg_node *k = c->kind == CFG_MAP ? c->child : NULL; k; k = k->next)
+			if (strcmp(k->key, "value") && strcmp(k->key, "target")) {
+				fclose(f);
+				free(buf);
+				return cfg_errorf(err, k, "unknown key (expected value, target)");
+			}
+		if (!v || !*v || !t || !*t) {
+			fclose(f);
+			free(buf);
+			return cfg_errorf(err, c, "expected {value: KEY, target: the number it was fitted to}");
+		}
+		fprintf(f, "%s%s fitted to %s", c == l->child ? "" : "; ", v, t);
+	}
+	fclose(f);
+	vf->fitted = buf;
+	return 0;
+}
+
+static int parse_axis_opt(struct vfile *vf, const struct cfg_node *n, bool sbs, struct sim_error *err)
+{
+	const char *what = sbs ? "side_by_side" : "independent";
+	if (n->kind != CFG_MAP)
+		return cfg_errorf(err, n, sbs ? "side_by_side: expected {key: AXIS, labels: {VALUE: LABEL}}"
+					 : "independent: expected {key: AXIS, what: TEXT}");
+	for (const struct cfg_node *c = n->child; c; c = c->next)
+		if (strcmp(c->key, "key") && strcmp(c->key, sbs ? "labels" : "what"))
+			return cfg_errorf(err, c, "unknown key (expected key, %s)", sbs ? "labels" : "what");
+	int rc = axis_key(vf, cfg_get(n, "key"), what, sbs ? &vf->sbs_key : &vf->indep_key, err);
+	if (rc)
+		return rc;
+	if (sbs) {
+		vf->sbs_labels = cfg_get(n, "labels");
+		if (vf->sbs_labels && vf->sbs_labels->kind != CFG_MAP)
+			return cfg_errorf(err, vf->sbs_labels, "labels: expected {VALUE: LABEL}");
+	} else {
+		vf->indep_what = scalar_of(n, "what");
+	}
+	return 0;
+}
+
 static int load_vfile(struct vfile *vf, struct vcheck **checks, int *nchecks,
 		      struct sim_error *err)
 {
@@ -534,17 +832,21 @@ static int load_vfile(struct vfile *vf, struct vcheck **checks, int *nchecks,
 	struct cfg_node *root = cfg_root(vf->doc);
 	if (!root || root->kind != CFG_MAP)
 		return sim_errorf(err, SIM_E_INPUT, "%s:1:1: expected a map with name:, checks:", vf->path);
-	static const char *const keys[] = { "name", "title", "source", "fast", "sweep", "checks", NULL };
+	static const char *const keys[] = { "name", "title", "source", "fast", "sweep", "fitted",
+					    "independent", "ci", "side_by_side", "checks", "reports",
+					    NULL };
 	for (const struct cfg_node *c = root->child; c; c = c->next) {
 		bool ok = false;
 		for (int i = 0; keys[i]; i++)
 			ok |= strcmp(c->key, keys[i]) == 0;
 		if (!ok)
-			return cfg_errorf(err, c, "unknown key (expected name, title, source, fast, sweep, checks)");
+			return cfg_errorf(err, c, "unknown key (expected name, title, source, fast, sweep, "
+					  "fitted, independent, ci, side_by_side, checks, reports)");
 	}
 	vf->name = scalar_of(root, "name");
 	vf->title = scalar_of(root, "title");
 	vf->source = scalar_of(root, "source");
+	vf->ncols = 1;
 	if (!vf->name || !vf->source)
 		return cfg_errorf(err, root, "a validation file needs name: and source: (where the numbers are published)");
 	const struct cfg_node *fast = cfg_get(root, "fast");
@@ -553,229 +855,92 @@ static int load_vfile(struct vfile *vf, struct vcheck **checks, int *nchecks,
 		return cfg_errorf(err, fast, "expected true or false");
 	if (cfg_get(root, "sweep") && (rc = sweep_load_subtree(vf->path, "sweep", &vf->sw, err)))
 		return rc;
+	const struct cfg_node *n;
+	if ((n = cfg_get(root, "fitted")) && (rc = parse_file_fits(vf, n, err)))
+		return rc;
+	if ((n = cfg_get(root, "independent")) && (rc = parse_axis_opt(vf, n, false, err)))
+		return rc;
+	if ((n = cfg_get(root, "side_by_side")) && (rc = parse_axis_opt(vf, n, true, err)))
+		return rc;
+	if ((n = cfg_get(root, "ci"))) {
+		if (n->kind != CFG_SCALAR || !n->value || strcmp(n->value, "runs"))
+			return cfg_errorf(err, n, "ci: expected runs (the group's runs are independent "
+					  "replications: a CI of their mean is shown)");
+		if (vf->indep_key)
+			return cfg_errorf(err, n, "ci: runs and independent: exclude each other");
+		vf->ci_runs = true;
+	}
 	const struct cfg_node *cl = cfg_get(root, "checks");
 	if (!cl || cl->kind != CFG_SEQ || !cl->child)
 		return cfg_errorf(err, cl ? cl : root, "checks: expected a list of checks");
-	for (const struct cfg_node *c = cl->child; c; c = c->next) {
-		struct vcheck *nk = realloc(*checks, (size_t)(*nchecks + 1) * sizeof(**checks));
-		if (!nk)
-			return sim_errorf(err, SIM_E_NOMEM, "out of memory");
-		*checks = nk;
-		if ((rc = parse_check(vf, c, &nk[*nchecks], err)))
-			return rc;
-		if (!vf->sw) {
-			enum vop op;
-			const struct cfg_node *arg;
-			parse_op(nk[*nchecks].model, &op, &arg, err);
-			if (op != VOP_DEVICE)
-				return cfg_errorf(err, nk[*nchecks].model,
-						  "this file has no sweep: only device: checks are possible");
+	const struct cfg_node *rl = cfg_get(root, "reports");
+	if (rl && (rl->kind != CFG_SEQ || !rl->child))
+		return cfg_errorf(err, rl, "reports: expected a list of {name, unit, model, reason}");
+	for (int pass = 0; pass < 2; pass++)
+		for (const struct cfg_node *c = pass ? (rl ? rl->child : NULL) : cl->child; c; c = c->next) {
+			struct vcheck *nk = realloc(*checks, (size_t)(*nchecks + 1) * sizeof(**checks));
+			if (!nk)
+				return sim_errorf(err, SIM_E_NOMEM, "out of memory");
+			*checks = nk;
+			if ((rc = parse_check(vf, c, pass == 1, &nk[*nchecks], err)))
+				return rc;
+			if (!vf->sw) {
+				enum vop op;
+				const struct cfg_node *arg;
+				parse_op(nk[*nchecks].model, &op, &arg, err);
+				if (op != VOP_DEVICE)
+					return cfg_errorf(err, nk[*nchecks].model,
+							  "this file has no sweep: only device: checks are possible");
+			}
+			(*nchecks)++;
 		}
-		(*nchecks)++;
-	}
 	return 0;
 }
 
-/* ------------------------------------------------------------- output */
-
-static void fmt_num(char *buf, size_t len, double x)
+/* The values of column key in table a, in order of first appearance. */
+static int distinct_values(const struct agg *a, const char *key, const char **out, int max,
+			   const char *file, struct sim_error *err)
 {
-	if (isnan(x))
-		snprintf(buf, len, "-");
-	else if (x != 0 && (fabs(x) >= 1e5 || fabs(x) < 1e-3))
-		snprintf(buf, len, "%.3g", x);
-	else
-		snprintf(buf, len, "%.4g", x);
-}
-
-static void fmt_model(char *buf, size_t len, const struct vcheck *k)
-{
-	char a[32], b[32];
-	fmt_num(a, sizeof(a), k->res.model);
-	if (!isnan(k->res.ci) && !isnan(k->res.model)) {
-		fmt_num(b, sizeof(b), k->res.ci);
-		snprintf(buf, len, "%s ± %s", a, b);
-	} else {
-		snprintf(buf, len, "%s", a);
-	}
-}
-
-static void fmt_error(char *buf, size_t len, const struct vcheck *k)
-{
-	double m = k->res.model, p = k->paper;
-	if (isnan(m))
-		snprintf(buf, len, "-");
-	else if (p != 0)
-		snprintf(buf, len, "%+.1f %%", 100.0 * (m - p) / fabs(p));
-	else
-		snprintf(buf, len, "%+.3g", m - p);
-}
-
-static void fmt_tol(char *buf, size_t len, const struct vcheck *k)
-{
-	if (k->tol_kind == VTOL_SIGN)
-		snprintf(buf, len, "same sign");
-	else if (k->tol_kind == VTOL_REL)
-		snprintf(buf, len, "±%g %%", 100.0 * k->tol);
-	else
-		snprintf(buf, len, "±%g%s%s", k->tol, *k->unit ? " " : "", k->unit);
-}
-
-static const char *verdict(const struct vcheck *k)
-{
-	if (!k->evaluated)
-		return "not run";
-	return k->pass ? "pass" : "MISS";
-}
-
-static void print_table(FILE *f, struct vcheck *ks, int n)
-{
-	int wn = 5, wf = 4;
-	for (int i = 0; i < n; i++) {
-		int l = (int)strlen(ks[i].name) + (int)strlen(ks[i].unit) + 3;
-		wn = l > wn ? l : wn;
-		l = (int)strlen(ks[i].vf->name);
-		wf = l > wf ? l : wf;
-	}
-	fprintf(f, "%-*s  %-*s  %10s  %-22s  %9s  %-11s  %s\n", wf, "file", wn, "check", "paper",
-		"model (± 95 % CI)", "error", "tolerance", "result");
-	for (int i = 0; i < n; i++) {
-		const struct vcheck *k = &ks[i];
-		char name[300], p[32], m[64], e[32], t[48];
-		snprintf(name, sizeof(name), "%s%s%s%s", k->name, *k->unit ? " (" : "", k->unit,
-			 *k->unit ? ")" : "");
-		fmt_num(p, sizeof(p), k->paper);
-		fmt_model(m, sizeof(m), k);
-		fmt_error(e, sizeof(e), k);
-		fmt_tol(t, sizeof(t), k);
-		fprintf(f, "%-*s  %-*s  %10s  %-*s  %9s  %-*s  %s%s%s\n", wf, k->vf->name, wn, name, p,
-			22 + (strstr(m, "±") ? 1 : 0), m, e, 11 + (strstr(t, "±") ? 1 : 0), t,
-			verdict(k), k->note[0] ? ": " : "", k->note);
-	}
-}
-
-/* The generated part of docs/validation.md. */
-static char *markdown(struct vcheck *ks, int n, struct vfile *vfs, int nf, bool fast)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	if (!f)
-		return NULL;
-	int pass = 0, run = 0;
-	for (int i = 0; i < n; i++) {
-		run += ks[i].evaluated;
-		pass += ks[i].pass;
-	}
-	fprintf(f, "%s\n\n", VAL_DOC_BEGIN);
-	fprintf(f, "`mobisim validate%s --doc docs/validation.md`: %d of %d checks within their "
-		   "tolerance%s.\n\n", fast ? " --fast" : "", pass, run, fast ? " (fast subset)" : "");
-	for (int v = 0; v < nf; v++) {
-		const struct vfile *vf = &vfs[v];
-		bool any = false;
+	int k = agg_col(a, key), n = 0;
+	for (int row = 0; k >= 0 && row < a->nrows; row++) {
+		const char *v = a->cells[row * a->ncols + k];
+		bool seen = false;
 		for (int i = 0; i < n; i++)
-			any |= ks[i].vf == vf;
-		if (!any)
+			seen |= text_eq(out[i], v);
+		if (seen)
 			continue;
-		fprintf(f, "### %s\n\nSource: %s. File: `configs/validation/%s`", vf->title ? vf->title : vf->name,
-			vf->source, strrchr(vf->path, '/') ? strrchr(vf->path, '/') + 1 : vf->path);
-		if (vf->sw)
-			fprintf(f, "; %d runs (%d groups of %d: %d repeat values x %d seeds)",
-				vf->sw->npoints, vf->sw->ngroups,
-				vf->sw->ngroups ? vf->sw->npoints / vf->sw->ngroups : 0,
-				vf->sw->repeat_rows, vf->sw->repetitions);
-		fprintf(f, ".\n\n| check | paper | model (± 95 %% CI) | error | tolerance | result | why this tolerance |\n"
-			   "|---|---|---|---|---|---|---|\n");
-		for (int i = 0; i < n; i++) {
-			const struct vcheck *k = &ks[i];
-			if (k->vf != vf)
-				continue;
-			char p[32], m[96], e[32], t[48];
-			fmt_num(p, sizeof(p), k->paper);
-			fmt_model(m, sizeof(m), k);
-			fmt_error(e, sizeof(e), k);
-			fmt_tol(t, sizeof(t), k);
-			fprintf(f, "| %s%s%s%s | %s | %s | %s | %s | %s%s%s | %s |\n", k->name,
-				*k->unit ? " (" : "", k->unit, *k->unit ? ")" : "", p, m, e, t,
-				k->pass ? "pass" : "**miss**", k->note[0] ? ": " : "", k->note, k->reason);
+		if (n == max) {
+			sim_errorf(err, SIM_E_INPUT, "%s: '%s' has more than %d values", file, key, max);
+			return -1;
 		}
-		fputc('\n', f);
+		out[n++] = v;
 	}
-	fprintf(f, "%s\n", VAL_DOC_END);
-	fclose(f);
-	return buf;
+	return n;
 }
 
-static int write_doc(const char *path, const char *gen, struct sim_error *err)
+/* After the sweep ran: the side-by-side columns and the independent
+ * workloads, as the summary has them. */
+static int file_columns(struct vfile *vf, struct sim_error *err)
 {
-	FILE *f = fopen(path, "r");
-	char *old = NULL;
-	size_t olen = 0;
-	if (f) {
-		FILE *m = open_memstream(&old, &olen);
-		char b[65536];
-		size_t r;
-		while (m && (r = fread(b, 1, sizeof(b), f)) > 0)
-			fwrite(b, 1, r, m);
-		if (m)
-			fclose(m);
-		fclose(f);
+	if (vf->sbs_key) {
+		int n = distinct_values(&vf->agg, vf->sbs_key, vf->col_val, VAL_MAX_COLS, vf->path, err);
+		if (n < 0)
+			return err->code;
+		vf->ncols = n ? n : 1;
+		for (int i = 0; i < n; i++) {
+			vf->col_label[i] = vf->col_val[i];
+			for (const struct cfg_node *c = vf->sbs_labels ? vf->sbs_labels->child : NULL; c; c = c->next)
+				if (c->kind == CFG_SCALAR && text_eq(c->key, vf->col_val[i]))
+					vf->col_label[i] = c->value;
+		}
 	}
-	char *out = NULL;
-	size_t outlen = 0;
-	FILE *o = open_memstream(&out, &outlen);
-	if (!o) {
-		free(old);
-		return sim_errorf(err, SIM_E_NOMEM, "out of memory");
+	if (vf->indep_key) {
+		int n = distinct_values(&vf->agg, vf->indep_key, vf->indep_val, VAL_MAX_INDEP, vf->path, err);
+		if (n < 0)
+			return err->code;
+		vf->nindep = n;
 	}
-	char *b = old ? strstr(old, VAL_DOC_BEGIN) : NULL;
-	char *e = b ? strstr(b, VAL_DOC_END) : NULL;
-	if (old && (!b || !e)) {
-		fclose(o);
-		free(out);
-		free(old);
-		return sim_errorf(err, SIM_E_INPUT, "%s: has no '%s' ... '%s' markers; add them where the "
-				  "table goes", path, VAL_DOC_BEGIN, VAL_DOC_END);
-	}
-	if (!old) {
-		fputs("# Validation: the model against published numbers\n\n", o);
-		fputs(gen, o);
-	} else {
-		fwrite(old, 1, (size_t)(b - old), o);
-		fputs(gen, o);
-		const char *rest = e + strlen(VAL_DOC_END);
-		if (*rest == '\n')
-			rest++;
-		fputs(rest, o);
-	}
-	fclose(o);
-	int rc = results_write_text_atomic(path, out, outlen, err);
-	free(out);
-	free(old);
-	return rc;
-}
-
-static int write_tsv(const char *path, struct vcheck *ks, int n, struct sim_error *err)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	if (!f)
-		return sim_errorf(err, SIM_E_NOMEM, "out of memory");
-	fputs("file\tcheck\tunit\tpaper\tmodel\tci95\terror_rel\ttolerance\tresult\n", f);
-	for (int i = 0; i < n; i++) {
-		const struct vcheck *k = &ks[i];
-		char t[48];
-		fmt_tol(t, sizeof(t), k);
-		double er = k->paper != 0 ? (k->res.model - k->paper) / fabs(k->paper) : NAN;
-		fprintf(f, "%s\t%s\t%s\t%.12g\t%.12g\t%.12g\t%.6g\t%s\t%s\n", k->vf->name, k->name,
-			*k->unit ? k->unit : "-", k->paper, k->res.model, k->res.ci, er, t,
-			k->evaluated ? (k->pass ? "pass" : "miss") : "not_run");
-	}
-	fclose(f);
-	int rc = results_write_text_atomic(path, buf, len, err);
-	free(buf);
-	return rc;
+	return 0;
 }
 
 /* ------------------------------------------------------------- work dir */
@@ -941,40 +1106,49 @@ int cmd_validate(int argc, char **argv)
 			}
 			char p[4300];
 			snprintf(p, sizeof(p), "%s/summary-agg.tsv", vf->out_dir);
-			if (agg_load(p, &vf->agg, &err) == 0)
-				vf->ran = true;
+			if (agg_load(p, &vf->agg, &err) == 0) {
+				snprintf(p, sizeof(p), "%s/summary.tsv", vf->out_dir);
+				vf->ran = agg_load(p, &vf->runs, &err) == 0;
+			}
+			if (vf->ran && file_columns(vf, &err)) {
+				status = cli_report(&err);
+				goto done;
+			}
 		} else {
 			vf->ran = true;
 		}
 	}
+	int misses = 0;
 	for (int i = 0; i < nchecks; i++) {
 		struct vcheck *k = &checks[i];
-		if (!k->vf->ran)
-			continue;
-		rc = eval_model(k->vf, k->model, &k->res, &err);
-		if (rc) {
-			fprintf(stderr, "mobisim: validate: %s: %s\n", k->name, err.msg);
-			failed = true;
-			continue;
+		for (int col = 0; k->vf->ran && col < k->vf->ncols; col++) {
+			rc = eval_column(k, col, &err);
+			if (rc) {
+				fprintf(stderr, "mobisim: validate: %s: %s\n", k->name, err.msg);
+				failed = true;
+				continue;
+			}
+			check_judge(k, col);
 		}
-		check_judge(k);
+		for (int col = 0; col < k->vf->ncols; col++)
+			misses += k->kind != VK_REPORT && !k->res[col].pass;
 	}
-	int misses = 0;
-	for (int i = 0; i < nchecks; i++)
-		misses += !checks[i].pass;
 	if (!quiet) {
-		print_table(stdout, checks, nchecks);
-		printf("\n%d of %d checks within tolerance (%.0f s)\n", nchecks - misses, nchecks,
-		       (double)time(NULL) - t0);
+		val_print_table(stdout, checks, nchecks);
+		struct val_counts cn;
+		char line[400];
+		val_count(checks, nchecks, NULL, &cn);
+		val_summary_line(line, sizeof(line), &cn);
+		printf("\n%s (%.0f s)\n", line, (double)time(NULL) - t0);
 	}
 	status = failed ? 1 : (strict && misses ? 1 : 0);
 	if (doc) {
-		char *md = markdown(checks, nchecks, vfs, nf, fast);
-		if (!md || write_doc(doc, md, &err))
+		char *md = val_markdown(checks, nchecks, vfs, nf, fast);
+		if (!md || val_write_doc(doc, md, &err))
 			status = cli_report(md ? &err : &(struct sim_error){ SIM_E_NOMEM, "out of memory" });
 		free(md);
 	}
-	if (tsv && write_tsv(tsv, checks, nchecks, &err))
+	if (tsv && val_write_tsv(tsv, checks, nchecks, &err))
 		status = cli_report(&err);
 done:
 	if (made_tmp)
@@ -983,6 +1157,8 @@ done:
 		sweep_free(vfs[v].sw);
 		cfg_free(vfs[v].doc);
 		agg_free(&vfs[v].agg);
+		agg_free(&vfs[v].runs);
+		free(vfs[v].fitted);
 	}
 	for (int i = 0; i < npaths; i++)
 		free(paths[i]);

@@ -1,0 +1,87 @@
+/* `mobisim validate`'s checks and files as parsed and evaluated
+ * (cmd_validate.c), shared with what prints them (validate_out.c). */
+#ifndef SIM_CLI_VALIDATE_H
+#define SIM_CLI_VALIDATE_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "sim/cli/sweep.h"
+#include "sim/config.h"
+#include "sim/error.h"
+
+#define VAL_MAX_COLS 4     /* side-by-side values */
+#define VAL_MAX_INDEP 32   /* independent workloads */
+#define VAL_DOC_BEGIN "<!-- BEGIN mobisim validate (generated; do not edit by hand) -->"
+#define VAL_DOC_END "<!-- END mobisim validate -->"
+
+/* A TSV table as the sweep writes it (summary-agg.tsv, summary.tsv). */
+struct agg {
+	int ncols, nrows;
+	char **cols;
+	char **cells; /* nrows * ncols */
+};
+
+enum vkind { VK_PREDICTION = 0, VK_FIT, VK_CALIBRATION, VK_REPORT, VK_N };
+enum vtol { VTOL_REL, VTOL_ABS, VTOL_SIGN };
+extern const char *const vkind_names[VK_N];
+
+struct vfile {
+	char *path;
+	struct cfg_doc *doc;
+	const char *name, *title, *source;
+	bool fast;
+	struct sweep *sw;           /* NULL: device checks only */
+	char *fitted;               /* file-level fitted: "KEY fitted to TARGET; ..." or NULL */
+	const char *indep_key;      /* independent: {key} or NULL */
+	const char *indep_what;     /* what its values are ("app templates") */
+	bool ci_runs;               /* ci: runs (the group's runs are independent replications) */
+	const char *sbs_key;        /* side_by_side: {key} or NULL */
+	const struct cfg_node *sbs_labels;
+	int ncols;                  /* 1 without side_by_side */
+	const char *col_val[VAL_MAX_COLS];   /* NULL without side_by_side */
+	const char *col_label[VAL_MAX_COLS];
+	int nindep;
+	const char *indep_val[VAL_MAX_INDEP];
+	char out_dir[4096];
+	bool ran, failed;
+	struct agg agg, runs;       /* summary-agg.tsv, summary.tsv */
+};
+
+struct vresult {
+	double model, ci;           /* ci: 95 % half-width of a mean, else NAN */
+	double stat[4];             /* a report row's stats: (stat[0] is model) */
+	int nindep;                 /* workloads the value is over (0: one group) */
+	const char *why_nan;        /* what was missing */
+	bool evaluated, pass;
+	char note[160];
+};
+
+struct vcheck {
+	const struct vfile *vf;
+	const struct cfg_node *node, *model;
+	const char *name, *unit, *reason, *fitted;
+	enum vkind kind;
+	bool across_max;            /* independent workloads: their max, not their mean */
+	const char *stats[4];       /* a report row's stats: [p50, p95, max]: several of one ref */
+	int nstats;
+	double paper;               /* NAN for a report row */
+	enum vtol tol_kind;
+	double tol;
+	struct vresult res[VAL_MAX_COLS];
+};
+
+/* validate_out.c */
+void val_print_table(FILE *f, const struct vcheck *ks, int n);
+/* The summary line's counts over every (check, column). */
+struct val_counts {
+	int pass[VK_N], run[VK_N], sign_only, sign_pass;
+};
+/* label NULL: every column; else only the side-by-side columns so labelled */
+void val_count(const struct vcheck *ks, int n, const char *label, struct val_counts *c);
+void val_summary_line(char *buf, size_t len, const struct val_counts *c);
+char *val_markdown(const struct vcheck *ks, int n, const struct vfile *vfs, int nf, bool fast);
+int val_write_doc(const char *path, const char *gen, struct sim_error *err);
+int val_write_tsv(const char *path, const struct vcheck *ks, int n, struct sim_error *err);
+
+#endif
