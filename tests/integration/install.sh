@@ -42,7 +42,7 @@ out=$("$m" run no-such-scenario 2>&1)
 
 # validation files from the data directory
 "$m" validate --fast -j 2 >"$tmp/val.out" 2>&1 || say "validate --fast: $(tail -5 "$tmp/val.out")"
-grep -q "checks within tolerance" "$tmp/val.out" || say "validate --fast printed no table"
+grep -q "predictions within tolerance" "$tmp/val.out" || say "validate --fast printed no table"
 
 # man page, completion, pkg-config, figure scripts
 [ -f "$p/share/man/man1/mobisim.1" ] || say "man page not installed"
