@@ -22,7 +22,12 @@
  *     block_plug 123, block_rq_abort 124, block_rq_complete 125,
  *     block_rq_insert 126, block_rq_remap 128, block_rq_requeue 129,
  *     block_sleeprq 130, block_split 131, block_unplug 133, f2fs_* 243-273
- *     419-420 (any other id is counted by number).
+ *     419-420, android_fs_dataread_start 432, android_fs_datawrite_start
+ *     434, android_fs_fsync_start 436 (any other id is counted by number).
+ *   ftrace/android_fs.proto  AndroidFsData{read,write}StartFtraceEvent:
+ *     bytes 1, cmdline 2, i_size 3, ino 4, offset 5, pathbuf 6, pid 7;
+ *     AndroidFsFsyncStartFtraceEvent: cmdline 1, i_size 2, ino 3, pathbuf 4,
+ *     pid 5 (the kernel's include/trace/events/android_fs_template.h).
  *   ftrace/block.proto  Block*FtraceEvent: dev 1 (kernel dev_t, major << 20
  *     | minor), sector 2, nr_sector 3, then bytes 4 / rwbs 5 / comm 6
  *     (rq_issue, rq_insert), errors 4 / rwbs 5 / error 7 (rq_complete,
@@ -82,6 +87,7 @@
 #define PF_INTERN_TABLE 4096u
 #define PF_IDS 1024u
 #define PF_COMM 16
+#define PF_PATH 256   /* MAX_TRACE_PATHBUF_LEN of the android_fs tracepoints */
 
 struct pf_thread {
 	int32_t tid, tgid;
@@ -108,7 +114,7 @@ struct pf_interned {
 	char name[FTRACE_NAME_MAX];
 };
 
-enum pf_kind { PF_BLOCK, PF_MARK };
+enum pf_kind { PF_BLOCK, PF_MARK, PF_FILE };
 
 struct pf_item {
 	int64_t t;
@@ -120,6 +126,7 @@ struct pf_item {
 	int32_t mpid, mtid;
 	int64_t mvalue;
 	char mname[FTRACE_NAME_MAX];
+	char path[PF_PATH];          /* PF_FILE */
 };
 
 struct pf_stats {
@@ -130,11 +137,12 @@ struct pf_stats {
 	uint64_t threads, thread_overflow, packages, package_overflow, processes_with_uid;
 	uint64_t block_returned, bio_complete, late, warnings, compressed;
 	uint64_t regions, region_ns;
+	uint64_t file_returned, file_no_path;
 };
 
 struct pf_reader {
 	struct trace_src src;
-	bool strict, failed, eof;
+	bool strict, failed, eof, file_events;
 	struct trace_diag *diag;
 	/* the packet being decoded (in src's buffer) */
 	const uint8_t *pkt;
@@ -155,6 +163,7 @@ struct pf_reader {
 	int64_t t0, last_t;
 	uint32_t seq;
 	char out_comm[PF_COMM];
+	char out_path[PF_PATH];
 	/* tables */
 	struct pf_thread *threads;
 	struct pf_package *packages;
@@ -443,6 +452,54 @@ static void pf_block(struct pf_reader *f, uint32_t id, const struct pw_field *ev
 	pf_push(f, it);
 }
 
+/* An android_fs start event (432 read, 434 write, 436 fsync) as a file
+ * record; counted by pf_event whether returned or not. */
+static void pf_file(struct pf_reader *f, uint32_t id, const struct pw_field *ev, int64_t t, int32_t tid)
+{
+	bool fsync = id == 436;
+	/* field numbers of the data and the fsync messages */
+	uint32_t cmd_f = fsync ? 1 : 2, size_f = fsync ? 2 : 3, ino_f = fsync ? 3 : 4,
+		 path_f = fsync ? 4 : 6, pid_f = fsync ? 5 : 7;
+	struct pf_item *it = pf_alloc(f);
+	if (!it)
+		return;
+	struct trace_rec *r = &it->r;
+	struct pw_reader m;
+	struct pw_field x;
+	it->kind = PF_FILE;
+	it->t = t;
+	r->kind = TRACE_REC_FILE;
+	r->dir = fsync ? TRACE_DIR_NONE : id == 432 ? TRACE_DIR_READ : TRACE_DIR_WRITE;
+	r->flags = id == 434 ? REQ_WRITE : 0;
+	r->cpu = f->cpu;
+	r->pid = tid;
+	pw_init(&m, ev->p, ev->len);
+	while (pw_next(&m, &x) == 1) {
+		if (x.wt == PW_LEN) {
+			if (x.id == path_f)
+				pf_copy(it->path, sizeof(it->path), x.p, x.len);
+			else if (x.id == cmd_f)
+				pf_copy(it->comm, sizeof(it->comm), x.p, x.len);
+		} else if (x.wt == PW_VARINT) {
+			if (!fsync && x.id == 1)
+				r->bytes = (uint32_t)x.v;
+			else if (!fsync && x.id == 5)
+				r->file_off = (uint64_t)((int64_t)x.v < 0 ? 0 : x.v);
+			else if (x.id == size_f)
+				r->file_size = (uint64_t)((int64_t)x.v < 0 ? 0 : x.v);
+			else if (x.id == ino_f)
+				r->ino = x.v;
+			else if (x.id == pid_f && (int32_t)x.v > 0)
+				r->pid = (int32_t)x.v;
+		}
+	}
+	/* the tracepoint writes "<unknown>"-like names only when d_path fails; an
+	 * empty path is one the kernel could not name */
+	if (!it->path[0])
+		f->st.file_no_path++;
+	pf_push(f, it);
+}
+
 /* atrace text in a print event: B|pid|name, E|pid, S|pid|name|cookie, F|pid|name|cookie. */
 static void pf_print(struct pf_reader *f, const uint8_t *p, size_t len, int64_t t, int32_t tid)
 {
@@ -555,6 +612,10 @@ static int pf_event(struct pf_reader *f, const struct pw_field *e)
 		break;
 	case 117:
 		f->st.bio_complete++;
+		break;
+	case 432: case 434: case 436:
+		if (f->file_events)
+			pf_file(f, payload.id, &payload, t, pid);
 		break;
 	default:
 		pf_block(f, payload.id, &payload, t, pid);
@@ -999,6 +1060,16 @@ static int pf_next(void *state, struct trace_rec *rec, struct sim_error *err)
 				f->t0 = it->t;
 				f->last_t = it->t;
 			}
+			if (it->kind == PF_FILE) {
+				*rec = it->r;
+				rec->time_ns = it->t - f->t0;
+				memcpy(f->out_comm, it->comm, sizeof(f->out_comm));
+				memcpy(f->out_path, it->path, sizeof(f->out_path));
+				rec->comm = f->out_comm[0] ? f->out_comm : NULL;
+				rec->path = f->out_path;
+				f->st.file_returned++;
+				return 1;
+			}
 			if (it->kind == PF_BLOCK) {
 				*rec = it->r;
 				rec->time_ns = it->t - f->t0;
@@ -1027,7 +1098,7 @@ static int pf_next(void *state, struct trace_rec *rec, struct sim_error *err)
 			if (f->diag)
 				f->diag->other_events = f->st.ftrace_events + f->st.compact_switch +
 							f->st.compact_waking + f->st.track_events -
-							f->st.block_returned;
+							f->st.block_returned - f->st.file_returned;
 			return 0;
 		}
 		int rc = pf_step(f, err);
@@ -1061,6 +1132,7 @@ static void pf_close(void *state)
 static int pf_setup(struct pf_reader *f, const struct trace_opts *opts, struct sim_error *err)
 {
 	f->strict = opts && opts->strict;
+	f->file_events = opts && opts->file_events;
 	f->diag = opts ? opts->diag : NULL;
 	if (f->diag)
 		f->diag->files = 1;
@@ -1205,6 +1277,9 @@ static const char *pf_event_name(uint32_t id)
 	case 272: return "f2fs_write_checkpoint";
 	case 419: return "f2fs_iostat";
 	case 420: return "f2fs_iostat_latency";
+	case 432: return "android_fs_dataread_start";
+	case 434: return "android_fs_datawrite_start";
+	case 436: return "android_fs_fsync_start";
 	default: break;
 	}
 	if ((id >= 134 && id <= 219) || (id >= 230 && id <= 234))
@@ -1245,6 +1320,9 @@ static void pf_report(void *state, FILE *out)
 		fprintf(out, "  ext4 events (all): %" PRIu64 ", f2fs events (all): %" PRIu64 "\n", ext4, f2fs);
 	fprintf(out, "block records: %" PRIu64 " (block_bio_complete not returned: %" PRIu64 ")\n",
 		s->block_returned, s->bio_complete);
+	if (s->file_returned)
+		fprintf(out, "file records: %" PRIu64 " (android_fs; %" PRIu64 " without a path)\n",
+			s->file_returned, s->file_no_path);
 	fprintf(out, "atrace markers: %" PRIu64 " B/E/S/F, %" PRIu64 " counters; track-event slices: %"
 		PRIu64 " begin, %" PRIu64 " end\n", s->marks, s->counters, s->slices_begin, s->slices_end);
 	fprintf(out, "regions: %" PRIu64 " closed (%.6f s in all), %" PRIu64 " still open, %" PRIu64

@@ -68,6 +68,10 @@ enum trace_dir {
  * may add kinds for syscalls, page cache, scheduling, markers (additively). */
 enum trace_rec_kind {
 	TRACE_REC_BLOCK = 0,
+	/* a file-level event (trace_opts.file_events: Perfetto's android_fs
+	 * dataread/datawrite/fsync starts): dir READ, WRITE or NONE (fsync),
+	 * pid the task, comm its command line, path/file_off/bytes/file_size/ino */
+	TRACE_REC_FILE = 1,
 };
 
 /* Extra per-record bits that are not request flags. */
@@ -118,6 +122,11 @@ struct trace_rec {
 	uint64_t from_sector;
 	/* U/T: requests unplugged; X: the split's new sector. */
 	uint64_t pdu_u64;
+
+	/* TRACE_REC_FILE: the file ("" when the recording named none), the
+	 * byte offset, the file's size then (i_size) and its inode. */
+	const char *path;
+	uint64_t file_off, file_size, ino;
 
 	/* Raw payload (message text for 'm', CDB for PC, remap struct...), may
 	 * be NULL; for 'm' it is not NUL-terminated, use pdu_len. */
@@ -198,6 +207,10 @@ struct trace_opts {
 	 * (traces/csvtrace.c, docs/traces.md); NULL = detect MSR/SNIA and
 	 * the phone-trace headers. */
 	const char *columns;
+	/* perfetto: also return android_fs file events as TRACE_REC_FILE
+	 * records (the file-level replay, traces/workloads/ftrace_replay.c);
+	 * by default they are counted only. */
+	bool file_events;
 };
 
 /* Bytes given to probe(). */

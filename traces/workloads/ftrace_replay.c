@@ -61,6 +61,17 @@
  * past max_outstanding). It counts the ops read, so with window_ops below
  * max_outstanding the window bounds memory first and the warning remains.
  *
+ * Perfetto input (docs/ftrace-replay.md): the android_fs start events
+ * (android_fs_dataread_start, _datawrite_start, _fsync_start: path,
+ * offset, bytes, i_size, pid, cmdline; the reader returns them as
+ * TRACE_REC_FILE records) become READ, WRITE and FSYNC ops of the named
+ * file, so a recorded launch goes through the simulated page cache,
+ * readahead, writeback and journal; the file's recorded i_size is its
+ * size. An event the kernel could not name (empty path) is not replayed
+ * above the page cache: it is counted (its I/O stays in the recording's
+ * block events, for `type: replay`). Block events are counted as the
+ * text's are; atrace markers are not turned into regions for Perfetto.
+ *
  * Memory: the trace is read line by line (FTRACE_LINE_MAX at most); ops
  * read ahead of the simulation are held per thread, window_ops in all
  * (the reader pauses when the window is full); per thread and per process
@@ -81,6 +92,7 @@
 #include "sim/sim.h"
 #include "sim/workload.h"
 #include "traces/ftrace.h"
+#include "traces/trace.h"
 #include "traces/workloads/overload.h"
 #include "traces/workloads/replay_common.h"
 
@@ -123,6 +135,8 @@ enum fr_skip {
 	FRS_VFS_NOT_REGULAR,   /* kprobe on a socket, pipe, eventfd or device */
 	FRS_VFS_ZERO,          /* kprobe with count 0 */
 	FRS_UNFINISHED,        /* syscall still open at the end of the trace */
+	FRS_FS_NO_PATH,        /* android_fs event without a path: left to the block level */
+	FRS_FS_ZERO,           /* android_fs read/write of zero bytes */
 	FRS_N
 };
 
@@ -147,6 +161,8 @@ static const char *const fr_skip_names[FRS_N] = {
 	[FRS_VFS_NOT_REGULAR] = "vfs_kprobe_not_a_regular_file",
 	[FRS_VFS_ZERO] = "vfs_kprobe_zero_count",
 	[FRS_UNFINISHED] = "syscall_unfinished_at_trace_end",
+	[FRS_FS_NO_PATH] = "android_fs_event_without_path_kept_at_block_level",
+	[FRS_FS_ZERO] = "android_fs_event_of_zero_bytes",
 };
 
 struct fr_state;
@@ -236,6 +252,9 @@ struct fr_state {
 	FILE *f;
 	char *line;
 	struct ftrace_reader *rd;   /* parses single lines; keeps the event tables */
+	bool perfetto;              /* the input is Perfetto: read through prd */
+	struct trace_reader prd;
+	uint64_t fs_events;         /* android_fs records read */
 	uint64_t lineno;
 	bool eof, reading, have_t0, have_sched;
 	int64_t t0;
@@ -284,7 +303,8 @@ struct fr_state {
 
 static const struct cfg_param fr_params[] = {
 	{ "trace", CFG_T_STRING, FR_OFF(trace), "", NULL, CFG_NO_RANGE, "required",
-	  "ftrace text (trace, trace_pipe or trace-cmd report)", NULL },
+	  "ftrace text (trace, trace_pipe or trace-cmd report) or a Perfetto trace with android_fs "
+	  "events", NULL },
 	{ "replay", CFG_T_ENUM, FR_OFF(mode), "", "closed", CFG_NO_RANGE,
 	  "docs/architecture.md: closed loop is the default",
 	  "closed: next op after the previous completes + recorded gap; open: recorded times",
@@ -1296,6 +1316,80 @@ static bool fr_read_line(struct fr_state *st)
 	return !st->sim->failed;
 }
 
+/* An android_fs record of a Perfetto trace: an op on the named file. */
+static void fr_fs_event(struct fr_state *st, const struct trace_rec *rec, int64_t t)
+{
+	st->fs_events++;
+	if (!rec->path || !rec->path[0]) {
+		st->skip[FRS_FS_NO_PATH]++;
+		return;
+	}
+	enum stack_op_kind k = rec->dir == TRACE_DIR_READ ? STACK_OP_READ
+			       : rec->dir == TRACE_DIR_WRITE ? STACK_OP_WRITE : STACK_OP_FSYNC;
+	if (k != STACK_OP_FSYNC && !rec->bytes) {
+		st->skip[FRS_FS_ZERO]++;
+		return;
+	}
+	struct fr_thread *th = fr_thread_get(st, rec->pid, -1, rec->comm ? rec->comm : "");
+	if (!th) {
+		fr_oom(st);
+		return;
+	}
+	fr_seen_running(st, th, t);
+	/* the recorded size when the trace has it (a file first read holds
+	 * i_size bytes), else as a text trace's file */
+	uint64_t end = rec->file_off + rec->bytes;
+	struct stack_file *f = stack_file_find(st->stack, rec->path);
+	if (!f && k == STACK_OP_READ && rec->file_size) {
+		struct sim_error err;
+		uint64_t size = rec->file_size > end ? rec->file_size : end;
+		f = stack_file_get(st->stack, rec->path,
+				   (size + STACK_PAGE_SIZE - 1) & ~(uint64_t)(STACK_PAGE_SIZE - 1), &err);
+		if (!f) {
+			sim_fail(st->sim, err.code, "%s", err.msg);
+			st->eof = true;
+			return;
+		}
+		st->files_created++;
+	}
+	if (!f)
+		f = fr_file(st, rec->path, k == STACK_OP_READ, end);
+	if (!f)
+		return;
+	int64_t run = fr_take_run(st, th, t);
+	if (k == STACK_OP_FSYNC)
+		(void)fr_op_at(st, th, k, f, 0, 0, t, t, run);
+	else
+		(void)fr_op_at(st, th, k, f, rec->file_off, rec->bytes, t, t, run);
+}
+
+/* One record of a Perfetto input. Returns false at the end or on an error. */
+static bool fr_read_perfetto(struct fr_state *st)
+{
+	struct trace_rec rec;
+	struct sim_error err = { 0 };
+	if (st->max_lines && st->events >= (uint64_t)st->max_lines)
+		return false;
+	int rc = trace_next(&st->prd, &rec, &err);
+	if (rc < 0) {
+		sim_fail(st->sim, rc, "%s", err.msg);
+		return false;
+	}
+	if (rc == 0)
+		return false;
+	st->events++;
+	if (!st->have_t0) {
+		st->have_t0 = true;
+		st->t0 = rec.time_ns;
+	}
+	int64_t t = rec.time_ns - st->t0;
+	if (rec.kind == TRACE_REC_FILE)
+		fr_fs_event(st, &rec, t);
+	else
+		st->skip[FRS_BLOCK]++;
+	return !st->sim->failed;
+}
+
 static void fr_finish_input(struct fr_state *st)
 {
 	st->eof = true;
@@ -1324,7 +1418,7 @@ static void fr_read_more(struct fr_state *st)
 				st->window_stalls++;
 			break;
 		}
-		if (!fr_read_line(st))
+		if (!(st->perfetto ? fr_read_perfetto(st) : fr_read_line(st)))
 			fr_finish_input(st);
 	}
 	st->reading = false;
@@ -1413,6 +1507,22 @@ static int fr_create(struct sim *sim, struct cfg_node *node, void **state, struc
 	}
 	char head[4096];
 	size_t got = fread(head, 1, sizeof(head), st->f);
+	if (trace_perfetto_ops.probe((const uint8_t *)head, got) >= 50) {
+		/* Perfetto: its android_fs file events drive the replay */
+		struct trace_opts o = { .file_events = true };
+		fclose(st->f);
+		st->f = NULL;
+		rc = trace_open_named(st->path, "perfetto", &o, &st->prd, err);
+		if (rc)
+			goto fail;
+		st->perfetto = true;
+		rc = ftrace_open_mem("", 0, st->path, &st->rd, err);
+		if (rc)
+			goto fail;
+		sim->replay = fr_mode_names[st->mode];
+		*state = st;
+		return 0;
+	}
 	if (!ftrace_probe(head, got)) {
 		rc = sim_errorf(err, SIM_E_INPUT, "%s: not ftrace text (the ftrace workload replays "
 				"syscall, page-cache and marker events; use `type: replay` for block traces)",
@@ -1464,7 +1574,9 @@ static void fr_stats_json(struct sim *sim, void *state, json_t *obj)
 	(void)sim;
 	const struct ftrace_stats *fs = ftrace_get_stats(st->rd);
 	json_object_set_new(obj, "trace", json_string(st->path));
-	json_object_set_new(obj, "format", json_string("ftrace"));
+	json_object_set_new(obj, "format", json_string(st->perfetto ? "perfetto" : "ftrace"));
+	if (st->perfetto)
+		json_object_set_new(obj, "android_fs_events", fr_u(st->fs_events));
 	json_object_set_new(obj, "replay", json_string(fr_mode_names[st->mode]));
 	json_object_set_new(obj, "lines", fr_u(st->lineno));
 	json_object_set_new(obj, "events", fr_u(st->events));
@@ -1592,6 +1704,8 @@ static void fr_destroy(void *state)
 	}
 	if (st->rd)
 		ftrace_close(st->rd);
+	if (st->perfetto)
+		trace_close(&st->prd);
 	if (st->f)
 		fclose(st->f);
 	free(st->line);
