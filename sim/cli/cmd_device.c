@@ -179,11 +179,17 @@ static int device_curve(int argc, char **argv)
 	char link[64] = "unbounded";
 	if (dev->link_bps)
 		snprintf(link, sizeof(link), "%.1f MB/s", (double)dev->link_bps / 1e6);
+	char blocks[96];
+	if (deep > 1)
+		snprintf(blocks, sizeof(blocks), ", block 1 = QD%u (gnuplot index 1)", deep);
+	else
+		snprintf(blocks, sizeof(blocks), " only (%s)",
+			 devqd == 1 ? "the device accepts one command" : "--qd 1");
 	printf("# mobisim device curve: %s (model %s, device queue depth %u, host link %s), %s offsets, seed %llu;"
 	       " block 0 = QD1%s\n",
 	       preset_name(path, name, sizeof(name)), dev->ops->name, devqd, link,
 	       pat == DEVICE_CURVE_SEQ ? "sequential" : "random aligned", (unsigned long long)seed,
-	       deep > 1 ? ", block 1 = deeper QD (gnuplot index 1)" : " only (device accepts one command)");
+	       blocks);
 	rc = curve_block(stdout, cfg_root(doc), 1, (uint32_t)nreq, pat, seed, &err);
 	if (!rc && deep > 1) {
 		printf("\n\n");

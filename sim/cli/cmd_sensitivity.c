@@ -32,6 +32,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -218,9 +219,45 @@ static void perturb(struct sparam *s, double lo, double hi)
 		s->skip = "its range does not let it move";
 }
 
-static int write_tornado(const char *dir, struct sparam **rank, int n, double base,
-			 const char *metric, double lo, double hi, FILE *log)
+/* Whether a key of the path ends in suffix (lat_ns.p99: the unit is ns). */
+static bool path_has_unit(const char *metric, const char *suffix)
 {
+	size_t sl = strlen(suffix);
+	for (const char *p = strstr(metric, suffix); p; p = strstr(p + 1, suffix))
+		if (p[sl] == '\0' || p[sl] == '.' || p[sl] == '[')
+			return true;
+	return false;
+}
+
+/* The axis label: the metric and the unit its values are in after --scale
+ * (a duration_ns scaled by 1e-9 is in seconds, not ns). */
+static void metric_label(char *buf, size_t len, const char *metric, double scale)
+{
+	static const struct {
+		const char *suffix;
+		double scale;
+		const char *unit;
+	} conv[] = {
+		{ "_ns", 1, "ns" },   { "_ns", 1e-3, "us" }, { "_ns", 1e-6, "ms" },
+		{ "_ns", 1e-9, "s" }, { "_kib", 1, "KiB" },  { "_kib", 1.0 / 1024, "MiB" },
+	};
+	for (size_t i = 0; i < sizeof(conv) / sizeof(conv[0]); i++) {
+		if (path_has_unit(metric, conv[i].suffix) && fabs(scale / conv[i].scale - 1) < 1e-9) {
+			snprintf(buf, len, "%s (%s)", metric, conv[i].unit);
+			return;
+		}
+	}
+	if (scale != 1)
+		snprintf(buf, len, "%s x %g", metric, scale);
+	else
+		snprintf(buf, len, "%s", metric);
+}
+
+static int write_tornado(const char *dir, struct sparam **rank, int n, double base,
+			 const char *metric, double scale, double lo, double hi, FILE *log)
+{
+	char label[600];
+	metric_label(label, sizeof(label), metric, scale);
 	char path[4300];
 	snprintf(path, sizeof(path), "%s/tornado.tsv", dir);
 	FILE *f = fopen(path, "w");
@@ -259,7 +296,7 @@ static int write_tornado(const char *dir, struct sparam **rank, int n, double ba
 		"with boxxyerror lc rgb '#4477aa' title 'x%g (or flipped)', \\\n"
 		"     '' skip 1 using (($4 + base) / 2):1:(base < $4 ? base : $4):(base < $4 ? $4 : base):($1 - 0.01):($1 + 0.35) "
 		"with boxxyerror lc rgb '#cc6677' title 'x%g'\n",
-		120 + 32 * n, 120 + 32 * n, lo, hi, base, metric, n, base, lo, hi);
+		120 + 32 * n, 120 + 32 * n, lo, hi, base, label, n, base, lo, hi);
 	fclose(f);
 	if (system("command -v gnuplot >/dev/null 2>&1") != 0) {
 		if (log)
@@ -644,7 +681,7 @@ int cmd_sensitivity(int argc, char **argv)
 	int ntop = 0;
 	while (ntop < nr && ntop < top && rank[ntop]->nvals && !isnan(rank[ntop]->effect))
 		ntop++;
-	write_tornado(out, rank, ntop, base, metric, flo, fhi, quiet ? NULL : stderr);
+	write_tornado(out, rank, ntop, base, metric, scale, flo, fhi, quiet ? NULL : stderr);
 	if (!quiet) {
 		printf("mobisim sensitivity %s: %s = %.6g at the base; each tunable x%g and x%g\n\n",
 		       scenario, metric, base, flo, fhi);

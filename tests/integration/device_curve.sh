@@ -36,5 +36,12 @@ msg=$("$bin" device curve "$tmp/t.yaml" 2>&1 >/dev/null); rc=$?
 [ "$rc" -eq 2 ] && grep -q "t.yaml:2:19" <<<"$msg" || { echo "FAIL: table error ($rc): $msg"; fail=1; }
 "$bin" device curve "$src/configs/devices/ufs21.yaml" --set wbuf_kib=4KiB >/dev/null 2>"$tmp/err"
 [ $? -eq 2 ] || { echo "FAIL: small buffer accepted"; fail=1; }
+# the header says which depths were measured and why there is one block
+h=$("$bin" device curve ufs20 --qd 1 | head -1)
+grep -q 'device queue depth 32, .*block 0 = QD1 only (--qd 1)$' <<<"$h" || { echo "FAIL: --qd 1 header: $h"; fail=1; }
+h=$("$bin" device curve ufs20 --qd 8 | head -1)
+grep -q 'block 0 = QD1, block 1 = QD8 (gnuplot index 1)$' <<<"$h" || { echo "FAIL: --qd 8 header: $h"; fail=1; }
+h=$("$bin" device curve emmc45 | head -1)
+grep -q 'block 0 = QD1 only (the device accepts one command)$' <<<"$h" || { echo "FAIL: emmc45 header: $h"; fail=1; }
 [ "$fail" -eq 0 ] && echo "device curve: all checks passed"
 exit "$fail"

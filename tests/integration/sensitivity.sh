@@ -20,6 +20,9 @@ grep -q $'^device.mean_us\t100' "$tmp/list" || { cat "$tmp/list"; fail "--list l
 	-j 2 --out "$tmp/s" --quiet || fail "sensitivity"
 tsv=$tmp/s/sensitivity.tsv
 [ -s "$tsv" ] && [ -s "$tmp/s/tornado.gp" ] || fail "no TSV or gnuplot script"
+# the axis is in the scaled unit: lat_ns x 1e-3 is us
+grep -qx "set xlabel 'classes.fg.read.lat_ns.mean (us)'" "$tmp/s/tornado.gp" ||
+	fail "tornado axis: $(grep xlabel "$tmp/s/tornado.gp")"
 if command -v gnuplot >/dev/null; then
 	[ -s "$tmp/s/tornado.png" ] || { cat "$tmp/s/tornado.gp.log"; fail "no tornado.png"; }
 fi
