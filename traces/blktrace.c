@@ -11,8 +11,13 @@
  * message notifies become 'm' records; remap, unplug and split payloads
  * are big-endian whatever the record order (get_pdu_remap/get_pdu_int).
  *
- * Order: a per-CPU set is merged by (time, CPU file) with a heap over its
- * files; a single file (a per-CPU file or a combined dump, which blkparse
+ * Order: a per-CPU set is merged as blkparse's do_file merges its input
+ * streams (ms_sort, ms_resort, ms_deq): a list of the CPU files ordered
+ * by the time of each one's next event, built in CPU order; a file whose
+ * next time equals another's goes after the head but before the others
+ * of that time, and the head keeps printing while its next event is no
+ * later than the second file's (so equal times of different CPUs come
+ * out in that list's order, not by CPU number). A single file (a per-CPU file or a combined dump, which blkparse
  * writes sorted) is returned in file order. Times are made relative to the
  * first event returned (blkparse's genesis_time). Memory is a fixed buffer
  * per file and a fixed pid -> name table (BT_COMM_SLOTS; when full, new
@@ -97,8 +102,8 @@ struct bt_comm {
 struct bt_reader {
 	uint32_t nfiles;
 	struct bt_file *files;
-	uint32_t *heap;         /* file indexes ordered by (raw.time, index) */
-	uint32_t nheap;
+	int32_t *next;          /* blkparse's ms_stream list: file after each, -1 at the end */
+	int32_t head;           /* the file whose event prints next, -1 when none */
 	int32_t refill;         /* file to advance before the next pop, or -1 */
 	bool primed;
 	bool genesis_set;
@@ -343,43 +348,43 @@ static void bt_prime(struct bt_reader *br, struct bt_file *f)
 	(void)queued;
 }
 
-/* ---- merge heap ------------------------------------------------------- */
+/* ---- stream list (blkparse.c ms_sort / ms_resort) -------------------- */
 
-static bool heap_less(const struct bt_reader *br, uint32_t a, uint32_t b)
+/* ms_sort: put file i (which has an event) in the list by that event's
+ * time. Before the head only when strictly earlier; otherwise after the
+ * last file that is strictly earlier, starting at the head -- so an
+ * equal time goes after the head when the head ties, and before the other
+ * files that tie. */
+static void ms_insert(struct bt_reader *br, int32_t i)
 {
-	const struct bt_raw *x = &br->files[a].raw, *y = &br->files[b].raw;
-	if (x->time != y->time)
-		return x->time < y->time;
-	return a < b;
-}
+	uint64_t t = br->files[i].raw.time;
+	int32_t p = br->head;
 
-static void heap_down(struct bt_reader *br, uint32_t i)
-{
-	for (;;) {
-		uint32_t l = 2 * i + 1, r = l + 1, m = i;
-		if (l < br->nheap && heap_less(br, br->heap[l], br->heap[m]))
-			m = l;
-		if (r < br->nheap && heap_less(br, br->heap[r], br->heap[m]))
-			m = r;
-		if (m == i)
-			return;
-		uint32_t t = br->heap[i];
-		br->heap[i] = br->heap[m];
-		br->heap[m] = t;
-		i = m;
+	if (p < 0) {
+		br->next[i] = -1;
+		br->head = i;
+		return;
 	}
+	if (t < br->files[p].raw.time) {
+		br->next[i] = p;
+		br->head = i;
+		return;
+	}
+	while (br->next[p] >= 0 && br->files[br->next[p]].raw.time < t)
+		p = br->next[p];
+	br->next[i] = br->next[p];
+	br->next[p] = i;
 }
 
-static void heap_up(struct bt_reader *br, uint32_t i)
+/* ms_resort: the head stays while its next event is no later than the
+ * second file's; else it is taken out and put back by ms_insert. */
+static void ms_resort(struct bt_reader *br)
 {
-	while (i) {
-		uint32_t p = (i - 1) / 2;
-		if (!heap_less(br, br->heap[i], br->heap[p]))
-			return;
-		uint32_t t = br->heap[i];
-		br->heap[i] = br->heap[p];
-		br->heap[p] = t;
-		i = p;
+	int32_t h = br->head, n = br->next[h];
+	if (n >= 0 && br->files[h].raw.time > br->files[n].raw.time) {
+		br->head = n;
+		br->next[h] = -1;
+		ms_insert(br, h);
 	}
 }
 
@@ -506,11 +511,12 @@ static struct bt_reader *bt_alloc(uint32_t nfiles)
 	if (!br)
 		return NULL;
 	br->files = calloc(nfiles, sizeof(*br->files));
-	br->heap = calloc(nfiles, sizeof(*br->heap));
+	br->next = calloc(nfiles, sizeof(*br->next));
+	br->head = -1;
 	br->comms = calloc(BT_COMM_SLOTS, sizeof(*br->comms));
-	if (!br->files || !br->heap || !br->comms) {
+	if (!br->files || !br->next || !br->comms) {
 		free(br->files);
-		free(br->heap);
+		free(br->next);
 		free(br->comms);
 		free(br);
 		return NULL;
@@ -532,7 +538,7 @@ static void bt_close(void *state)
 		trace_src_close(&br->files[i].scout);
 	}
 	free(br->files);
-	free(br->heap);
+	free(br->next);
 	free(br->comms);
 	free(br);
 }
@@ -748,10 +754,8 @@ static int bt_next(void *state, struct trace_rec *rec, struct sim_error *err)
 			rc = bt_advance(br, i, err);
 			if (rc < 0)
 				goto fail;
-			if (br->files[i].have) {
-				br->heap[br->nheap++] = i;
-				heap_up(br, br->nheap - 1);
-			}
+			if (br->files[i].have)
+				ms_insert(br, (int32_t)i);
 		}
 	} else if (br->refill >= 0) {
 		uint32_t i = (uint32_t)br->refill;
@@ -760,17 +764,15 @@ static int bt_next(void *state, struct trace_rec *rec, struct sim_error *err)
 		if (rc < 0)
 			goto fail;
 		if (br->files[i].have) {
-			br->heap[0] = i;
-			heap_down(br, 0);
+			ms_resort(br);
 		} else {
-			br->heap[0] = br->heap[--br->nheap];
-			if (br->nheap)
-				heap_down(br, 0);
+			br->head = br->next[i]; /* ms_deq: the file is done */
+			br->next[i] = -1;
 		}
 	}
-	if (!br->nheap)
+	if (br->head < 0)
 		return 0;
-	uint32_t top = br->heap[0];
+	uint32_t top = (uint32_t)br->head;
 	struct bt_file *f = &br->files[top];
 	bt_convert(br, f, rec);
 	br->refill = (int32_t)top;
