@@ -180,6 +180,7 @@ struct extra {
 	const char *key[VAL_MAX_EXTRA], *val[VAL_MAX_EXTRA];
 	int n;
 	const char *stat;           /* overrides the reference's stat: (a report's stats:) */
+	const char *at_max;         /* overrides at_max_of: (a report's worst_of:) */
 };
 
 static bool where_names(const struct cfg_node *w, const char *key)
@@ -273,9 +274,10 @@ static int eval_ref(const struct vfile *vf, const struct cfg_node *r, const stru
 	if (!v)
 		return 0;
 	*v = NAN;
-	if (am) {
+	const char *am_name = x && x->at_max ? x->at_max : am ? am->value : NULL;
+	if (am_name) {
 		const struct agg *a = &vf->runs;
-		int cv = agg_col(a, m->value), cm = agg_col(a, am->value);
+		int cv = agg_col(a, m->value), cm = agg_col(a, am_name);
 		double best = -INFINITY;
 		bool any = false;
 		for (int row = 0; cv >= 0 && cm >= 0 && row < a->nrows; row++) {
@@ -489,7 +491,9 @@ static int eval_column(struct vcheck *k, int col, struct sim_error *err)
 	if (k->nstats) {
 		for (int i = 0; i < k->nstats; i++) {
 			struct vresult one;
-			x.stat = k->stats[i];
+			bool worst = k->worst_of && i == k->nstats - 1;
+			x.stat = worst ? NULL : k->stats[i];
+			x.at_max = worst ? k->worst_of : NULL;
 			int rc = eval_model(vf, k->model, &x, &one, err);
 			if (rc)
 				return rc;
@@ -563,7 +567,7 @@ static int parse_check(const struct vfile *vf, const struct cfg_node *c, bool re
 		return cfg_errorf(err, c, report ? "expected a report row {name, unit, model, reason}"
 					  : "expected a check {name, kind, paper, unit, model, tolerance, reason}");
 	const struct cfg_node *paper = NULL, *tol = NULL, *kind = NULL, *fitted = NULL, *across = NULL;
-	const struct cfg_node *stats = NULL;
+	const struct cfg_node *stats = NULL, *worst = NULL;
 	for (const struct cfg_node *f = c->child; f; f = f->next) {
 		if (!strcmp(f->key, "name") && f->kind == CFG_SCALAR)
 			k->name = f->value;
@@ -577,6 +581,8 @@ static int parse_check(const struct vfile *vf, const struct cfg_node *c, bool re
 			across = f;
 		else if (report && !strcmp(f->key, "stats"))
 			stats = f;
+		else if (report && !strcmp(f->key, "worst_of"))
+			worst = f;
 		else if (!report && !strcmp(f->key, "paper"))
 			paper = f;
 		else if (!report && !strcmp(f->key, "tolerance"))
@@ -586,7 +592,7 @@ static int parse_check(const struct vfile *vf, const struct cfg_node *c, bool re
 		else if (!report && !strcmp(f->key, "fitted"))
 			fitted = f;
 		else
-			return cfg_errorf(err, f, report ? "unknown key (expected name, unit, model, stats, across, reason)"
+			return cfg_errorf(err, f, report ? "unknown key (expected name, unit, model, stats, worst_of, across, reason)"
 						  : "unknown key (expected name, kind, fitted, paper, unit, model, "
 						    "tolerance, across, reason)");
 	}
@@ -619,6 +625,21 @@ static int parse_check(const struct vfile *vf, const struct cfg_node *c, bool re
 						  "ci95, min, p50, p95, max, n)");
 			k->stats[k->nstats++] = st->value;
 		}
+	}
+	if (worst) {
+		/* one more value: the reference's metric in the run whose METRIC is largest */
+		if (!stats || worst->kind != CFG_SCALAR || !worst->value)
+			return cfg_errorf(err, worst, "worst_of: METRIC goes with stats: (the value in the run "
+					  "whose METRIC is largest, after the stats)");
+		if (k->nstats == 4)
+			return cfg_errorf(err, worst, "at most 3 stats with worst_of:");
+		bool found = false;
+		for (int i = 0; vf->sw && i < vf->sw->nmetrics; i++)
+			found |= !strcmp(vf->sw->metrics[i].name, worst->value);
+		if (!found)
+			return cfg_errorf(err, worst, "'%s' is not a metric of this file's sweep", worst->value);
+		k->worst_of = worst->value;
+		k->stats[k->nstats++] = "worst";
 	}
 	if (report) {
 		if (!k->reason || !*k->reason)

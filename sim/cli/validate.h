@@ -65,6 +65,7 @@ struct vcheck {
 	bool across_max;            /* independent workloads: their max, not their mean */
 	const char *stats[4];       /* a report row's stats: [p50, p95, max]: several of one ref */
 	int nstats;
+	const char *worst_of;       /* ... and last, the value in the run whose worst_of is largest */
 	double paper;               /* NAN for a report row */
 	enum vtol tol_kind;
 	double tol;

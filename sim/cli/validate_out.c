@@ -84,8 +84,12 @@ static const char *verdict(const struct vcheck *k, const struct vresult *r)
 static void fmt_name(char *buf, size_t len, const struct vcheck *k)
 {
 	int o = snprintf(buf, len, "%s%s%s%s", k->name, *k->unit ? " (" : "", k->unit, *k->unit ? ")" : "");
-	for (int i = 0; i < k->nstats && o > 0 && (size_t)o < len; i++)
-		o += snprintf(buf + o, len - (size_t)o, "%s%s", i ? " / " : ": ", k->stats[i]);
+	for (int i = 0; i < k->nstats && o > 0 && (size_t)o < len; i++) {
+		if (k->worst_of && i == k->nstats - 1)
+			o += snprintf(buf + o, len - (size_t)o, " / in the run of largest %s", k->worst_of);
+		else
+			o += snprintf(buf + o, len - (size_t)o, "%s%s", i ? " / " : ": ", k->stats[i]);
+	}
 }
 
 void val_print_table(FILE *f, const struct vcheck *ks, int n)

@@ -139,6 +139,7 @@ checks:
   - {name: sign, kind: prediction, paper: -1, tolerance: sign, reason: a direction, model: {metric: mu}}
 reports:
   - {name: spread, stats: [min, p50, max], model: {metric: req}, reason: stats of one cell}
+  - {name: worst, stats: [max], worst_of: req, model: {metric: rate}, reason: the value in the run of largest req}
 EOF
 "$bin" validate "$tmp/ind" --tsv "$tmp/ind.tsv" --doc "$tmp/ind.md" >"$tmp/out" 2>"$tmp/err" || { cat "$tmp/err"; fail "ind: exit $?"; }
 row() { awk -F'\t' -v c="$1" -v k="$2" '$2 == c && $11 == k' "$tmp/ind.tsv"; }
@@ -155,6 +156,7 @@ awk -v c="$ci" 'BEGIN { exit !(c > 6572.40 && c < 6572.42) }' || fail "CI over w
 	{ row 'one workload' 50; fail "a check naming the workload is one value, no CI"; }
 [ "$(row spread 50 | cut -f9,10)" = "$(printf 'reported\treport')" ] || fail "report row"
 grep -q "| spread: min / p50 / max | 100 / 150 / 200 | 100 / 150 / 200 |" "$tmp/ind.md" || { cat "$tmp/ind.md"; fail "stats row"; }
+grep -q "| worst: max / in the run of largest req | 1000 / 1000 | 1000 / 1000 |" "$tmp/ind.md" || { grep worst "$tmp/ind.md"; fail "worst_of"; }
 grep -q "fifty: model (± 95 % CI) | error | result | hundred: model" "$tmp/ind.md" || fail "side-by-side header"
 grep -q "mean over 3 independent workloads (rates" "$tmp/ind.md" || fail "doc says what the CI is over"
 grep -q "^11 of 14 predictions within tolerance (0 of 2 only by direction); 0 calibration points" "$tmp/out" ||
