@@ -1312,10 +1312,18 @@ int cfg_set(struct cfg_doc *doc, const char *assignment, struct sim_error *err)
 					created = c;
 			} else if (want_seq ? c->kind != CFG_SEQ : c->kind != CFG_MAP) {
 				cfg_node_path(c, shown, sizeof(shown));
+				/* `scheduler: cfq`, then --set scheduler.cfq.x: a named
+				 * module's tunables are its own top-level section */
+				char fix[320] = "";
+				const char *rest = strstr(key, steps[i + 1].key);
+				if (c->kind == CFG_SCALAR && c->value && steps[i + 1].key[0] &&
+				    strcmp(c->value, steps[i + 1].key) == 0 && rest)
+					snprintf(fix, sizeof(fix), " (%s's tunables are its own top-level "
+						 "section: --set %.120s=%.80s)", c->value, rest, val ? val : "");
 				rc = sim_errorf(err, SIM_E_INPUT,
-						"%s:%d:1: %s: %s is %s (%s:%d:%d), not %s", file, idx,
+						"%s:%d:1: %s: %s is %s (%s:%d:%d), not %s%s", file, idx,
 						key, shown, kind_name(c->kind), c->file, c->line,
-						c->col, want_seq ? "a sequence" : "a map");
+						c->col, want_seq ? "a sequence" : "a map", fix);
 				goto out;
 			}
 			cur = c;
@@ -1451,11 +1459,45 @@ static void for_each_valid_key(const struct cfg_node *u,
 	}
 }
 
-struct key_near {
-	const char *key;   /* the unknown key */
-	const char *best;
-	int best_d;
-};
+void cfg_suggest_init(struct cfg_suggest *s, const char *want)
+{
+	s->want = want ? want : "";
+	s->best = NULL;
+	s->best_d = INT_MAX;
+}
+
+void cfg_suggest_add(struct cfg_suggest *s, const char *cand)
+{
+	if (!cand || strcmp(cand, s->want) == 0)
+		return;
+	size_t wl = strlen(s->want);
+	int d = cfg_key_distance(s->want, cand);
+	/* a prefix (samsung for samsung-exynos7420) counts as one edit */
+	if (wl >= 3 && strncmp(cand, s->want, wl) == 0 && d > 1)
+		d = 1;
+	if (d < s->best_d || (d == s->best_d && s->best && strcmp(cand, s->best) < 0)) {
+		s->best_d = d;
+		s->best = cand;
+	}
+}
+
+const char *cfg_suggest_best(const struct cfg_suggest *s)
+{
+	int allowed = (int)strlen(s->want) / 3;
+	if (allowed < 1)
+		allowed = 1;
+	return s->best && s->best_d <= allowed ? s->best : NULL;
+}
+
+const char *cfg_suggest_hint(const struct cfg_suggest *s, char *buf, size_t len)
+{
+	const char *b = cfg_suggest_best(s);
+	if (b)
+		snprintf(buf, len, " (did you mean '%s'?)", b);
+	else if (len)
+		buf[0] = '\0';
+	return buf;
+}
 
 static int cmp_cstr(const void *a, const void *b)
 {
@@ -1464,14 +1506,8 @@ static int cmp_cstr(const void *a, const void *b)
 
 static void near_visit(const char *key, void *ctx)
 {
-	struct key_near *kn = ctx;
-	if (strcmp(key, kn->key) == 0 || strcmp(key, "include") == 0)
-		return;
-	int d = cfg_key_distance(kn->key, key);
-	if (d < kn->best_d || (d == kn->best_d && kn->best && strcmp(key, kn->best) < 0)) {
-		kn->best_d = d;
-		kn->best = key;
-	}
+	if (strcmp(key, "include") != 0)
+		cfg_suggest_add(ctx, key);
 }
 
 struct key_bag {
@@ -1496,13 +1532,11 @@ static void key_hint(const struct cfg_node *u, char *buf, size_t len)
 	buf[0] = '\0';
 	if (!u->key)
 		return;
-	struct key_near kn = { .key = u->key, .best_d = INT_MAX };
+	struct cfg_suggest kn;
+	cfg_suggest_init(&kn, u->key);
 	for_each_valid_key(u, near_visit, &kn);
-	int allowed = (int)strlen(u->key) / 3;
-	if (allowed < 1)
-		allowed = 1;
-	if (kn.best && kn.best_d <= allowed) {
-		snprintf(buf, len, " (did you mean '%s'?)", kn.best);
+	if (cfg_suggest_best(&kn)) {
+		cfg_suggest_hint(&kn, buf, len);
 		return;
 	}
 	struct key_bag b = { .skip = u->key };
@@ -2012,7 +2046,13 @@ static int param_parse(const struct cfg_param *p, const char *text, union cfg_va
 				if (w > 0)
 					pos += (size_t)w;
 			}
-			return sim_errorf(err, SIM_E_INPUT, "'%s' is not one of: %s", text, list);
+			struct cfg_suggest sg;
+			char hint[160];
+			cfg_suggest_init(&sg, text);
+			for (int i = 0; p->choices && p->choices[i]; i++)
+				cfg_suggest_add(&sg, p->choices[i]);
+			return sim_errorf(err, SIM_E_INPUT, "'%s' is not one of: %s%s", text, list,
+					  cfg_suggest_hint(&sg, hint, sizeof(hint)));
 		}
 	case CFG_T_STRING:
 		v->s = text;

@@ -84,6 +84,20 @@ int cfg_check_unused(const struct cfg_node *root, struct sim_error *err);
  * adjacent transpositions each count 1); INT_MAX past 64 characters. */
 int cfg_key_distance(const char *a, const char *b);
 
+/* "Did you mean": feed the valid names, then ask for the nearest one that
+ * is close enough to be a typo of want (at most one edit per three
+ * characters, or want a prefix of it of 3+ characters), else NULL. */
+struct cfg_suggest {
+	const char *want;
+	const char *best;
+	int best_d;
+};
+void cfg_suggest_init(struct cfg_suggest *s, const char *want);
+void cfg_suggest_add(struct cfg_suggest *s, const char *cand);
+const char *cfg_suggest_best(const struct cfg_suggest *s);
+/* " (did you mean 'X'?)" into buf when there is one, else "". */
+const char *cfg_suggest_hint(const struct cfg_suggest *s, char *buf, size_t len);
+
 /* Emit the (resolved, override-applied) tree as JSON, scalars typed as
  * integer/real/bool where they parse so, else string. Caller owns. */
 struct json_t *cfg_to_json(const struct cfg_node *n);

@@ -9,10 +9,12 @@
  * cpu, memory, pagecache, readahead, writeback, fs, journal, fg); whatever
  * no one consumed is reported as an unknown key at the end.
  */
+#include <dirent.h>
 #include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "models/block/block.h"
 #include "models/completion/completion.h"
@@ -36,6 +38,29 @@ static const struct cfg_param run_params[] = {
 	  "0 = unlimited", "stop after this many events", NULL },
 	CFG_PARAM_END,
 };
+
+/* `device: NAME` with no such preset: the nearest bundled one. */
+static int unknown_preset(const struct cfg_node *node, const char *v, struct sim_error *err)
+{
+	char dir[4096], hint[160];
+	struct cfg_suggest sg;
+	cfg_suggest_init(&sg, v);
+	snprintf(dir, sizeof(dir), "%s/configs/devices", sim_datadir());
+	DIR *d = opendir(dir);
+	char names[64][64];
+	int n = 0;
+	for (struct dirent *e; d && n < 64 && (e = readdir(d));) {
+		size_t l = strlen(e->d_name);
+		if (l > 5 && l - 5 < sizeof(names[0]) && strcmp(e->d_name + l - 5, ".yaml") == 0) {
+			snprintf(names[n], sizeof(names[n]), "%.*s", (int)(l - 5), e->d_name);
+			cfg_suggest_add(&sg, names[n++]);
+		}
+	}
+	if (d)
+		closedir(d);
+	return cfg_errorf(err, node, "unknown device preset '%s'%s (see `mobisim list devices`; "
+			  "a file is named with .yaml or a /)", v, cfg_suggest_hint(&sg, hint, sizeof(hint)));
+}
 
 /* Resolve `device: NAME` (a preset in configs/devices/), `device: FILE.yaml`
  * (relative to the scenario), or an inline map. */
@@ -69,6 +94,8 @@ static int scenario_device(struct sim *s, struct cfg_node *root, const char *sce
 				return cfg_errorf(err, node, "'%s' is not a preset name "
 						  "(see `mobisim list devices`)", v);
 		snprintf(path, sizeof(path), "%s/configs/devices/%s.yaml", sim_datadir(), v);
+		if (access(path, F_OK) != 0)
+			return unknown_preset(node, v, err);
 	}
 	struct sim_error sub;
 	int rc = cfg_load_file(path, &s->device_doc, &sub);
@@ -127,9 +154,15 @@ static int scenario_workload(struct sim *s, struct cfg_node *root, struct cfg_no
 		return cfg_errorf(err, wl, "missing `type:` (see `mobisim list workloads`)");
 	cfg_mark_used(type, false);
 	*ops_out = workload_find(type->value);
-	if (!*ops_out)
-		return cfg_errorf(err, type, "unknown workload type '%s' (see `mobisim list workloads`)",
-				  type->value);
+	if (!*ops_out) {
+		struct cfg_suggest sg;
+		char hint[160];
+		cfg_suggest_init(&sg, type->value);
+		for (const struct workload_ops *const *w = workload_registry(); *w; w++)
+			cfg_suggest_add(&sg, (*w)->name);
+		return cfg_errorf(err, type, "unknown workload type '%s'%s (see `mobisim list workloads`)",
+				  type->value, cfg_suggest_hint(&sg, hint, sizeof(hint)));
+	}
 	*node_out = wl;
 	return 0;
 }
@@ -178,9 +211,15 @@ static int scenario_build(struct sim *s, const char *path, const struct sim_opti
 					  "with block.kind: mq none, mq-deadline, bfq, kyber)");
 		cfg_mark_used(sched, false);
 		sched_name = sched->value;
-		if (!elevator_find(sched_name))
-			return cfg_errorf(err, sched, "unknown scheduler '%s' (see `mobisim list schedulers`)",
-					  sched_name);
+		if (!elevator_find(sched_name)) {
+			struct cfg_suggest sg;
+			char hint[160];
+			cfg_suggest_init(&sg, sched_name);
+			for (const struct elevator_ops *const *e = elevator_registry(); *e; e++)
+				cfg_suggest_add(&sg, (*e)->name);
+			return cfg_errorf(err, sched, "unknown scheduler '%s'%s (see `mobisim list schedulers`)",
+					  sched_name, cfg_suggest_hint(&sg, hint, sizeof(hint)));
+		}
 	}
 	rc = scenario_check_other_schedulers(root, sched_name, err);
 	if (rc)

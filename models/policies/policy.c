@@ -446,9 +446,15 @@ int policy_set_create(struct sim *sim, struct cfg_node *root, struct policy_regi
 		return rc;
 	for (size_t i = 0; i < n; i++) {
 		const struct policy_ops *o = policy_registry_find(reg, names[i]);
-		if (!o)
-			return cfg_errorf(err, where[i], "unknown policy '%s' (see `mobisim list policies`)",
-					  names[i]);
+		if (!o) {
+			struct cfg_suggest sg;
+			char hint[160];
+			cfg_suggest_init(&sg, names[i]);
+			for (size_t k = 0; k < policy_registry_count(reg); k++)
+				cfg_suggest_add(&sg, policy_registry_at(reg, k)->name);
+			return cfg_errorf(err, where[i], "unknown policy '%s'%s (see `mobisim list policies`)",
+					  names[i], cfg_suggest_hint(&sg, hint, sizeof(hint)));
+		}
 		for (size_t j = 0; j < i; j++)
 			if (ps->pol[j].ops == o)
 				return cfg_errorf(err, where[i], "policy '%s' is listed twice", names[i]);

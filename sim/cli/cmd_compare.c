@@ -121,9 +121,16 @@ static int compare_parse_sets(const char *spec, const struct policy_registry *re
 			break;
 		}
 		for (size_t i = 0; i < cs->n && !rc; i++) {
-			if (!policy_registry_find(reg, cs->names[i]))
+			if (!policy_registry_find(reg, cs->names[i])) {
+				struct cfg_suggest sg;
+				char hint[160];
+				cfg_suggest_init(&sg, cs->names[i]);
+				for (size_t k = 0; k < policy_registry_count(reg); k++)
+					cfg_suggest_add(&sg, policy_registry_at(reg, k)->name);
 				rc = sim_errorf(err, SIM_E_INPUT, "--policies: unknown policy '%s' in set "
-						"'%s' (see `mobisim list policies`)", cs->names[i], t);
+						"'%s'%s (see `mobisim list policies`)", cs->names[i], t,
+						cfg_suggest_hint(&sg, hint, sizeof(hint)));
+			}
 			for (size_t j = 0; j < i && !rc; j++)
 				if (strcmp(cs->names[i], cs->names[j]) == 0)
 					rc = sim_errorf(err, SIM_E_INPUT, "--policies: policy '%s' twice "

@@ -41,4 +41,21 @@ expect "worklaod: unknown key \(did you mean 'workload'\?\)" -- \
 expect "device\.zzzzzzzz: unknown key \(keys read here: .*mean_us.*model" -- \
 	"$bin" run "$src/configs/scenarios/mm1.yaml" --set device.zzzzzzzz=1
 
+# names from a registry or the data directory: the nearest one
+ld=launch-demo
+expect "scheduler: unknown scheduler 'cfg' \(did you mean 'cfq'\?\)" -- "$bin" run $ld --set scheduler=cfg
+expect "policies: unknown policy 'expd' \(did you mean 'expc'\?\)" -- "$bin" run $ld --set policies=expd
+expect "--policies: unknown policy 'boots' in set 'boots' \(did you mean 'boost'\?\)" -- \
+	"$bin" compare $ld --policies "baseline;boots"
+expect "workload\.type: unknown workload type 'synthetc' \(did you mean 'synthetic'\?\)" -- \
+	"$bin" run $ld --set workload.type=synthetc
+expect "device: unknown device preset 'ufs21x' \(did you mean 'ufs21'\?\) \(see .mobisim list devices." -- \
+	"$bin" run $ld --set device=ufs21x
+# an enum value: a prefix counts
+expect "cfq\.kernel_variant: 'samsung' is not one of: .* \(did you mean 'samsung-exynos7420'\?\)" -- \
+	"$bin" run $ld --set cfq.kernel_variant=samsung
+# a scheduler's tunables under scheduler: the section to use
+expect "scheduler is a scalar .*, not a map \(cfq's tunables are its own top-level section: --set cfq\.slice_idle_ms=5\)" -- \
+	"$bin" run $ld --set scheduler.cfq.slice_idle_ms=5
+
 exit $fail

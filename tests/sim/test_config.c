@@ -411,7 +411,14 @@ static void test_config_apply_enum_and_shape_errors(void **state)
 	struct cfg_doc *doc = load("cfq:\n  sched: bfq\n", &err);
 	assert_int_equal(cfg_apply(demo_params, cfg_get(cfg_root(doc), "cfq"), &d, &err),
 			 SIM_E_INPUT);
-	assert_string_equal(err.msg, "t.yaml:2:10: cfq.sched: 'bfq' is not one of: noop, deadline, cfq");
+	assert_string_equal(err.msg, "t.yaml:2:10: cfq.sched: 'bfq' is not one of: noop, deadline, cfq "
+				     "(did you mean 'cfq'?)");
+	cfg_free(doc);
+	/* nothing near: the list alone */
+	doc = load("cfq:\n  sched: kyber\n", &err);
+	assert_int_equal(cfg_apply(demo_params, cfg_get(cfg_root(doc), "cfq"), &d, &err),
+			 SIM_E_INPUT);
+	assert_string_equal(err.msg, "t.yaml:2:10: cfq.sched: 'kyber' is not one of: noop, deadline, cfq");
 	cfg_free(doc);
 
 	doc = load("cfq:\n  depth: [1, 2]\n", &err);
