@@ -23,7 +23,8 @@ const char *const sim_btt_names[SIM_NBTT] = { "q2g_ns", "g2i_ns", "i2d_ns", "d2c
 const char *const sim_wait_names[SIM_NWAIT] = {
 	"pagecache_lock", "read_io", "writeback", "get_request", "dirty_throttle", "direct_reclaim",
 	"fsync_io",       "journal", "cpu",       "policy",      "sync_io",
-	"checkpoint",     "fs_gc",
+	"checkpoint",     "fs_gc",   "congestion_wait", "isolation_throttle", "vm_writeout_throttle",
+	"reclaim_throttle", "zone_lock", "tree_lock",
 };
 
 /* ---- life cycle ------------------------------------------------------- */

@@ -28,6 +28,12 @@ enum sim_wait {
 	SIM_WAIT_SYNC_IO,            /* closed-loop replay: previous sync I/O */
 	SIM_WAIT_CHECKPOINT,         /* waiting for an f2fs checkpoint */
 	SIM_WAIT_FS_GC,              /* waiting for f2fs foreground segment cleaning */
+	SIM_WAIT_CONGESTION,         /* reclaim: wait_iff_congested / allocation retry nap */
+	SIM_WAIT_ISOLATION,          /* reclaim: too_many_isolated -> congestion_wait */
+	SIM_WAIT_VM_WRITEOUT,        /* reclaim: throttle_vm_writeout -> congestion_wait */
+	SIM_WAIT_RECLAIM_THROTTLE,   /* throttle_direct_reclaim: waiting for kswapd */
+	SIM_WAIT_ZONE_LOCK,          /* spinning on zone->lock (per-cpu list refill/drain) */
+	SIM_WAIT_TREE_LOCK,          /* spinning on a file's mapping->tree_lock */
 	SIM_NWAIT
 };
 

@@ -1,30 +1,22 @@
 /* Page cache: pages per file with uptodate/dirty/writeback/locked state,
- * an active/inactive LRU bounded by the configured memory, watermark-driven
- * reclaim by kswapd and direct reclaim by the allocating task
- * (Linux 3.10 mm/filemap.c, mm/swap.c, mm/vmscan.c, mm/page_alloc.c).
+ * an active/inactive LRU bounded by the configured memory
+ * (Linux 3.10 mm/filemap.c, mm/swap.c, mm/page_alloc.c); reclaim is
+ * models/mm/reclaim.c.
  *
  * Memory: the page cache may use total - reserved bytes (the rest is the
  * kernel and the anonymous memory of running apps); free pages are that
  * capacity minus the pages in the cache. Watermarks follow
  * init_per_zone_wmark_min (min_free_kbytes = sqrt(16 * lowmem_kbytes),
- * clamped to [128, 65536]) and __setup_per_zone_wmarks (low = min + min/4,
- * high = min + min/2). An allocation that leaves free pages at or below
- * low wakes kswapd, which reclaims until high; one that finds them at or
- * below min reclaims a batch itself (direct reclaim, wait cause
- * direct_reclaim). At t = 0 the cache may hold cached_bytes of clean pages
- * of other files: a phone's memory is rarely empty.
+ * clamped to [128, 65536], unless the platform sets it) and
+ * __setup_per_zone_wmarks (low = min + min/4, high = min + min/2), one
+ * zone. At t = 0 the cache may hold cached_bytes of clean pages of other
+ * files: a phone's memory is rarely empty.
  *
  * LRU: two lists as in 3.10 (active/inactive file). A new page enters the
  * inactive list; mark_page_accessed() sets PG_referenced, and a second
- * access activates it. Reclaim scans the inactive tail in SWAP_CLUSTER_MAX
- * batches under the page-cache (lru) lock: locked, dirty and writeback
- * pages are rotated (kept), a mapped page whose pte was young is
- * activated (page_check_references: referenced ptes), anything else clean
- * is freed; the inactive list is refilled from the active tail when it is
- * smaller than the active list (inactive_file_is_low). Left out: zones,
- * per-CPU page lists, anon pages and swap, the workingset refault logic
- * (3.15+), lowmemorykiller, and reclaim writing pages itself (3.10 kswapd
- * writes file pages only in rare zone states; it wakes the flusher).
+ * access activates it. Inserting a page takes the file's tree_lock (radix
+ * insert) and, every PAGEVEC_SIZE pages, zone->lru_lock (pagevec drain);
+ * its allocation takes zone->lock once per per-cpu list refill.
  *
  * Lookup is a red-black tree per file keyed by page index (the radix tree
  * plays this role in the kernel; only ordered walks matter here).
@@ -53,6 +45,9 @@ static const struct cfg_param mem_params_table[] = {
 	{ "min_free_bytes", CFG_T_SIZE, offsetof(struct mem_params, min_free_bytes), "KiB", "0", 0,
 	  1048576, "mm/page_alloc.c init_per_zone_wmark_min when 0",
 	  "min watermark (min_free_kbytes); 0 = sqrt(16 * RAM in KiB)", NULL },
+	{ "hz", CFG_T_INT, offsetof(struct mem_params, hz), "1/s", "250", 10, 10000,
+	  "kernel/Kconfig.hz default HZ_250; platforms set their CONFIG_HZ",
+	  "jiffies per second: congestion_wait(HZ/10), HZ/50 and the HZ throttle", NULL },
 	CFG_PARAM_END,
 };
 
@@ -61,7 +56,10 @@ static const struct cfg_param pc_params_table[] = {
 	  "fitted: copy_to_user of 4 KiB at ~4 GB/s on Cortex-A57 (INFER)",
 	  "CPU per page copied by read()", NULL },
 	{ "write_copy_ns", CFG_T_TIME, offsetof(struct pc_params, write_copy_ns), "ns", "2000", 0,
-	  1e9, "fitted: write_begin + copy + write_end per page, ~2 GB/s buffered writes (INFER)",
+	  1e9,
+	  "fitted: write_begin (page allocation, radix insert, lru add) + copy + write_end "
+	  "per page, ~2 GB/s buffered writes (INFER); a new page's lock holds are inside it, "
+	  "their spins are not",
 	  "CPU per page written by write()", NULL },
 	{ "fault_map_ns", CFG_T_TIME, offsetof(struct pc_params, fault_map_ns), "ns", "1500", 0, 1e9,
 	  "fitted: page fault entry + pte install (INFER)", "CPU per file page fault", NULL },
@@ -157,7 +155,7 @@ uint64_t pc_free_pages(const struct pagecache *pc)
 
 /* ---------------------------------------------------------------- LRU */
 
-static void lru_del(struct pagecache *pc, struct pc_page *pg)
+void pc_lru_del(struct pagecache *pc, struct pc_page *pg)
 {
 	if (pg->lru_list == PC_LRU_INACTIVE)
 		pc->nr_inactive--;
@@ -167,7 +165,7 @@ static void lru_del(struct pagecache *pc, struct pc_page *pg)
 	pg->lru_list = PC_LRU_NONE;
 }
 
-static void lru_add_head(struct pagecache *pc, struct pc_page *pg, enum pc_lru which)
+void pc_lru_add_head(struct pagecache *pc, struct pc_page *pg, int which)
 {
 	if (which == PC_LRU_ACTIVE) {
 		list_add(&pg->lru, &pc->active);
@@ -186,8 +184,8 @@ void pc_mark_accessed(struct stack *s, struct pc_page *pg)
 	struct pagecache *pc = &s->pc;
 	if (!(pg->flags & PG_ACTIVE) && (pg->flags & PG_REFERENCED) &&
 	    pg->lru_list == PC_LRU_INACTIVE) {
-		lru_del(pc, pg);
-		lru_add_head(pc, pg, PC_LRU_ACTIVE);
+		pc_lru_del(pc, pg);
+		pc_lru_add_head(pc, pg, PC_LRU_ACTIVE);
 		pg->flags &= (uint16_t)~PG_REFERENCED;
 		pc->activations++;
 	} else {
@@ -195,133 +193,17 @@ void pc_mark_accessed(struct stack *s, struct pc_page *pg)
 	}
 }
 
-static void page_free(struct stack *s, struct pc_page *pg)
+void pc_page_free(struct stack *s, struct pc_page *pg)
 {
 	struct pagecache *pc = &s->pc;
 	struct stack_file *f = pg->file;
-	lru_del(pc, pg);
+	pc_lru_del(pc, pg);
 	rb_erase(&pg->node, &f->pages);
 	f->nr_pages--;
 	pc->used--;
 	pc->evicted++;
 	pg->file = NULL;
 	list_add(&pg->lru, &pc->free_pages);
-}
-
-/* shrink_active_list: refill the inactive list from the active tail. */
-static void deactivate_batch(struct pagecache *pc)
-{
-	for (int i = 0; i < STACK_SWAP_CLUSTER_MAX && pc->nr_inactive < pc->nr_active; i++) {
-		struct pc_page *pg = list_last_entry(&pc->active, struct pc_page, lru);
-		lru_del(pc, pg);
-		pg->flags &= (uint16_t)~PG_REFERENCED;
-		lru_add_head(pc, pg, PC_LRU_INACTIVE);
-	}
-}
-
-/* One SWAP_CLUSTER_MAX scan of the inactive tail (shrink_inactive_list +
- * shrink_page_list). Returns pages freed; *dirty_seen says whether dirty
- * or writeback pages were in the way (the flusher should run). */
-static uint32_t reclaim_batch(struct stack *s, bool *dirty_seen)
-{
-	struct pagecache *pc = &s->pc;
-	uint32_t freed = 0;
-	*dirty_seen = false;
-	if (pc->nr_inactive < pc->nr_active)
-		deactivate_batch(pc);
-	for (int scanned = 0; scanned < STACK_SWAP_CLUSTER_MAX && pc->nr_inactive > 0; scanned++) {
-		struct pc_page *pg = list_last_entry(&pc->inactive, struct pc_page, lru);
-		if (pg->flags & (PG_LOCKED | PG_WRITEBACK | PG_DIRTY | PG_ATOMIC)) {
-			if (pg->flags & (PG_DIRTY | PG_WRITEBACK))
-				*dirty_seen = true;
-			lru_del(pc, pg);
-			lru_add_head(pc, pg, PC_LRU_INACTIVE);
-			pc->rotated++;
-			continue;
-		}
-		if ((pg->flags & (PG_MAPPED | PG_YOUNG)) == (PG_MAPPED | PG_YOUNG)) {
-			pg->flags &= (uint16_t)~PG_YOUNG;
-			lru_del(pc, pg);
-			lru_add_head(pc, pg, PC_LRU_ACTIVE);
-			pc->activations++;
-			continue;
-		}
-		page_free(s, pg);
-		freed++;
-	}
-	return freed;
-}
-
-/* Lock hold of one reclaim batch: the isolation, plus (scope global) the
- * radix-tree deletion of every freed page. */
-static int64_t reclaim_hold(const struct stack *s, uint32_t freed)
-{
-	int64_t h = s->lock.p.reclaim_batch_ns;
-	if (s->lock.p.scope == PGLOCK_SCOPE_GLOBAL)
-		h += (int64_t)freed * s->lock.p.delete_ns;
-	return h;
-}
-
-static void wake_kswapd(struct stack *s)
-{
-	struct stack_task *k = s->pc.kswapd;
-	if (k && k->state == TS_IDLE) {
-		k->state = TS_READY;
-		sim_at(s->sim, &k->run_ev, sim_now(s->sim));
-	}
-}
-
-/* kswapd: reclaim in batches until free pages reach the high watermark;
- * when a batch frees nothing (all dirty or under writeback) wake the
- * flusher and wait for a writeback completion, at most HZ/10
- * (congestion_wait in balance_pgdat). */
-void kswapd_run(struct stack_task *t)
-{
-	struct stack *s = t->stack;
-	struct pagecache *pc = &s->pc;
-	if (pc_free_pages(pc) >= pc->wmark_high)
-		return; /* idle */
-	bool dirty;
-	uint32_t n = reclaim_batch(s, &dirty);
-	pc->kswapd_batches++;
-	int64_t hold = reclaim_hold(s, n);
-	int64_t wait = pglock_acquire(&s->lock, sim_now(s->sim), hold, SIM_CLASS_BG);
-	if (dirty)
-		wb_wake_flusher(s, false);
-	if (n == 0) {
-		pc->kswapd_sleeps++;
-		task_charge(t, SIM_WAIT_PAGECACHE_LOCK, wait);
-		wb_wait_any(t, SIM_NWAIT, 100 * 1000 * 1000LL);
-		return;
-	}
-	int64_t busy = hold + (int64_t)n * pc->p.reclaim_page_ns;
-	if (task_delay(t, wait, SIM_WAIT_PAGECACHE_LOCK, busy, false) == STEP_DONE)
-		sim_at(s->sim, &t->run_ev, sim_now(s->sim));
-}
-
-/* Direct reclaim in the allocating task (__alloc_pages_direct_reclaim):
- * one batch; if nothing could be freed, the task waits for writeback
- * (throttle / congestion_wait, at most 100 ms) and retries. */
-static enum step direct_reclaim(struct stack_task *t)
-{
-	struct stack *s = t->stack;
-	struct pagecache *pc = &s->pc;
-	bool dirty;
-	uint32_t n = reclaim_batch(s, &dirty);
-	pc->direct_batches++;
-	int64_t hold = reclaim_hold(s, n);
-	int64_t wait = pglock_acquire(&s->lock, sim_now(s->sim), hold, task_class(t));
-	task_charge(t, SIM_WAIT_PAGECACHE_LOCK, wait);
-	if (dirty)
-		wb_wake_flusher(s, false);
-	if (n == 0) {
-		pc->direct_stalls++;
-		wb_wait_any(t, SIM_WAIT_DIRECT_RECLAIM, 100 * 1000 * 1000LL);
-		return STEP_BLOCK;
-	}
-	int64_t busy = hold + (int64_t)n * pc->p.reclaim_page_ns;
-	return task_delay(t, busy, SIM_WAIT_DIRECT_RECLAIM, 0, false) == STEP_DONE ? STEP_DONE
-										   : STEP_BLOCK;
 }
 
 /* ------------------------------------------------------------- insert */
@@ -332,20 +214,15 @@ enum step pc_add_page(struct stack_task *t, struct stack_file *f, uint64_t index
 	struct stack *s = t->stack;
 	struct pagecache *pc = &s->pc;
 	*out = NULL;
-	if (s->hooks.pagecache_may_insert && !f->is_meta) {
+	if (s->hooks.pagecache_may_insert && !f->is_meta && t->rc.phase == MM_RC_IDLE) {
 		int64_t d = s->hooks.pagecache_may_insert(t, s->hooks.ctx);
 		if (d > 0)
 			return task_delay(t, d, SIM_WAIT_POLICY, 0, true);
 	}
-	uint64_t free_pages = pc_free_pages(pc);
-	if (free_pages <= pc->wmark_low)
-		wake_kswapd(s);
-	if (free_pages <= pc->wmark_min || free_pages == 0) {
-		if (direct_reclaim(t) == STEP_BLOCK)
-			return STEP_BLOCK;
-		if (pc_free_pages(pc) == 0)
-			return STEP_BLOCK; /* cannot happen: a batch freed pages */
-	}
+	/* ext4's write_begin allocates GFP_NOFS (AOP_FLAG_NOFS) */
+	bool nofs = t->os.active && t->os.op.kind == STACK_OP_WRITE;
+	if (mm_alloc_page(t, nofs))
+		return STEP_BLOCK;
 	struct pc_page *pg = page_alloc(pc);
 	if (!pg) {
 		sim_fail(s->sim, SIM_E_NOMEM, "out of memory allocating a page");
@@ -362,19 +239,36 @@ enum step pc_add_page(struct stack_task *t, struct stack_file *f, uint64_t index
 	pc->inserted++;
 	if (pc->used > pc->peak_used)
 		pc->peak_used = pc->used;
-	lru_add_head(pc, pg, PC_LRU_INACTIVE);
+	pc_lru_add_head(pc, pg, PC_LRU_INACTIVE);
 	*out = pg;
 	if (s->hooks.on_page_insert && !f->is_meta)
 		s->hooks.on_page_insert(t, s->hooks.ctx);
 
-	/* Lock cost: the pagevec drains under lru_lock every batch_pages; in
-	 * global scope the radix insert takes the lock as well. */
+	/* add_to_page_cache_locked: the radix insert under the file's
+	 * tree_lock (scope global: under the one lock instead). Its spin joins
+	 * the task's CPU debt, and so does its hold except in a write, whose
+	 * fitted write_copy_ns already covers grab_cache_page_write_begin. */
+	int64_t now = sim_now(s->sim);
+	enum sim_class c = task_class(t);
 	int64_t hold = 0;
-	if (s->lock.p.scope == PGLOCK_SCOPE_GLOBAL)
+	if (s->lock.p.scope == PGLOCK_SCOPE_GLOBAL) {
 		hold += s->lock.p.insert_ns;
+	} else {
+		int64_t w = mm_lock_acquire(&f->tree_lock, now, s->lock.p.insert_ns, c);
+		t->cpu_debt += w + (nofs ? 0 : s->lock.p.insert_ns);
+		t->spin_debt[MM_SPIN_TREE] += w;
+	}
+	/* lru_cache_add: the pagevec drains under lru_lock every batch_pages */
 	if (++t->pvec >= (uint32_t)s->lock.p.batch_pages) {
 		hold += s->lock.p.lru_add_batch_ns + (int64_t)t->pvec * s->lock.p.lru_add_page_ns;
 		t->pvec = 0;
+	}
+	if (hold > 0 && nofs) {
+		/* a write: the hold is inside write_copy_ns, the spin is not */
+		int64_t w = mm_lock_acquire(&s->lock.l, now, hold, c);
+		t->cpu_debt += w;
+		t->spin_debt[MM_SPIN_LRU] += w;
+		return STEP_DONE;
 	}
 	if (hold > 0)
 		return pglock_take(t, hold);
@@ -407,14 +301,11 @@ void pc_wake_page(struct stack *s, struct pc_page *pg)
 
 void pc_clear_flags(struct stack *s, struct pc_page *pg, uint16_t bits)
 {
+	if ((bits & PG_WRITEBACK) && (pg->flags & PG_RECLAIM))
+		mm_writeback_end(s, pg);
 	pg->flags &= (uint16_t)~bits;
 	if (pg->flags & PG_WAITERS)
 		pc_wake_page(s, pg);
-}
-
-void pc_kick_reclaimers(struct stack *s)
-{
-	(void)s; /* reclaimers wait on writeback completions (wb_wait_any) */
 }
 
 /* --------------------------------------------------------------- setup */
@@ -433,6 +324,8 @@ int pagecache_init(struct stack *s, struct cfg_node *mem, struct cfg_node *pcn,
 		return cfg_errorf(err, mem ? mem : pcn,
 				  "memory.reserved_bytes must be below memory.total_bytes");
 	pc->capacity = (pc->mp.total_bytes - pc->mp.reserved_bytes) >> STACK_PAGE_SHIFT;
+	pc->min_free_seen = pc->capacity;
+	pc->kswapd_sleep_free = UINT64_MAX;
 	uint64_t min_kib = pc->mp.min_free_bytes >> 10;
 	if (min_kib == 0) {
 		min_kib = (uint64_t)sqrt((double)(pc->mp.total_bytes >> 10) * 16.0);
@@ -451,7 +344,21 @@ int pagecache_init(struct stack *s, struct cfg_node *mem, struct cfg_node *pcn,
 	list_init(&pc->inactive);
 	list_init(&pc->active);
 	list_init(&pc->free_pages);
-	list_init(&pc->reclaim_wait);
+	list_init(&pc->congestion_wq);
+	list_init(&pc->pfmemalloc_wq);
+	/* zone_batchsize(): managed/1024 capped at 512 KiB of pages, /4,
+	 * rounddown_pow_of_two(b + b/2) - 1; pcp->high = 6 x batch */
+	int64_t b = (int64_t)((pc->mp.total_bytes >> STACK_PAGE_SHIFT) / 1024);
+	if (b * STACK_PAGE_SIZE > 512 * 1024)
+		b = (512 * 1024) / STACK_PAGE_SIZE;
+	b /= 4;
+	if (b < 1)
+		b = 1;
+	int64_t r = 1;
+	while (r * 2 <= b + b / 2)
+		r *= 2;
+	pc->pcp_batch = r - 1 > 0 ? r - 1 : 1;
+	pc->pcp_high = 6 * pc->pcp_batch;
 	for (int i = 0; i < STACK_WAITQ_BUCKETS; i++)
 		list_init(&pc->waitq[i]);
 	return 0;
@@ -492,7 +399,7 @@ int pagecache_prefill(struct stack *s, struct stack_file *f, uint64_t npages,
 		tree_insert(f, pg);
 		f->nr_pages++;
 		pc->used++;
-		lru_add_head(pc, pg, PC_LRU_INACTIVE);
+		pc_lru_add_head(pc, pg, PC_LRU_INACTIVE);
 	}
 	if (f->size < npages << STACK_PAGE_SHIFT)
 		f->size = npages << STACK_PAGE_SHIFT;
@@ -514,8 +421,8 @@ struct json_t *pagecache_to_json(const struct stack *s)
 {
 	const struct pagecache *pc = &s->pc;
 	json_t *o = json_object();
-	json_object_set_new(o, "lock_wait_ns", json_integer(s->lock.wait_ns));
-	json_object_set_new(o, "lock_acquisitions", json_integer((json_int_t)s->lock.acquisitions));
+	json_object_set_new(o, "lock_wait_ns", json_integer(s->lock.l.wait_ns));
+	json_object_set_new(o, "lock_acquisitions", json_integer((json_int_t)s->lock.l.acquisitions));
 	json_object_set_new(o, "hits", json_integer((json_int_t)pc->hits));
 	json_object_set_new(o, "misses", json_integer((json_int_t)pc->misses));
 	json_object_set_new(o, "lock", pglock_to_json(&s->lock));
@@ -530,9 +437,27 @@ struct json_t *pagecache_to_json(const struct stack *s)
 	json_object_set_new(o, "activations", json_integer((json_int_t)pc->activations));
 	json_object_set_new(o, "rotated", json_integer((json_int_t)pc->rotated));
 	json_object_set_new(o, "kswapd_batches", json_integer((json_int_t)pc->kswapd_batches));
-	json_object_set_new(o, "kswapd_stalls", json_integer((json_int_t)pc->kswapd_sleeps));
 	json_object_set_new(o, "direct_reclaim_batches", json_integer((json_int_t)pc->direct_batches));
 	json_object_set_new(o, "direct_reclaim_stalls", json_integer((json_int_t)pc->direct_stalls));
+	json_object_set_new(o, "reclaim", mm_reclaim_to_json(s));
+	json_object_set_new(o, "zone_lock", mm_lock_to_json(&s->zone_lock));
+	/* tree_lock: the sum over files, and the FG/BG split */
+	struct mm_lock tl = { 0 };
+	const struct list_head *pos;
+	list_for_each(pos, &s->files) {
+		const struct stack_file *f = list_entry(pos, struct stack_file, all_node);
+		tl.acquisitions += f->tree_lock.acquisitions;
+		tl.contended += f->tree_lock.contended;
+		tl.wait_ns += f->tree_lock.wait_ns;
+		tl.hold_ns += f->tree_lock.hold_ns;
+		if (f->tree_lock.max_wait_ns > tl.max_wait_ns)
+			tl.max_wait_ns = f->tree_lock.max_wait_ns;
+		for (int c = 0; c < SIM_NCLASS; c++) {
+			tl.wait_cls_ns[c] += f->tree_lock.wait_cls_ns[c];
+			tl.acq_cls[c] += f->tree_lock.acq_cls[c];
+		}
+	}
+	json_object_set_new(o, "tree_lock", mm_lock_to_json(&tl));
 	json_t *ra = json_object();
 	json_object_set_new(ra, "sync", json_integer((json_int_t)pc->ra_sync));
 	json_object_set_new(ra, "async", json_integer((json_int_t)pc->ra_async));

@@ -52,9 +52,17 @@ static void cpu_start(struct cpu_model *c, struct stack_task *t, int core, int64
 	struct sim *sim = t->stack->sim;
 	c->core[core] = t;
 	t->core = core;
+	if (t->on_core) {
+		/* a section: its locks are taken now that it has a core */
+		int64_t (*fn)(struct stack_task *, int64_t) = t->on_core;
+		t->on_core = NULL;
+		t->cpu_left = fn(t, now);
+		if (t->cpu_left <= 0)
+			t->cpu_left = 1;
+	}
 	int64_t slice = c->latency / (c->nr_running ? c->nr_running : 1);
-	if (slice < c->min_gran)
-		slice = c->min_gran;
+	if (slice < c->min_gran || t->nopreempt)
+		slice = t->cpu_left;
 	if (slice > t->cpu_left)
 		slice = t->cpu_left;
 	t->slice_start = now;
@@ -144,6 +152,7 @@ void cpu_burst_event(struct stack_task *t)
 	}
 	c->core[core] = NULL;
 	t->core = -1;
+	t->nopreempt = false;
 	c->nr_running--;
 	cpu_update_min(c, now);
 	cpu_dispatch(c, core, now);
@@ -173,6 +182,8 @@ void cpu_run(struct stack_task *t, int64_t ns)
 			cpu_start(c, t, i, now);
 			return;
 		}
+		if (u->nopreempt)
+			continue;
 		int64_t v = u->vruntime + (now - u->slice_start);
 		if (v > worst) {
 			worst = v;
@@ -202,6 +213,13 @@ void cpu_run(struct stack_task *t, int64_t ns)
 		return;
 	}
 	cpu_enqueue(c, t, now);
+}
+
+void cpu_run_section(struct stack_task *t, int64_t (*on_core)(struct stack_task *t, int64_t now))
+{
+	t->on_core = on_core;
+	t->nopreempt = true;
+	cpu_run(t, 1);
 }
 
 int cpu_init(struct stack *s, struct cfg_node *node, struct sim_error *err)

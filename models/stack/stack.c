@@ -151,6 +151,9 @@ void sbio_end_io(struct sim *sim, struct bio *bio)
 		read_done(s, sb);
 		break;
 	case SBIO_WB_ASYNC:
+		wb_bio_done(s, sb);
+		mm_async_write_done(s);
+		break;
 	case SBIO_WB_SYNC:
 		wb_bio_done(s, sb);
 		break;

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "models/block/block.h"
+#include "models/mm/mm.h"
 #include "models/stack/stack.h"
 #include "sim/engine.h"
 #include "sim/list.h"
@@ -44,6 +45,7 @@ struct mem_params {
 	uint64_t reserved_bytes;   /* kernel, anonymous memory of running apps: never page cache */
 	uint64_t cached_bytes;     /* clean page cache of other files at t=0 (reclaim fodder) */
 	uint64_t min_free_bytes;   /* 0: derived like min_free_kbytes = sqrt(16 * lowmem_kbytes) */
+	int64_t hz;                /* CONFIG_HZ: reclaim's congestion waits are in jiffies */
 };
 
 struct pc_params {
@@ -64,6 +66,10 @@ struct pglock_params {
 	int64_t insert_ns;         /* radix insert per page (global scope only) */
 	int64_t delete_ns;         /* radix delete per page (global scope only) */
 	int64_t batch_pages;       /* pages per lru_lock acquisition (PAGEVEC_SIZE) */
+	int64_t putback_batch_ns;  /* putback_inactive_pages: fixed part */
+	int64_t putback_page_ns;   /* ... per page put back */
+	int64_t zone_batch_ns;     /* rmqueue_bulk / free_pcppages_bulk: fixed part */
+	int64_t zone_page_ns;      /* ... per page */
 };
 
 struct ra_params {
@@ -136,6 +142,8 @@ enum pc_flag {
 	PG_YOUNG = 1u << 10,       /* pte accessed since the last reclaim scan */
 	PG_WBEPOCH = 1u << 11,     /* writeback epoch parity (journal ordered wait) */
 	PG_ATOMIC = 1u << 12,      /* held by an f2fs atomic write until commit (not dirty) */
+	PG_RECLAIM = 1u << 13,     /* reclaim met it dirty or under writeback (rotate at the end) */
+	PG_RECLAIM_FREE = 1u << 14, /* isolated and about to be freed by a reclaimer */
 };
 
 enum pc_lru { PC_LRU_NONE = 0, PC_LRU_INACTIVE, PC_LRU_ACTIVE };
@@ -169,6 +177,7 @@ struct stack_file {
 	uint64_t size;             /* i_size */
 	struct rb_root pages;
 	uint64_t nr_pages, nr_dirty, nr_writeback;
+	struct mm_lock tree_lock;  /* mapping->tree_lock */
 
 	struct fs_extent *ext;     /* sorted by page */
 	uint32_t next_ext, cap_ext;
@@ -321,6 +330,15 @@ struct stack_task {
 
 	/* lru pagevec fill */
 	uint32_t pvec;
+	/* reclaim this task is doing (direct reclaim, or kswapd's) */
+	struct mm_reclaim rc;
+	/* a section run on a core (cpu_run_section): its length is known when
+	 * the core is taken (lock spins); it cannot be preempted */
+	int64_t (*on_core)(struct stack_task *t, int64_t now);
+	int64_t sect_hold, sect_cpu;
+	bool nopreempt;
+	/* lock spins inside cpu_debt, charged to their cause when it is paid */
+	int64_t spin_debt[MM_NSPIN];
 
 	/* kernel threads: writeback chunk in progress */
 	struct stack_bio *pend;    /* built, not yet submitted (chained by free_next) */
@@ -355,11 +373,7 @@ struct cpu_model {
 
 struct pglock {
 	struct pglock_params p;
-	int64_t free_at;           /* the ticket lock's next free instant */
-	uint64_t acquisitions, contended;
-	int64_t wait_ns, hold_ns, max_wait_ns;
-	int64_t wait_cls_ns[SIM_NCLASS];
-	uint64_t acq_cls[SIM_NCLASS];
+	struct mm_lock l;          /* zone->lru_lock (or the global lock, scope global) */
 };
 
 struct pagecache {
@@ -375,11 +389,19 @@ struct pagecache {
 	uint32_t nslabs, cap_slabs, slab_used;
 	struct list_head free_pages;
 	struct list_head waitq[STACK_WAITQ_BUCKETS];
-	struct list_head reclaim_wait;  /* tasks in direct reclaim waiting for clean pages */
+	struct list_head congestion_wq; /* congestion_wait(BLK_RW_ASYNC) sleepers */
+	struct list_head pfmemalloc_wq; /* throttle_direct_reclaim sleepers */
+	uint64_t nr_isolated;           /* NR_ISOLATED_FILE */
+	int64_t pcp_batch, pcp_high;    /* zone_batchsize(), 6 x batch */
 	struct stack_task *kswapd;
 	/* counters */
 	uint64_t hits, misses, inserted, evicted, activations, rotated;
-	uint64_t kswapd_batches, kswapd_sleeps, direct_batches, direct_stalls;
+	uint64_t kswapd_batches, kswapd_runs, direct_batches, direct_stalls, direct_runs;
+	uint64_t alloc_retries, scanned, deactivated, reclaim_writeback, reclaim_dirty;
+	uint64_t rotated_reclaimable, congestion_waits, wait_iff_congested;
+	uint64_t isolation_throttled, vm_writeout_throttled, pfmemalloc_throttled, pcp_refills;
+	uint64_t min_free_seen, peak_isolated; /* lowest free after an allocation; most isolated */
+	uint64_t kswapd_sleep_free;     /* lowest free at which kswapd went to sleep */
 	uint64_t ra_sync, ra_async, ra_readaround, ra_pages, ra_single;
 	uint64_t read_bios, read_pages;
 	uint64_t peak_used;
@@ -470,6 +492,7 @@ struct stack {
 
 	struct cpu_model cpu;
 	struct pglock lock;
+	struct mm_lock zone_lock;     /* zone->lock (buddy allocator) */
 	struct pagecache pc;
 	struct ra_params ra;
 	struct writeback wb;
@@ -538,6 +561,10 @@ void cpu_free(struct stack *s);
 /* Run ns on a core (FIFO run queue, round-robin quantum); the task is
  * resumed with task_run when done. Queueing time is SIM_WAIT_CPU. */
 void cpu_run(struct stack_task *t, int64_t ns);
+/* Run a section on a core: when t takes one, on_core(t, now) does its lock
+ * acquisitions, charges its waits and returns its length; it is never
+ * preempted (spinlocks disable preemption). */
+void cpu_run_section(struct stack_task *t, int64_t (*on_core)(struct stack_task *t, int64_t now));
 /* Core of a task that finished a burst (from the burst's event). */
 void cpu_burst_event(struct stack_task *t);
 struct json_t *cpu_to_json(const struct cpu_model *c);
@@ -546,9 +573,6 @@ extern const struct cfg_param cpu_params_table[];
 /* --------------------------------------------------------- pglock.c */
 
 int pglock_init(struct stack *s, struct cfg_node *node, struct sim_error *err);
-/* Acquire the FIFO lock for hold_ns at the current instant: returns the
- * spin time before the holder gets it (the caller is busy wait + hold). */
-int64_t pglock_acquire(struct pglock *l, int64_t now, int64_t hold_ns, enum sim_class c);
 /* Task-context helper: acquire and delay the task (wait -> pagecache_lock). */
 enum step pglock_take(struct stack_task *t, int64_t hold_ns);
 struct json_t *pglock_to_json(const struct pglock *l);
@@ -572,15 +596,11 @@ void pc_mark_accessed(struct stack *s, struct pc_page *pg);
 /* Clear bits and wake sleepers on the page. */
 void pc_clear_flags(struct stack *s, struct pc_page *pg, uint16_t bits);
 void pc_wake_page(struct stack *s, struct pc_page *pg);
-/* A page was freed or became reclaimable: wake direct reclaimers. */
-void pc_kick_reclaimers(struct stack *s);
 uint64_t pc_free_pages(const struct pagecache *pc);
 /* Clean pages of an idle file at t = 0 (clamped to leave free memory). */
 int pagecache_prefill(struct stack *s, struct stack_file *f, uint64_t npages,
 		      struct sim_error *err);
 struct json_t *pagecache_to_json(const struct stack *s);
-/* kswapd state machine step (TASK_KSWAPD). */
-void kswapd_run(struct stack_task *t);
 
 /* ------------------------------------------------------ readahead.c */
 

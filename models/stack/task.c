@@ -150,6 +150,7 @@ struct stack_task *task_new(struct stack *s, enum task_kind kind, const char *na
 	t->core = -1;
 	t->wait_cause = SIM_NWAIT;
 	t->nr_dirtied_pause = 32; /* ratelimit_pages (mm/page-writeback.c) */
+	mm_reclaim_task_init(&t->rc);
 	list_add_tail(&t->all_node, &s->tasks);
 	s->ntasks++;
 	return t;
@@ -239,6 +240,15 @@ enum step task_pay_cpu(struct stack_task *t)
 		return STEP_DONE;
 	int64_t ns = t->cpu_debt;
 	t->cpu_debt = 0;
+	/* lock spins inside the debt are waits, not run time */
+	static const enum sim_wait spin_cause[MM_NSPIN] = {
+		SIM_WAIT_PAGECACHE_LOCK, SIM_WAIT_ZONE_LOCK, SIM_WAIT_TREE_LOCK
+	};
+	for (int i = 0; i < MM_NSPIN; i++)
+		if (t->spin_debt[i] > 0) {
+			task_charge(t, spin_cause[i], t->spin_debt[i]);
+			t->spin_debt[i] = 0;
+		}
 	cpu_run(t, ns);
 	return STEP_BLOCK;
 }

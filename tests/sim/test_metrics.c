@@ -21,7 +21,9 @@ static void test_metrics_names(void **state)
 	const char *btt[] = { "q2g_ns", "g2i_ns", "i2d_ns", "d2c_ns", "q2c_ns" };
 	const char *waits[] = { "pagecache_lock", "read_io",  "writeback", "get_request",
 				"dirty_throttle", "direct_reclaim", "fsync_io", "journal",
-				"cpu",            "policy",   "sync_io", "checkpoint", "fs_gc" };
+				"cpu",            "policy",   "sync_io", "checkpoint", "fs_gc",
+				"congestion_wait", "isolation_throttle", "vm_writeout_throttle",
+				"reclaim_throttle", "zone_lock", "tree_lock" };
 	assert_int_equal(SIM_NCLASS, 2);
 	assert_int_equal(SIM_NOP, 4);
 	assert_int_equal(SIM_NBTT, 5);

@@ -106,8 +106,8 @@ static void test_pagecache_lock_batches_per_pagevec(void **state)
 	sh_script_task(h, "reader", 10001, 0, &s);
 	sh_run(h, SIM_TIME_MAX);
 	assert_int_equal(h->st->pc.inserted, 3584);
-	assert_int_equal(h->st->lock.acquisitions, 3584 / 14);
-	assert_int_equal(h->st->lock.wait_ns, 0);
+	assert_int_equal(h->st->lock.l.acquisitions, 3584 / 14);
+	assert_int_equal(h->st->lock.l.wait_ns, 0);
 	assert_int_equal(sh_wait(h, SIM_CLASS_BG, SIM_WAIT_PAGECACHE_LOCK), 0);
 	sh_free(h);
 
@@ -118,8 +118,8 @@ static void test_pagecache_lock_batches_per_pagevec(void **state)
 	sh_op(&s2, STACK_OP_READ, f, 0, 14 << 20, 0);
 	sh_script_task(h, "reader", 10001, 0, &s2);
 	sh_run(h, SIM_TIME_MAX);
-	assert_true(h->st->lock.acquisitions >= 2 * 3584);
-	assert_int_equal(h->st->lock.wait_ns, 0);
+	assert_true(h->st->lock.l.acquisitions >= 2 * 3584);
+	assert_int_equal(h->st->lock.l.wait_ns, 0);
 	sh_free(h);
 }
 

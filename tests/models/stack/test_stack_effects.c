@@ -60,7 +60,7 @@ static int64_t fg_lock_wait(double rate_bps)
 	sh_run(h, SIM_TIME_MAX);
 	assert_true(r.exited_at > 0);
 	int64_t wfg = sh_wait(h, SIM_CLASS_FG, SIM_WAIT_PAGECACHE_LOCK);
-	assert_int_equal(wfg, h->st->lock.wait_cls_ns[SIM_CLASS_FG]);
+	assert_int_equal(wfg, h->st->lock.l.wait_cls_ns[SIM_CLASS_FG]);
 	sh_free(h);
 	return wfg;
 }
