@@ -5,7 +5,8 @@
 # `list scenarios` names by that name (their sample traces are installed;
 # run.max_events keeps each short), `validate --fast` finds the validation
 # files, the man page, bash completion, pkg-config file and figure scripts
-# are installed and work, and a plugin builds with `pkg-config --cflags`.
+# are installed and work (figures --quick from the install), and a plugin
+# builds with `pkg-config --cflags`.
 set -u
 bin=$1 src=$2
 tmp=$(mktemp -d)
@@ -35,7 +36,7 @@ for n in $names; do
 	grep -q "\"scenario\": \"$p/share/mobisim/configs/scenarios/$n.yaml\"" "$tmp/$n.json" ||
 		say "run $n did not use the installed scenario"
 done
-"$m" compare launch-demo --policies "baseline;boost" --set run.max_events=100000 --quiet >/dev/null ||
+"$m" compare launch-demo --policies "baseline;boost" --set run.max_events=100000 --quiet >/dev/null 2>&1 ||
 	say "compare by name"
 out=$("$m" run no-such-scenario 2>&1)
 [ $? -eq 2 ] && grep -q "list scenarios" <<<"$out" || say "a wrong name: $out"
@@ -69,5 +70,17 @@ fi
 [ -x "$p/share/mobisim/scripts/figures" ] && [ -f "$p/share/mobisim/scripts/fig01.gp" ] &&
 	[ -f "$p/share/mobisim/scripts/lib/figdata.py" ] || say "figure scripts not installed"
 "$p/share/mobisim/scripts/figures" --help >/dev/null || say "installed figures --help"
+# the installed figure pipeline: its default binary, data and notes, output
+# under the current directory (the install tree is not written)
+if command -v gnuplot >/dev/null && command -v python3 >/dev/null &&
+	gnuplot -e 'set terminal' 2>&1 | grep -q pdfcairo; then
+	before=$(find "$p" | sort | md5sum)
+	"$p/share/mobisim/scripts/figures" --quick --out fig -j 2 >"$tmp/fig.log" 2>&1 ||
+		say "installed figures --quick: $(tail -5 "$tmp/fig.log")"
+	[ -s fig/fast-launch.png ] && [ -s fig/reproduction.md ] || say "installed figures wrote no figure or notes in ./fig"
+	[ "$(find "$p" | sort | md5sum)" = "$before" ] || say "installed figures wrote into the install tree"
+else
+	echo "note: gnuplot (with pdfcairo) or python3 missing; installed figures --quick skipped"
+fi
 
 exit $fail
