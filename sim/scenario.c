@@ -268,6 +268,14 @@ static const struct cfg_param seed_param[] = {
 	CFG_PARAM_END,
 };
 
+/* `lenient: true` in a scenario (or --set lenient=true, for the commands
+ * that have no --lenient): as sim_options.lenient. */
+static const struct cfg_param lenient_param[] = {
+	{ "lenient", CFG_T_BOOL, 0, "", "false", CFG_NO_RANGE, "choice: refuse by default",
+	  "a replay whose fg rules read what its trace does not record runs with a counted warning", NULL },
+	CFG_PARAM_END,
+};
+
 int sim_seed_parse(const char *text, uint64_t *out, struct sim_error *err)
 {
 	int64_t v;
@@ -286,8 +294,11 @@ int sim_create(struct cfg_doc *doc, const char *scenario_path, const struct sim_
 	*out = NULL;
 	struct cfg_node *root = cfg_root(doc);
 	int64_t seed = 1;
+	bool lenient = false;
 	if (root && root->kind == CFG_MAP) {
 		int rc = cfg_apply(seed_param, root, &seed, err);
+		if (!rc && cfg_get(root, "lenient"))
+			rc = cfg_apply(lenient_param, root, &lenient, err);
 		if (rc) {
 			cfg_free(doc);
 			return rc;
@@ -302,7 +313,7 @@ int sim_create(struct cfg_doc *doc, const char *scenario_path, const struct sim_
 	}
 	s->doc = doc;
 	s->scenario_path = scenario_path;
-	s->lenient = opt && opt->lenient;
+	s->lenient = lenient || (opt && opt->lenient);
 	int rc = scenario_build(s, scenario_path, opt, err);
 	if (rc) {
 		sim_destroy(s);

@@ -2,7 +2,9 @@
  * workload's fg:): by process name (POSIX extended regular expression,
  * regcomp(3)), pid or uid, as Android tells the foreground app by its uid
  * (the app's package) and its process name (the package name, from
- * /proc/PID/cmdline). A rule that reads what the trace does not record
+ * /proc/PID/cmdline); or "recorded": the recording's own state where it
+ * has one (Perfetto: the process's oom_score_adj is 0, ActivityManager's
+ * FOREGROUND_APP_ADJ for the top app). A rule that reads what the trace does not record
  * (trace_identity_lacks) is the caller's error to report, not a silent
  * "nothing matched".
  */
@@ -15,7 +17,7 @@
 
 #define FG_RULES_MAX 64
 
-enum fg_kind { FG_COMM, FG_PID, FG_UID };
+enum fg_kind { FG_COMM, FG_PID, FG_UID, FG_RECORDED };
 
 struct fg_rule {
 	enum fg_kind kind;
@@ -32,12 +34,16 @@ struct trace_fg {
 int trace_fg_add(struct trace_fg **fgp, const char *spec, struct sim_error *err)
 {
 	const char *eq = strchr(spec, '=');
-	if (!eq)
-		return sim_errorf(err, SIM_E_INPUT, "--fg '%s': expected comm=REGEX, pid=N or uid=N", spec);
-	size_t kl = (size_t)(eq - spec);
-	const char *v = eq + 1;
+	bool recorded = !strcmp(spec, "recorded");
+	if (!eq && !recorded)
+		return sim_errorf(err, SIM_E_INPUT, "--fg '%s': expected comm=REGEX, pid=N, uid=N or recorded",
+				  spec);
+	size_t kl = eq ? (size_t)(eq - spec) : 0;
+	const char *v = eq ? eq + 1 : "-";
 	enum fg_kind kind;
-	if (kl == 4 && !strncmp(spec, "comm", 4))
+	if (recorded)
+		kind = FG_RECORDED;
+	else if (kl == 4 && !strncmp(spec, "comm", 4))
 		kind = FG_COMM;
 	else if (kl == 3 && !strncmp(spec, "pid", 3))
 		kind = FG_PID;
@@ -67,7 +73,7 @@ int trace_fg_add(struct trace_fg **fgp, const char *spec, struct sim_error *err)
 			regerror(rc, &r->re, why, sizeof(why));
 			return sim_errorf(err, SIM_E_INPUT, "--fg '%s': bad regular expression: %s", spec, why);
 		}
-	} else {
+	} else if (kind != FG_RECORDED) {
 		char *e;
 		long long x = strtoll(v, &e, 10);
 		long long max = kind == FG_PID ? INT32_MAX : UINT32_MAX;
@@ -98,6 +104,10 @@ bool trace_fg_match(const struct trace_fg *fg, const struct trace_rec *rec)
 			if ((rec->tflags & TRACE_T_HAS_UID) && rec->uid == r->id)
 				return true;
 			break;
+		case FG_RECORDED:
+			if (rec->tflags & TRACE_T_FG)
+				return true;
+			break;
 		}
 	}
 	return false;
@@ -106,7 +116,7 @@ bool trace_fg_match(const struct trace_fg *fg, const struct trace_rec *rec)
 uint32_t trace_fg_needs(const struct trace_fg *fg)
 {
 	static const uint32_t need[] = { [FG_COMM] = TRACE_ID_COMM, [FG_PID] = TRACE_ID_PID,
-					 [FG_UID] = TRACE_ID_UID };
+					 [FG_UID] = TRACE_ID_UID, [FG_RECORDED] = TRACE_ID_FG };
 	uint32_t n = 0;
 	for (uint32_t i = 0; fg && i < fg->n; i++)
 		n |= need[fg->r[i].kind];
@@ -138,6 +148,7 @@ bool trace_identity_lacks(uint32_t need, uint32_t have, char *buf, size_t len)
 	static const struct { uint32_t bit; const char *what; } words[] = {
 		{ TRACE_ID_COMM, "process names" }, { TRACE_ID_PID, "process ids" },
 		{ TRACE_ID_UID, "user ids (uids)" }, { TRACE_ID_TID, "thread ids" },
+		{ TRACE_ID_FG, "foreground state (Perfetto's oom_score_adj)" },
 	};
 	uint32_t lack = need & ~have;
 	size_t at = 0;

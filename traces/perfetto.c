@@ -41,6 +41,11 @@
  *   ps/process_tree.proto  ProcessTree: processes 1 {pid 1, cmdline 3, uid
  *     5}, threads 2 {tid 1, name 2, tgid 3}.
  *   android/packages_list.proto  PackagesList: packages 1 {name 1, uid 2}.
+ *   ps/process_stats.proto  ProcessStats (TracePacket process_stats 9):
+ *     processes 1 {pid 1, oom_score_adj 10}; ftrace/oom.proto
+ *     OomScoreAdjUpdateFtraceEvent (FtraceEvent 326): comm 1,
+ *     oom_score_adj 2, pid 3. A block event of a process whose adj is 0
+ *     (FOREGROUND_APP_ADJ, the top app) is marked TRACE_T_FG.
  *   track_event/track_event.proto  TrackEvent: type 9 (1 slice begin, 2
  *     slice end, 3 instant), name_iid 10, track_uuid 11, name 23;
  *     TrackDescriptor: uuid 1, process 3 {pid 1}, thread 4 {pid 1, tid 2};
@@ -87,11 +92,17 @@
 #define PF_INTERN_TABLE 4096u
 #define PF_IDS 1024u
 #define PF_COMM 16
+/* ActivityManager's ProcessList.FOREGROUND_APP_ADJ: the process of the app
+ * on top (frameworks/base services/core/java/com/android/server/am/
+ * ProcessList.java); visible apps are 100, services 500 and more. */
+#define PF_FOREGROUND_APP_ADJ 0
 #define PF_PATH 256   /* MAX_TRACE_PATHBUF_LEN of the android_fs tracepoints */
 
 struct pf_thread {
 	int32_t tid, tgid;
 	int64_t uid;                 /* -1 unknown */
+	int32_t oom_adj;             /* the process's oom_score_adj (oom_known) */
+	bool oom_known;
 	bool used;
 	char comm[PF_COMM];
 };
@@ -135,6 +146,7 @@ struct pf_stats {
 	uint64_t packet_fields[PF_IDS];
 	uint64_t track_events, slices_begin, slices_end, marks, counters;
 	uint64_t threads, thread_overflow, packages, package_overflow, processes_with_uid;
+	uint64_t oom_updates, block_fg_known, block_fg;
 	uint64_t block_returned, bio_complete, late, warnings, compressed;
 	uint64_t regions, region_ns;
 	uint64_t file_returned, file_no_path;
@@ -205,6 +217,8 @@ static struct pf_thread *pf_thread(struct pf_reader *f, int32_t tid, bool create
 		f->st.thread_overflow++;
 	return NULL;
 }
+
+static void pf_oom(struct pf_reader *f, int64_t pid, int64_t adj);
 
 static void pf_copy(char *dst, size_t cap, const uint8_t *p, size_t len)
 {
@@ -439,6 +453,19 @@ static void pf_block(struct pf_reader *f, uint32_t id, const struct pw_field *ev
 		r->uid = (uint32_t)th->uid;
 		r->tflags |= TRACE_T_HAS_UID;
 	}
+	/* foreground as Android had it: the process's oom_score_adj at this
+	 * event (as read; bundles of CPUs overlap by at most the window) */
+	struct pf_thread *proc = pf_thread(f, pid, false);
+	if (proc && !proc->oom_known && proc->tgid > 0 && proc->tgid != pid)
+		proc = pf_thread(f, proc->tgid, false);
+	if (proc && proc->oom_known) {
+		r->tflags |= TRACE_T_FG_KNOWN;
+		f->st.block_fg_known++;
+		if (proc->oom_adj == PF_FOREGROUND_APP_ADJ) {
+			r->tflags |= TRACE_T_FG;
+			f->st.block_fg++;
+		}
+	}
 	if (action != TRACE_A_PLUG && action != TRACE_A_UNPLUG_IO) {
 		r->dev_major = (uint32_t)(dev >> 20);
 		r->dev_minor = (uint32_t)(dev & 0xfffff);
@@ -613,6 +640,13 @@ static int pf_event(struct pf_reader *f, const struct pw_field *e)
 	case 117:
 		f->st.bio_complete++;
 		break;
+	case 326: { /* oom_score_adj_update: comm 1, oom_score_adj 2, pid 3 */
+		struct pw_field a, p;
+		if (pw_find(payload.p, payload.len, 2, &a) && a.wt == PW_VARINT &&
+		    pw_find(payload.p, payload.len, 3, &p) && p.wt == PW_VARINT)
+			pf_oom(f, (int64_t)p.v, (int64_t)a.v);
+		break;
+	}
 	case 432: case 434: case 436:
 		if (f->file_events)
 			pf_file(f, payload.id, &payload, t, pid);
@@ -735,6 +769,40 @@ static int pf_process_tree(struct pf_reader *f, const struct pw_field *pt)
 		} else if (tgid > 0 && tgid <= INT32_MAX) {
 			t->tgid = (int32_t)tgid;
 		}
+	}
+	return rc < 0 ? -1 : 0;
+}
+
+/* A process's oom_score_adj (varints of int32/int64 fields: a negative
+ * value is its two's complement in 64 bits). */
+static void pf_oom(struct pf_reader *f, int64_t pid, int64_t adj)
+{
+	if (pid <= 0 || pid > INT32_MAX || adj < -1000 || adj > 1000)
+		return;
+	struct pf_thread *t = pf_thread(f, (int32_t)pid, true);
+	if (!t)
+		return;
+	if (t->tgid < 0)
+		t->tgid = (int32_t)pid;
+	t->oom_adj = (int32_t)adj;
+	t->oom_known = true;
+	f->st.oom_updates++;
+}
+
+/* ProcessStats (process_stats.proto): processes 1 {pid 1, oom_score_adj 10}. */
+static int pf_process_stats(struct pf_reader *f, const struct pw_field *ps)
+{
+	struct pw_reader m;
+	struct pw_field x, pid, adj;
+	int rc;
+
+	pw_init(&m, ps->p, ps->len);
+	while ((rc = pw_next(&m, &x)) == 1) {
+		if (x.id != 1 || x.wt != PW_LEN)
+			continue;
+		if (pw_find(x.p, x.len, 1, &pid) && pid.wt == PW_VARINT &&
+		    pw_find(x.p, x.len, 10, &adj) && adj.wt == PW_VARINT)
+			pf_oom(f, (int64_t)pid.v, (int64_t)adj.v);
 	}
 	return rc < 0 ? -1 : 0;
 }
@@ -966,6 +1034,7 @@ static int pf_packet(struct pf_reader *f, struct sim_error *err)
 		switch (x.id) {
 		case 1: bundle = x; break;
 		case 2: bad = pf_process_tree(f, &x); break;
+		case 9: bad = pf_process_stats(f, &x); break;
 		case 47: bad = pf_packages(f, &x); break;
 		case 60: bad = pf_track_descriptor(f, &x); break;
 		case 12: bad = pf_interned_data(f, &x, seq); break;
@@ -1254,6 +1323,7 @@ static const char *pf_event_name(uint32_t id)
 	case 44: return "ext4_sync_file_exit";
 	case 45: return "block_rq_issue";
 	case 114: return "sched_wakeup_new";
+	case 326: return "oom_score_adj_update";
 	case 115: return "block_bio_backmerge";
 	case 117: return "block_bio_complete";
 	case 118: return "block_bio_frontmerge";
@@ -1330,6 +1400,10 @@ static void pf_report(void *state, FILE *out)
 		ftrace_regions_dropped(f->regions));
 	fprintf(out, "names: %" PRIu64 " threads/processes%s, %" PRIu64 " processes with a uid\n",
 		s->threads, s->thread_overflow ? " (table full, more not kept)" : "", s->processes_with_uid);
+	if (s->oom_updates || s->block_fg_known)
+		fprintf(out, "foreground (oom_score_adj %d, the top app): %" PRIu64 " updates (process_stats, "
+			"oom_score_adj_update); block records with a known state %" PRIu64 ", foreground %" PRIu64
+			"\n", PF_FOREGROUND_APP_ADJ, s->oom_updates, s->block_fg_known, s->block_fg);
 	fprintf(out, "packages: %" PRIu64 "%s\n", s->packages,
 		s->package_overflow ? " (table full, more not kept)" : "");
 	/* the packages of uids that processes in the trace ran as */
@@ -1355,7 +1429,7 @@ static void pf_report(void *state, FILE *out)
 const struct trace_reader_ops trace_perfetto_ops = {
 	.name = "perfetto",
 	.summary = "Perfetto protobuf trace (Android 9+): ftrace block events, atrace/track slices, names",
-	.identity = TRACE_ID_PID | TRACE_ID_COMM | TRACE_ID_UID,
+	.identity = TRACE_ID_PID | TRACE_ID_COMM | TRACE_ID_UID | TRACE_ID_FG,
 	.probe = pf_probe,
 	.open = pf_open,
 	.open_mem = pf_open_mem,

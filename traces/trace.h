@@ -80,6 +80,8 @@ enum trace_rec_tflag {
 	TRACE_T_HAS_SEQ = 1u << 1,/* seq comes from the trace (else the writer numbers it) */
 	TRACE_T_HAS_UID = 1u << 2,/* uid is the recording's (else unknown) */
 	TRACE_T_HAS_TID = 1u << 3,/* tid is the recording's thread; pid is then its process */
+	TRACE_T_FG_KNOWN = 1u << 4,/* the recording says whether the process was foreground */
+	TRACE_T_FG = 1u << 5,     /* ... and it was (Perfetto: oom_score_adj 0, the top app) */
 };
 
 /* Who issued the I/O, as far as a format records it (struct trace_diag's
@@ -91,6 +93,7 @@ enum trace_identity {
 	TRACE_ID_COMM = 1u << 1,  /* process names */
 	TRACE_ID_UID = 1u << 2,   /* user ids (Android: the app) */
 	TRACE_ID_TID = 1u << 3,   /* thread ids apart from process ids */
+	TRACE_ID_FG = 1u << 4,    /* the recording's own foreground state (TRACE_T_FG_KNOWN) */
 };
 
 /* One event. Owned by the reader; every pointer in it stays valid until the
@@ -293,8 +296,9 @@ void trace_close(struct trace_reader *r);
 
 /* Which records are the foreground app's, by rule (`--fg`, a replay
  * workload's fg:): "comm=REGEX" (POSIX extended, unanchored: anchor with
- * ^...$ for a whole name), "pid=N" or "uid=N"; a record is foreground
- * when any rule matches (traces/fgrule.c). */
+ * ^...$ for a whole name), "pid=N", "uid=N", or "recorded" (the
+ * recording's own state, TRACE_T_FG); a record is foreground when any
+ * rule matches (traces/fgrule.c). */
 struct trace_fg;
 
 /* Add one rule, creating *fg on the first. 0 or SIM_E_INPUT ("--fg: ...")

@@ -81,7 +81,7 @@ struct stat_state {
 	uint64_t other_pid_queued, other_pid_bytes;
 	/* --fg: the foreground rules and what they matched (Q events) */
 	const struct trace_fg *fg;
-	uint64_t fg_queued, fg_bytes, bg_queued, bg_bytes, unnamed_queued;
+	uint64_t fg_queued, fg_bytes, bg_queued, bg_bytes, unnamed_queued, fg_known_queued;
 	struct lat q2c[2], d2c[2], q2c_all, d2c_all;
 	uint64_t evicted;           /* Qs dropped from the full table, oldest first */
 	/* btt's tracking: Qs by start sector in one tree per device, at most
@@ -252,6 +252,8 @@ static void stat_pid(struct stat_state *s, const struct trace_rec *r)
 	}
 	if (!r->comm)
 		s->unnamed_queued++;
+	if (r->tflags & TRACE_T_FG_KNOWN)
+		s->fg_known_queued++;
 	/* Sorted array by pid: the report is in pid order. */
 	uint32_t lo = 0, hi = s->npids;
 	while (lo < hi) {
@@ -443,6 +445,11 @@ static void stat_print(FILE *o, const char *path, const char *format, const stru
 			"class", "queued", "kib");
 		fprintf(o, "%-12s %12" PRIu64 " %14" PRIu64 "\n", "fg", s->fg_queued, s->fg_bytes >> 10);
 		fprintf(o, "%-12s %12" PRIu64 " %14" PRIu64 "\n", "bg", s->bg_queued, s->bg_bytes >> 10);
+		if (trace_fg_needs(s->fg) & TRACE_ID_FG)
+			fprintf(o, "requests with the recording's foreground state: %" PRIu64 " of %" PRIu64
+				"%s\n", s->fg_known_queued, s->fg_queued + s->bg_queued,
+				s->fg_known_queued ? "" : " (the trace has no process_stats or "
+				"oom_score_adj_update: record them to use --fg recorded)");
 	}
 
 	fprintf(o, "\n# btt-style latencies (seconds)\n");
@@ -512,8 +519,9 @@ static void trace_usage(FILE *f)
 		"                         time=1:us,op=2,offset=3:sector,size=4:sector,sep=ws\n"
 		"  --columns keys         time op offset size (required), dev[:devt] response comm pid\n"
 		"                         tid uid, sep=comma|semicolon|tab|ws, skip=N, read=X,write=Y\n"
-		"  --fg RULE              stat: foreground by comm=REGEX, pid=N or uid=N (repeatable;\n"
-		"                         any rule matching makes a request foreground)\n"
+		"  --fg RULE              stat: foreground by comm=REGEX, pid=N, uid=N, or recorded\n"
+		"                         (Perfetto's oom_score_adj 0: the top app); repeatable, any\n"
+		"                         rule matching makes a request foreground\n"
 		"  --strict               refuse a cut last record, a missing CPU file and what the\n"
 		"                         readers otherwise skip with a warning (as blkparse does)\n"
 		"  -o, --out FILE         write here (atomically) instead of stdout\n");

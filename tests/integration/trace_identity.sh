@@ -76,6 +76,11 @@ assert any("records no process names" in x for x in w["warnings"]), w["warnings"
 assert w["fg_pids"] == [], w["fg_pids"]
 PY
 
+# compare has no --lenient: the scenario key does the same there.
+"$bin" compare "$tmp/msr.yaml" --policies "baseline;expc" --set lenient=true > /dev/null 2> "$tmp/cerr" ||
+	say "compare --set lenient=true exited $?"
+grep -q "records no process names.*(2 of 2 runs" "$tmp/cerr" || say "compare lenient warning: $(cat "$tmp/cerr")"
+
 # A phone trace replays with FG by name and no --columns.
 cat > "$tmp/phone.yaml" <<YAML
 name: phone-fg

@@ -5,7 +5,8 @@
  * regions; compact sched and package lists are counted; a cut last packet
  * is a warning, refused under strict; a bad top-level field is an error at
  * its byte offset. The real Pixel trace in tests/data parses with its
- * counts.
+ * counts. process_stats and oom_score_adj_update give the recording's own
+ * foreground (oom_score_adj 0) that `--fg recorded` follows.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -225,6 +226,81 @@ static void test_synthetic(void **state)
 	pw_buf_free(&t);
 }
 
+/* The recording's own foreground: process_stats gives each process's
+ * oom_score_adj, oom_score_adj_update changes it; a block event of a
+ * process at 0 (FOREGROUND_APP_ADJ, the top app) is TRACE_T_FG, and
+ * `--fg recorded` follows it as the app leaves the foreground. */
+static void test_oom_foreground(void **state)
+{
+	struct pw_buf t = { 0 }, pkt = { 0 }, m = { 0 }, x = { 0 }, b = { 0 };
+	struct trace_rec recs[4];
+	char comms[4][17];
+	struct sim_error err;
+	static char rep[8192];
+	int n;
+
+	(void)state;
+	/* the app 4000 (uid 10123) and its thread 4001; a service 5000 */
+	pw_put_uint(&x, 1, 4000);
+	pw_put_str(&x, 3, "com.example.app");
+	pw_put_uint(&x, 5, 10123);
+	nest(&m, 1, &x);
+	pw_put_uint(&x, 1, 4001);
+	pw_put_str(&x, 2, "RenderThread");
+	pw_put_uint(&x, 3, 4000);
+	nest(&m, 2, &x);
+	packet_msg(&t, &pkt, 2, &m);
+	/* process_stats: the app on top (0), the service cached (900),
+	 * system_server -900 (a negative varint) */
+	pw_put_uint(&x, 1, 4000);
+	pw_put_uint(&x, 10, 0);
+	nest(&m, 1, &x);
+	pw_put_uint(&x, 1, 5000);
+	pw_put_uint(&x, 10, 900);
+	nest(&m, 1, &x);
+	pw_put_uint(&x, 1, 612);
+	pw_put_uint(&x, 10, (uint64_t)(int64_t)-900);
+	nest(&m, 1, &x);
+	packet_msg(&t, &pkt, 9, &m);
+	/* one bundle: the app's queue, the service's, the app sent back
+	 * (oom_score_adj_update to 700), the app's queue again */
+	pw_put_uint(&b, 1, 0);
+	blk_fields(&x, 100, 8);
+	pw_put_str(&x, 4, "R");
+	event(&b, 1000, 4001, 119, &x);
+	blk_fields(&x, 200, 8);
+	pw_put_str(&x, 4, "W");
+	event(&b, 2000, 5000, 119, &x);
+	pw_put_str(&x, 1, "com.example.app");
+	pw_put_uint(&x, 2, 700);
+	pw_put_uint(&x, 3, 4000);
+	event(&b, 3000, 1000, 326, &x);
+	blk_fields(&x, 300, 8);
+	pw_put_str(&x, 4, "R");
+	event(&b, 4000, 4001, 119, &x);
+	packet_msg(&t, &pkt, 1, &b);
+	assert_false(t.oom);
+
+	assert_int_equal(read_all(t.p, t.len, NULL, recs, comms, 4, &n, &err, rep, sizeof(rep)), 0);
+	assert_int_equal(n, 3);
+	assert_int_equal(recs[0].tflags & (TRACE_T_FG_KNOWN | TRACE_T_FG), TRACE_T_FG_KNOWN | TRACE_T_FG);
+	assert_int_equal(recs[0].uid, 10123);
+	assert_int_equal(recs[1].tflags & (TRACE_T_FG_KNOWN | TRACE_T_FG), TRACE_T_FG_KNOWN);
+	assert_int_equal(recs[2].tflags & (TRACE_T_FG_KNOWN | TRACE_T_FG), TRACE_T_FG_KNOWN);
+	assert_non_null(strstr(rep, "foreground (oom_score_adj 0, the top app): 4 updates"));
+	assert_non_null(strstr(rep, "block records with a known state 3, foreground 1"));
+	assert_non_null(strstr(rep, "oom_score_adj_update"));
+
+	struct trace_fg *fg = NULL;
+	assert_int_equal(trace_fg_add(&fg, "recorded", &err), 0);
+	assert_true(trace_fg_match(fg, &recs[0]));
+	assert_false(trace_fg_match(fg, &recs[1]));
+	assert_false(trace_fg_match(fg, &recs[2]));
+	assert_int_equal(trace_fg_needs(fg), TRACE_ID_FG);
+	trace_fg_free(fg);
+	pw_buf_free(&t);
+}
+
 static void test_malformed_packet_skipped(void **state)
 {
 	struct pw_buf t = { 0 }, pkt = { 0 }, b = { 0 }, x = { 0 };
@@ -285,6 +361,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_synthetic),
 		cmocka_unit_test(test_malformed_packet_skipped),
+		cmocka_unit_test(test_oom_foreground),
 		cmocka_unit_test(test_pixel_trace),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -101,6 +101,7 @@ struct rp_pid {
 	char comm[REPLAY_COMM_MAX];
 	bool comm_known;
 	bool uid_known;             /* ioc.uid is the recording's */
+	uint16_t fg_state;          /* TRACE_T_FG_KNOWN / TRACE_T_FG of its last record */
 	enum rp_pid_state state;
 	struct list_head fifo;      /* read ahead, not issued */
 	struct list_head blocked;   /* submitted while asleep in get_request */
@@ -148,6 +149,7 @@ struct replay {
 	struct trace_opts topts;
 	uint32_t identity;          /* enum trace_identity of the trace */
 	uint64_t prescan_named;     /* I/O records of the pre-scan with a process name */
+	uint64_t prescan_fg_known;  /* ... with the recording's foreground state */
 	char unanswerable[5200];     /* --lenient: why the fg rules cannot act ("" = they can) */
 
 	struct rb_root pids;
@@ -300,7 +302,7 @@ static void rp_classify(struct replay *r, struct rp_pid *p)
 	if (!fg && r->fg) {
 		struct trace_rec who = { .pid = p->ioc.pid - (int32_t)r->id.pid_offset,
 					 .comm = p->comm_known ? p->comm : NULL, .uid = p->ioc.uid,
-					 .tflags = p->uid_known ? TRACE_T_HAS_UID : 0 };
+					 .tflags = (uint16_t)((p->uid_known ? TRACE_T_HAS_UID : 0) | p->fg_state) };
 		fg = trace_fg_match(r->fg, &who);
 	}
 	p->ioc.fg = fg;
@@ -327,6 +329,13 @@ static struct rp_pid *rp_pid_get(struct replay *r, const struct trace_rec *rec)
 				p->comm_known = true;
 				rp_classify(r, p);
 			}
+			/* fg: recorded follows the recording: the app moves to the
+			 * background and back as its oom_score_adj says */
+			uint16_t st = rec->tflags & (TRACE_T_FG_KNOWN | TRACE_T_FG);
+			if ((st & TRACE_T_FG_KNOWN) && st != p->fg_state) {
+				p->fg_state = st;
+				rp_classify(r, p);
+			}
 			return p;
 		}
 	}
@@ -347,6 +356,7 @@ static struct rp_pid *rp_pid_get(struct replay *r, const struct trace_rec *rec)
 		p->ioc.uid = rec->uid;
 		p->uid_known = true;
 	}
+	p->fg_state = rec->tflags & (TRACE_T_FG_KNOWN | TRACE_T_FG);
 	list_init(&p->fifo);
 	list_init(&p->blocked);
 	list_init(&p->want);
@@ -798,9 +808,12 @@ static int rp_check_identity(struct replay *r, struct cfg_node *wl, struct sim_e
 	 * (a blktrace dump without its notify records) */
 	if ((have & TRACE_ID_COMM) && !r->prescan_named && (r->prescan_q || r->prescan_d))
 		have &= ~TRACE_ID_COMM;
+	/* a Perfetto trace without process_stats or oom_score_adj_update */
+	if ((have & TRACE_ID_FG) && !r->prescan_fg_known && (r->prescan_q || r->prescan_d))
+		have &= ~TRACE_ID_FG;
 	uint32_t need = 0;
-	static const uint32_t bits[] = { TRACE_ID_COMM, TRACE_ID_PID, TRACE_ID_UID };
-	for (size_t i = 0; i < 3; i++)
+	static const uint32_t bits[] = { TRACE_ID_COMM, TRACE_ID_PID, TRACE_ID_UID, TRACE_ID_FG };
+	for (size_t i = 0; i < 4; i++)
 		if (rp_needs(r, bits[i]))
 			need |= bits[i];
 	char lacks[160];
@@ -815,11 +828,12 @@ static int rp_check_identity(struct replay *r, struct cfg_node *wl, struct sim_e
 	char why[5000];
 	snprintf(why, sizeof(why), "trace '%s' (format %s) records no %s%s%s, so %s would call every I/O "
 		 "background", r->path, r->format, lacks,
-		 have & TRACE_ID_COMM || !(r->identity & TRACE_ID_COMM) ? "" : " in its first records",
+		 (have & need) == (r->identity & need) ? "" : " in its first records",
 		 trace_identity_hint(r->format), key);
 	if (!r->sim->lenient)
 		return cfg_errorf(err, at, "%s; map its columns (workload.columns: ...,comm=N,pid=N,uid=N), "
-				  "choose class: fg or bg, or run with --lenient", why);
+				  "choose class: fg or bg, or run with --lenient (any command: --set lenient=true)",
+				  why);
 	snprintf(r->unanswerable, sizeof(r->unanswerable), "%s (--lenient: every I/O is background)", why);
 	return 0;
 }
@@ -846,7 +860,10 @@ static int rp_prescan(struct replay *r, struct sim_error *err)
 		r->prescan_c += rec.action == TRACE_A_COMPLETE;
 		r->prescan_named += (rec.action == TRACE_A_QUEUE || rec.action == TRACE_A_ISSUE) &&
 				    rec.comm && rec.comm[0];
-		if (r->prescan_q && r->prescan_c && (r->prescan_named || !rp_needs(r, TRACE_ID_COMM)))
+		r->prescan_fg_known += (rec.action == TRACE_A_QUEUE || rec.action == TRACE_A_ISSUE) &&
+				       (rec.tflags & TRACE_T_FG_KNOWN);
+		if (r->prescan_q && r->prescan_c && (r->prescan_named || !rp_needs(r, TRACE_ID_COMM)) &&
+		    (r->prescan_fg_known || !rp_needs(r, TRACE_ID_FG)))
 			break; /* every question answered */
 	}
 	trace_close(&rd);
