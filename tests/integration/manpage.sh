@@ -41,5 +41,7 @@ for r in $readers; do
 	[ "$r" = tracecmd ] && r=trace-cmd
 	grep -qi -- "$r" <<<"$description" || { echo "FAIL: DESCRIPTION does not name trace format $r"; fail=1; }
 done
+d=$(sed -n 's/^\.SH //p' "$man" | sort | uniq -d)
+[ -z "$d" ] || { echo "FAIL: section(s) twice in docs/mobisim.1: $d"; fail=1; }
 [ $fail = 0 ] && echo "ok: $(echo $cmds | wc -w) commands"
 exit $fail
