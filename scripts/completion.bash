@@ -34,7 +34,7 @@ _mobisim() {
 	--policies | --chunk | --scheduler)
 		return ;;
 	--by)
-		COMPREPLY=($(compgen -W "pid comm" -- "$cur"))
+		COMPREPLY=($(compgen -W "pid comm uid" -- "$cur"))
 		return ;;
 	--to)
 		COMPREPLY=($(compgen -W "blkparse blktrace mqsim" -- "$cur"))

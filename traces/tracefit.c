@@ -16,6 +16,12 @@
 struct tstream {
 	int32_t pid;
 	char comm[32];
+	bool has_uid;
+	uint32_t uid;
+	int keyed;                    /* KEY_PID, KEY_COMM or KEY_UID */
+	struct tfit_thread threads[TFIT_THREADS];
+	uint32_t nthreads;
+	uint64_t threads_other;
 	uint32_t dev_major, dev_minor;
 	uint64_t lo, hi;              /* sectors touched: [lo, hi) */
 	uint64_t prev_end[2], prev_end_any;
@@ -108,29 +114,55 @@ void tfit_destroy(struct tfit *f)
 	free(f);
 }
 
-static uint64_t stream_key(const struct tfit *f, int32_t pid, const char *comm)
+/* What a stream is keyed by: its uid (--by uid, when the record has one),
+ * its name (--by comm, when it has one), else its pid. */
+enum { KEY_PID = 0, KEY_COMM, KEY_UID };
+
+static int key_kind(const struct tfit *f, const struct tfit_key *k)
 {
-	if (f->o.by == TFIT_BY_COMM && comm && *comm)
-		return str_hash(comm);
-	return hash64((uint64_t)(uint32_t)pid) ^ 0x5bd1e995u;
+	if (f->o.by == TFIT_BY_UID && k->has_uid)
+		return KEY_UID;
+	if (f->o.by == TFIT_BY_COMM && k->comm && *k->comm)
+		return KEY_COMM;
+	return KEY_PID;
 }
 
-static bool stream_is(const struct tfit *f, const struct tstream *s, int32_t pid, const char *comm)
+static uint64_t stream_key(const struct tfit *f, const struct tfit_key *k)
 {
-	if (f->o.by == TFIT_BY_COMM && comm && *comm)
-		return s->comm[0] && !strncmp(s->comm, comm, sizeof(s->comm) - 1);
-	if (f->o.by == TFIT_BY_COMM && s->comm[0])
+	switch (key_kind(f, k)) {
+	case KEY_UID: return hash64((uint64_t)k->uid) ^ 0x27d4eb2fu;
+	case KEY_COMM: return str_hash(k->comm);
+	default: return hash64((uint64_t)(uint32_t)k->pid) ^ 0x5bd1e995u;
+	}
+}
+
+static bool stream_is(const struct tfit *f, const struct tstream *s, const struct tfit_key *k)
+{
+	int kind = key_kind(f, k);
+	if (kind != s->keyed)
 		return false;
-	return s->pid == pid;
+	switch (kind) {
+	case KEY_UID: return s->uid == k->uid;
+	case KEY_COMM: return !strncmp(s->comm, k->comm, sizeof(s->comm) - 1);
+	default: return s->pid == k->pid;
+	}
 }
 
-int tfit_stream_find(const struct tfit *f, int32_t pid, const char *comm)
+static void stream_key_of(const struct tstream *s, struct tfit_key *k)
 {
-	uint64_t h = stream_key(f, pid, comm);
+	k->pid = s->pid;
+	k->comm = s->comm;
+	k->has_uid = s->has_uid;
+	k->uid = s->uid;
+}
+
+int tfit_stream_find(const struct tfit *f, const struct tfit_key *k)
+{
+	uint64_t h = stream_key(f, k);
 	for (uint32_t i = (uint32_t)(h & (f->hcap - 1));; i = (i + 1) & (f->hcap - 1)) {
 		if (!f->hash[i])
 			return -1;
-		if (stream_is(f, &f->s[f->hash[i] - 1], pid, comm))
+		if (stream_is(f, &f->s[f->hash[i] - 1], k))
 			return (int)(f->hash[i] - 1);
 	}
 }
@@ -141,13 +173,13 @@ static int rehash(struct tfit *f)
 	uint32_t *h = calloc(cap, sizeof(*h));
 	if (!h)
 		return -1;
-	for (uint32_t k = 0; k < f->ns; k++) {
-		const struct tstream *s = &f->s[k];
-		uint64_t x = stream_key(f, s->pid, f->o.by == TFIT_BY_COMM ? s->comm : NULL);
-		uint32_t i = (uint32_t)(x & (cap - 1));
+	for (uint32_t j = 0; j < f->ns; j++) {
+		struct tfit_key k;
+		stream_key_of(&f->s[j], &k);
+		uint32_t i = (uint32_t)(stream_key(f, &k) & (cap - 1));
 		while (h[i])
 			i = (i + 1) & (cap - 1);
-		h[i] = k + 1;
+		h[i] = j + 1;
 	}
 	free(f->hash);
 	f->hash = h;
@@ -155,13 +187,30 @@ static int rehash(struct tfit *f)
 	return 0;
 }
 
+/* A stream's threads (its pids, when it groups several): counted per pid. */
+static void stream_thread(struct tstream *s, int32_t pid)
+{
+	for (uint32_t i = 0; i < s->nthreads; i++)
+		if (s->threads[i].pid == pid) {
+			s->threads[i].count++;
+			return;
+		}
+	if (s->nthreads < TFIT_THREADS)
+		s->threads[s->nthreads++] = (struct tfit_thread){ pid, 1 };
+	else
+		s->threads_other++;
+}
+
 static struct tstream *stream_get(struct tfit *f, const struct trace_rec *r)
 {
-	int k = tfit_stream_find(f, r->pid, r->comm);
-	if (k >= 0) {
-		struct tstream *s = &f->s[k];
+	struct tfit_key k = { .pid = r->pid, .comm = r->comm,
+			      .has_uid = (r->tflags & TRACE_T_HAS_UID) != 0, .uid = r->uid };
+	int j = tfit_stream_find(f, &k);
+	if (j >= 0) {
+		struct tstream *s = &f->s[j];
 		if (!s->comm[0] && r->comm)
 			snprintf(s->comm, sizeof(s->comm), "%s", r->comm);
+		stream_thread(s, r->pid);
 		return s;
 	}
 	if (f->ns >= TFIT_STREAMS_MAX)
@@ -181,11 +230,14 @@ static struct tstream *stream_get(struct tfit *f, const struct trace_rec *r)
 	s->pid = r->pid;
 	if (r->comm)
 		snprintf(s->comm, sizeof(s->comm), "%s", r->comm);
+	s->has_uid = k.has_uid;
+	s->uid = r->uid;
+	s->keyed = key_kind(f, &k);
 	s->dev_major = r->dev_major;
 	s->dev_minor = r->dev_minor;
 	s->lo = UINT64_MAX;
-	uint64_t h = stream_key(f, r->pid, r->comm);
-	uint32_t i = (uint32_t)(h & (f->hcap - 1));
+	stream_thread(s, r->pid);
+	uint32_t i = (uint32_t)(stream_key(f, &k) & (f->hcap - 1));
 	while (f->hash[i])
 		i = (i + 1) & (f->hcap - 1);
 	f->hash[i] = ++f->ns;
@@ -432,6 +484,9 @@ void tfit_stats(const struct tfit *f, struct tfit_stats *out)
 {
 	*out = f->st;
 	out->streams = f->ns;
+	out->threads = 0;
+	for (uint32_t i = 0; i < f->ns; i++)
+		out->threads += f->s[i].nthreads + (f->s[i].threads_other ? 1 : 0);
 	out->duration_s = f->st.ios ? (double)(f->tmax - f->tmin) / 1e9 : 0.0;
 	uint64_t n[2] = { f->st.reads, f->st.ios - f->st.reads };
 	for (int d = 0; d < 2; d++)
@@ -472,17 +527,31 @@ double tfit_size_tvd(const struct tfit *a, const struct tfit *b)
 	return sum / 2.0;
 }
 
+bool tfit_uid_of_pid(const struct tfit *f, int32_t pid, uint32_t *uid)
+{
+	for (uint32_t i = 0; i < f->ns; i++) {
+		const struct tstream *s = &f->s[i];
+		if (!s->has_uid)
+			continue;
+		for (uint32_t t = 0; t < s->nthreads; t++)
+			if (s->threads[t].pid == pid) {
+				*uid = s->uid;
+				return true;
+			}
+	}
+	return false;
+}
+
 uint32_t tfit_nstreams(const struct tfit *f)
 {
 	return f->ns;
 }
 
-void tfit_stream_info(const struct tfit *f, uint32_t i, int32_t *pid, const char **comm,
-		      uint64_t *ios, uint64_t *bytes)
+void tfit_stream_info(const struct tfit *f, uint32_t i, struct tfit_key *key, uint64_t *ios,
+		      uint64_t *bytes)
 {
 	const struct tstream *s = &f->s[i];
-	*pid = s->pid;
-	*comm = s->comm;
+	stream_key_of(s, key);
 	*ios = s->ios;
 	*bytes = s->bytes;
 }
@@ -527,6 +596,17 @@ int tfit_write_model(const struct tfit *f, FILE *o, int ind, struct sim_error *e
 		yaml_str(o, s->comm[0] ? s->comm : "-");
 		fprintf(o, "\n%*sdev_major: %u\n%*sdev_minor: %u\n", ind + 4, "", s->dev_major, ind + 4,
 			"", s->dev_minor);
+		if (s->has_uid)
+			fprintf(o, "%*suid: %u\n", ind + 4, "", s->uid);
+		if (s->nthreads > 1) {
+			/* the pids of a stream of several, by their requests (those
+			 * beyond TFIT_THREADS go to the first) */
+			fprintf(o, "%*sthreads: {", ind + 4, "");
+			for (uint32_t t = 0; t < s->nthreads; t++)
+				fprintf(o, "%s%d: %" PRIu64, t ? ", " : "", s->threads[t].pid,
+					s->threads[t].count + (t ? 0 : s->threads_other));
+			fprintf(o, "}\n");
+		}
 		fprintf(o, "%*slba_lo: %" PRIu64 "\n%*slba_hi: %" PRIu64 "\n", ind + 4, "", s->lo, ind + 4,
 			"", s->hi);
 		/* 4 KiB-aligned starts when nine in ten are (a page-cache stream) */

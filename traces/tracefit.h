@@ -31,7 +31,18 @@
 #define TFIT_SIZES 16         /* exact request sizes kept per chunk and direction */
 #define TFIT_FOOTPRINT_MAX (1u << 22) /* distinct 4 KiB pages counted (32 MiB of set) */
 
-enum tfit_by { TFIT_BY_PID = 0, TFIT_BY_COMM };
+enum tfit_by { TFIT_BY_PID = 0, TFIT_BY_COMM, TFIT_BY_UID };
+
+#define TFIT_THREADS 16       /* pids kept per stream (by comm or uid) */
+struct tfit_thread { int32_t pid; uint64_t count; };
+
+/* A stream's identity: pid, name, uid (has_uid: the recording gave one). */
+struct tfit_key {
+	int32_t pid;
+	const char *comm;
+	bool has_uid;
+	uint32_t uid;
+};
 
 struct tfit_opts {
 	int64_t chunk_ns;       /* Tarasov's chunk: 1 s by default */
@@ -61,6 +72,7 @@ struct tfit_chunk {
 /* Summary statistics of a trace (or a run), as `workload fit` compares them. */
 struct tfit_stats {
 	uint64_t ios, bytes, reads, syncs, seq, reref, streams;
+	uint64_t threads;           /* pids over all streams (beyond TFIT_THREADS in one: +1) */
 	uint64_t size4k;            /* requests of exactly 4 KiB */
 	double duration_s;
 	double mean_size_kib[2];    /* reads, writes */
@@ -81,13 +93,16 @@ void tfit_stats(const struct tfit *f, struct tfit_stats *s);
 /* Total-variation distance between two fits' request-size distributions
  * (exact sizes, reads and writes apart): 0 same .. 1 disjoint. */
 double tfit_size_tvd(const struct tfit *a, const struct tfit *b);
-/* Per stream: how many, and the i-th's key, name, requests and bytes (streams in
- * first-seen order). */
+/* Per stream: how many, and the i-th's key, requests and bytes (streams in
+ * first-seen order; key->comm points into the fit). */
 uint32_t tfit_nstreams(const struct tfit *f);
-void tfit_stream_info(const struct tfit *f, uint32_t i, int32_t *pid, const char **comm,
-		      uint64_t *ios, uint64_t *bytes);
-/* Find a stream by pid (by comm when the fit groups by name); -1 if none. */
-int tfit_stream_find(const struct tfit *f, int32_t pid, const char *comm);
+void tfit_stream_info(const struct tfit *f, uint32_t i, struct tfit_key *key, uint64_t *ios,
+		      uint64_t *bytes);
+/* The stream the fit's grouping puts key in; -1 if none. */
+int tfit_stream_find(const struct tfit *f, const struct tfit_key *key);
+/* The uid the fit saw pid issue requests under (the simulated block trace
+ * carries none): true and *uid, or false. */
+bool tfit_uid_of_pid(const struct tfit *f, int32_t pid, uint32_t *uid);
 /* Write the model as a YAML `model:` map body at indent spaces (the
  * streams and their chunks). Returns 0 or SIM_E_IO. */
 int tfit_write_model(const struct tfit *f, FILE *out, int indent, struct sim_error *err);

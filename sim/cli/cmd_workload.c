@@ -44,7 +44,8 @@ static void workload_usage(FILE *f)
 		"  against the trace with its error and tolerance.\n"
 		"  -o, --out FIT.yaml      where to write (default: a temporary, removed after)\n"
 		"  --chunk TIME            chunk length (default 100ms; 10ms keeps burstiness finer)\n"
-		"  --by pid|comm           one stream per process id (default) or process name\n"
+		"  --by pid|comm|uid       one stream per process id (default), process name or\n"
+		"                          uid (Android: the app; where the trace records uids)\n"
 		"  --device NAME|FILE      device of the scenario (default ufs21)\n"
 		"  --scheduler NAME        I/O scheduler of the scenario (default cfq)\n"
 		"  --seed N                seed of the scenario and of the check run (default 1)\n"
@@ -110,6 +111,11 @@ static int fit_trace(const struct fit_args *a, uint16_t act, struct tfit **out,
 	return rc;
 }
 
+static const char *by_name(enum tfit_by b)
+{
+	return b == TFIT_BY_COMM ? "comm" : b == TFIT_BY_UID ? "uid" : "pid";
+}
+
 static const char *base_name(const char *p)
 {
 	const char *s = strrchr(p, '/');
@@ -145,7 +151,7 @@ static int write_files(const struct fit_args *a, const char *fmt, const struct t
 		   "# jumps from the previous end (log2 sector classes jump, back = backwards),\n"
 		   "# sizes in sectors (rsz, wsz) and inter-arrival log2 ns classes (iat).\n"
 		   "# Use it as a composite source: sources: {app: {include: %s}}\n",
-		base_name(a->trace), fmt, st.ios, st.streams, a->by == TFIT_BY_COMM ? "comm" : "pid",
+		base_name(a->trace), fmt, st.ios, st.streams, by_name(a->by),
 		st.duration_s, (double)a->chunk_ns / 1e9, base_name(wl));
 	fprintf(o, "type: replay\nreplay: open\nmodel:\n");
 	rc = tfit_write_model(f, o, 2, err);
@@ -182,6 +188,7 @@ static int write_files(const struct fit_args *a, const char *fmt, const struct t
 
 struct run_sink {
 	struct tfit *f;
+	const struct tfit *orig;    /* uids by pid: the simulated trace has none */
 	struct sim *sim;
 	struct sim_error err;
 	bool failed;
@@ -206,14 +213,16 @@ static void run_event(void *ctx, const struct blk_trace_event *ev)
 	rec.sector = ev->sector;
 	rec.nr_sectors = ev->nr_sectors;
 	rec.bytes = ev->nr_sectors << SECTOR_SHIFT;
+	if (tfit_uid_of_pid(k->orig, ev->pid, &rec.uid))
+		rec.tflags |= TRACE_T_HAS_UID;
 	if (tfit_add(k->f, &rec, &k->err)) {
 		k->failed = true;
 		sim_fail(k->sim, k->err.code, "%s", k->err.msg);
 	}
 }
 
-static int run_model(const struct fit_args *a, const char *scen, struct tfit *f,
-		     struct sim_error *err)
+static int run_model(const struct fit_args *a, const char *scen, const struct tfit *orig,
+		     struct tfit *f, struct sim_error *err)
 {
 	struct cfg_doc *doc;
 	struct sim *s = NULL;
@@ -228,7 +237,7 @@ static int run_model(const struct fit_args *a, const char *scen, struct tfit *f,
 		rc = sim_create(doc, scen, &so, &s, err);
 	if (rc)
 		return rc;
-	struct run_sink k = { .f = f, .sim = s };
+	struct run_sink k = { .f = f, .orig = orig, .sim = s };
 	struct blk_trace_sink sink = { .event = run_event, .ctx = &k };
 	if (!s->blk || blk_add_trace_sink(s->blk, &sink)) {
 		sim_destroy(s);
@@ -295,6 +304,7 @@ static unsigned report(FILE *o, const struct fit_args *a, const struct tfit *ori
 	row(&c, "requests", "", (double)x.ios, (double)y.ios, TOL_REL, 0.01);
 	row(&c, "bytes", "KiB", (double)x.bytes / 1024, (double)y.bytes / 1024, TOL_REL, 0.01);
 	row(&c, "streams", "", (double)x.streams, (double)y.streams, TOL_REL, 0.0);
+	row(&c, "threads (pids)", "", (double)x.threads, (double)y.threads, TOL_REL, 0.0);
 	row(&c, "duration", "s", x.duration_s, y.duration_s, TOL_REL, 0.01);
 	row(&c, "read share", "", (double)x.reads / xn, (double)y.reads / yn, TOL_ABS, 0.01);
 	row(&c, "sync share", "", (double)x.syncs / xn, (double)y.syncs / yn, TOL_ABS, 0.01);
@@ -319,18 +329,17 @@ static unsigned report(FILE *o, const struct fit_args *a, const struct tfit *ori
 
 	/* the largest streams */
 	uint32_t n = tfit_nstreams(orig), shown = 0;
-	fprintf(o, "\n# largest streams (requests; KiB)\n%-8s %-16s %10s %10s %12s %12s\n", "pid",
-		"comm", "trace", "run", "trace_kib", "run_kib");
+	fprintf(o, "\n# largest streams (requests; KiB)\n%-8s %-16s %-8s %10s %10s %12s %12s\n",
+		"pid", "comm", "uid", "trace", "run", "trace_kib", "run_kib");
 	bool *done = calloc(n ? n : 1, sizeof(*done));
 	while (done && shown < FIT_STREAM_ROWS && shown < n) {
 		uint32_t best = 0;
 		uint64_t bi = 0;
 		bool any = false;
+		struct tfit_key key;
+		uint64_t ios, bytes, rios = 0, rbytes = 0;
 		for (uint32_t i = 0; i < n; i++) {
-			int32_t pid;
-			const char *comm;
-			uint64_t ios, bytes;
-			tfit_stream_info(orig, i, &pid, &comm, &ios, &bytes);
+			tfit_stream_info(orig, i, &key, &ios, &bytes);
 			if (!done[i] && (!any || ios > bi)) {
 				best = i;
 				bi = ios;
@@ -338,18 +347,17 @@ static unsigned report(FILE *o, const struct fit_args *a, const struct tfit *ori
 			}
 		}
 		done[best] = true;
-		int32_t pid;
-		const char *comm;
-		uint64_t ios, bytes, rios = 0, rbytes = 0;
-		tfit_stream_info(orig, best, &pid, &comm, &ios, &bytes);
-		int k = tfit_stream_find(run, pid, a->by == TFIT_BY_COMM ? comm : NULL);
+		tfit_stream_info(orig, best, &key, &ios, &bytes);
+		int k = tfit_stream_find(run, &key);
 		if (k >= 0) {
-			int32_t p2;
-			const char *c2;
-			tfit_stream_info(run, (uint32_t)k, &p2, &c2, &rios, &rbytes);
+			struct tfit_key k2;
+			tfit_stream_info(run, (uint32_t)k, &k2, &rios, &rbytes);
 		}
-		fprintf(o, "%-8d %-16s %10" PRIu64 " %10" PRIu64 " %12" PRIu64 " %12" PRIu64 "\n", pid,
-			comm[0] ? comm : "-", ios, rios, bytes >> 10, rbytes >> 10);
+		char uid[16] = "-";
+		if (key.has_uid)
+			snprintf(uid, sizeof(uid), "%u", key.uid);
+		fprintf(o, "%-8d %-16s %-8s %10" PRIu64 " %10" PRIu64 " %12" PRIu64 " %12" PRIu64 "\n",
+			key.pid, key.comm[0] ? key.comm : "-", uid, ios, rios, bytes >> 10, rbytes >> 10);
 		shown++;
 	}
 	free(done);
@@ -392,7 +400,7 @@ static int do_fit(const struct fit_args *a, struct sim_error *err)
 		goto done;
 	printf("trace:    %s (%s, %s events)\n", a->trace, fmt, act == TRACE_A_QUEUE ? "Q" : "D");
 	printf("model:    %" PRIu64 " requests, %" PRIu64 " streams by %s, chunk %.6f s%s%s\n", st.ios,
-	       st.streams, a->by == TFIT_BY_COMM ? "comm" : "pid", (double)a->chunk_ns / 1e9,
+	       st.streams, by_name(a->by), (double)a->chunk_ns / 1e9,
 	       tmp ? "" : "\nwritten:  ", tmp ? "" : scen);
 	if (!tmp)
 		printf("          %s\n", wl);
@@ -401,7 +409,7 @@ static int do_fit(const struct fit_args *a, struct sim_error *err)
 	struct tfit_opts o = { .chunk_ns = a->chunk_ns, .by = a->by, .io_action = TRACE_A_QUEUE };
 	rc = tfit_create(&o, &run, err);
 	if (!rc)
-		rc = run_model(a, scen, run, err);
+		rc = run_model(a, scen, orig, run, err);
 	if (rc)
 		goto done;
 	unsigned bad = report(stdout, a, orig, run);
@@ -458,8 +466,10 @@ static int fit_main(int argc, char **argv)
 				a.by = TFIT_BY_PID;
 			else if (!strcmp(optarg, "comm"))
 				a.by = TFIT_BY_COMM;
+			else if (!strcmp(optarg, "uid"))
+				a.by = TFIT_BY_UID;
 			else {
-				fprintf(stderr, "mobisim: --by: expected pid or comm\n");
+				fprintf(stderr, "mobisim: --by: expected pid, comm or uid\n");
 				return 2;
 			}
 			break;

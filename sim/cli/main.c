@@ -27,7 +27,7 @@ static const struct subcommand subcommands[] = {
 	{ "validate", cmd_validate, "validate [FILE.yaml|DIR]... [-j N] [--fast] [--strict] [--doc FILE.md] [--tsv FILE]" },
 	{ "sensitivity", cmd_sensitivity, "sensitivity SCENARIO.yaml --metric PATH [--params LIST|all] [--factors LO,HI] [-j N] [--out DIR]" },
 	{ "calibrate", cmd_calibrate, "calibrate TRACE [-o DEVICE.yaml]" },
-	{ "workload", cmd_workload, "workload fit TRACE [-o FIT.yaml] [--chunk TIME] [--by pid|comm] [--check]" },
+	{ "workload", cmd_workload, "workload fit TRACE [-o FIT.yaml] [--chunk TIME] [--by pid|comm|uid] [--check]" },
 	{ "trace", cmd_trace, "trace stat FILE|NAME|- | trace convert FILE --to blkparse|blktrace|mqsim [-o OUT]" },
 	{ NULL, NULL, NULL },
 };

@@ -26,6 +26,33 @@ done
 "$BIN" workload fit "$SRC/traces/samples/disksim/tpcc-small.trace" --chunk 10ms --check > c10.txt || err "--chunk 10ms --check exited $?"
 grep -q '^burstiness (IDC 10ms) .* ok$' c10.txt || err "IDC 10ms not held with 10 ms chunks: $(grep IDC c10.txt)"
 
+# Per app: a request list with comm, pid and uid columns (two apps, five threads), fitted by
+# uid, keeps each app's threads and requests, and its uid picks the foreground in the model.
+python3 - <<'PY'
+import random
+random.seed(3)
+with open("apps.csv", "w") as f:
+    t = 0.0
+    for i in range(3000):
+        t += random.expovariate(2000)
+        app = random.choice([0, 1])
+        pid = [[1001, 1002], [2001, 2002, 2003]][app][random.randrange([2, 3][app])]
+        f.write("%.6f,%s,%d,%d,%s,%d,%d\n" % (t, "R" if random.random() < 0.7 else "W",
+                random.randrange(0, 1 << 20) * 8, random.choice([8, 8, 8, 16, 64, 256]),
+                ["com.a", "com.b"][app], pid, [10050, 10060][app]))
+PY
+COLS='time=1:s,op=2,offset=3:sector,size=4:sector,comm=5,pid=6,uid=7,sep=comma,read=R,write=W'
+"$BIN" workload fit apps.csv --columns "$COLS" --by uid -o u.yaml --check > u.txt || { err "--by uid --check exited $?"; cat u.txt >&2; }
+grep -q '^model: .* 2 streams by uid' u.txt || err "--by uid: $(grep '^model:' u.txt)"
+grep -Eq '^threads \(pids\) +5 +5 ' u.txt || err "--by uid lost threads: $(grep '^threads' u.txt)"
+grep -Eq '^[0-9]+ +com\.a +10050 +1497 +1497 ' u.txt || err "--by uid: com.a's requests: $(grep com.a u.txt)"
+"$BIN" run u.yaml --quiet --set 'workload.fg_uid=[10050]' --out u.json || err "run of the per-uid model exited $?"
+python3 - u.json <<'PY' || err "fg_uid did not pick the app's pids in the model"
+import json, sys
+w = json.load(open(sys.argv[1]))["workload"]
+assert w["fg_pids"] == [1001, 1002], w["fg_pids"]
+PY
+
 # 2. Written files: a runnable scenario and a composable workload.
 "$BIN" workload fit "$SRC/traces/samples/synthetic/reader-writer.blkparse" -o rw.yaml > rw.txt || err "fit -o exited $?"
 [ -f rw.yaml ] && [ -f rw.workload.yaml ] || err "expected rw.yaml and rw.workload.yaml: $(ls)"

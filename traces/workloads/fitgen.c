@@ -23,7 +23,13 @@
 #include "traces/tracefit.h"
 
 struct gstream {
-	int64_t pid, dev_major, dev_minor, lo, hi, align;
+	int64_t pid, dev_major, dev_minor, lo, hi, align, uid;
+	/* a stream of several pids: each request goes to the pid furthest
+	 * behind its share, so every pid gets its recorded count */
+	struct tfit_thread threads[TFIT_THREADS];
+	uint64_t assigned[TFIT_THREADS];
+	uint32_t nthreads;
+	uint64_t thread_total, made;
 	const char *comm;
 	struct tfit_chunk *chunks;
 	uint32_t nchunks, k;
@@ -244,6 +250,25 @@ static void make_request(struct fitgen *f, struct gstream *g, struct trace_rec *
 	rec->flags = d ? REQ_WRITE | (sync ? REQ_SYNC : 0) : 0;
 	rec->time_ns = next_time(g);
 	rec->pid = (int32_t)g->pid;
+	if (g->nthreads > 1) {
+		uint32_t best = 0;
+		double most = -1e300;
+		g->made++;
+		for (uint32_t i = 0; i < g->nthreads; i++) {
+			double behind = (double)g->threads[i].count * (double)g->made /
+					(double)g->thread_total - (double)g->assigned[i];
+			if (behind > most) {
+				most = behind;
+				best = i;
+			}
+		}
+		g->assigned[best]++;
+		rec->pid = g->threads[best].pid;
+	}
+	if (g->uid >= 0) {
+		rec->uid = (uint32_t)g->uid;
+		rec->tflags |= TRACE_T_HAS_UID;
+	}
 	snprintf(f->comm_buf, sizeof(f->comm_buf), "%s", g->comm);
 	rec->comm = f->comm_buf;
 	rec->dev_major = (uint32_t)g->dev_major;
@@ -410,7 +435,7 @@ static int chunk_of(struct cfg_node *n, int64_t chunk_ns, struct tfit_chunk *c, 
 }
 
 struct stream_p {
-	int64_t pid, dev_major, dev_minor, lo, hi, align;
+	int64_t pid, dev_major, dev_minor, lo, hi, align, uid;
 	const char *comm;
 };
 
@@ -429,6 +454,8 @@ static const struct cfg_param stream_params[] = {
 	  "one past the highest sector it touched", NULL },
 	{ "align", CFG_T_INT, offsetof(struct stream_p, align), "sectors", "1", 1, 4096, "the trace",
 	  "jumps land on multiples of this (8: the stream's starts were 4 KiB-aligned)", NULL },
+	{ "uid", CFG_T_INT, offsetof(struct stream_p, uid), "", "-1", -1, 4294967295.0, "the trace",
+	  "the stream's uid where the recording gave one (-1: none)", NULL },
 	CFG_PARAM_END,
 };
 
@@ -495,6 +522,32 @@ int fitgen_open(struct sim *sim, struct cfg_node *model, struct trace_reader *r,
 		g->lo = sp.lo;
 		g->hi = sp.hi;
 		g->align = sp.align;
+		g->uid = sp.uid;
+		struct cfg_node *tn = cfg_get(c, "threads");
+		if (tn) {
+			if (tn->kind != CFG_MAP) {
+				rc = cfg_errorf(err, tn, "expected a map {pid: requests}");
+				goto fail;
+			}
+			for (struct cfg_node *x = tn->child; x; x = x->next) {
+				int64_t tp, tc;
+				if (cfg_parse_int(x->key, &tp, err) || tp < 0 || tp > 4194304) {
+					rc = cfg_errorf(err, x, "pid '%s': expected 0..4194304", x->key);
+					goto fail;
+				}
+				if (int_of(x, 1, INT64_MAX, &tc, err)) {
+					rc = SIM_E_INPUT;
+					goto fail;
+				}
+				if (g->nthreads == TFIT_THREADS) {
+					rc = cfg_errorf(err, x, "more than %u threads", TFIT_THREADS);
+					goto fail;
+				}
+				g->threads[g->nthreads++] = (struct tfit_thread){ (int32_t)tp, (uint64_t)tc };
+				g->thread_total += (uint64_t)tc;
+			}
+			cfg_mark_used(tn, true);
+		}
 		struct cfg_node *ch = cfg_get(c, "chunks");
 		if (!ch || ch->kind != CFG_SEQ) {
 			rc = cfg_errorf(err, ch ? ch : c, "expected chunks: a list of chunk maps");
