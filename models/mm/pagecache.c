@@ -99,6 +99,25 @@ static struct pc_page *page_alloc(struct pagecache *pc)
 
 struct pc_page *pc_find(struct stack_file *f, uint64_t index)
 {
+	/* appends look past the end; most other lookups are the page after
+	 * the last one found (sequential I/O) */
+	if (!f->last || index > f->last->index)
+		return NULL;
+	struct pc_page *fg = f->finger;
+	if (fg && fg != f->last) {
+		if (fg->index == index)
+			return fg;
+		if (fg->index + 1 == index) {
+			struct rb_node *nx = rb_next(&fg->node);
+			struct pc_page *q = nx ? rb_entry(nx, struct pc_page, node) : NULL;
+			if (q && q->index == index) {
+				f->finger = q;
+				return q;
+			}
+			if (!q || q->index > index)
+				return NULL;
+		}
+	}
 	struct rb_node *n = f->pages.node;
 	while (n) {
 		struct pc_page *pg = rb_entry(n, struct pc_page, node);
@@ -107,7 +126,7 @@ struct pc_page *pc_find(struct stack_file *f, uint64_t index)
 		else if (index > pg->index)
 			n = n->right;
 		else
-			return pg;
+			return f->finger = pg;
 	}
 	return NULL;
 }
@@ -139,6 +158,11 @@ struct pc_page *pc_next(struct pc_page *pg)
 static void tree_insert(struct stack_file *f, struct pc_page *pg)
 {
 	struct rb_node **link = &f->pages.node, *parent = NULL;
+	if (f->last && pg->index > f->last->index) {
+		/* an append: the highest page has no right child */
+		parent = &f->last->node;
+		link = &parent->right;
+	}
 	while (*link) {
 		parent = *link;
 		struct pc_page *o = rb_entry(parent, struct pc_page, node);
@@ -146,6 +170,9 @@ static void tree_insert(struct stack_file *f, struct pc_page *pg)
 	}
 	rb_link_node(&pg->node, parent, link);
 	rb_insert_color(&pg->node, &f->pages);
+	f->finger = pg;
+	if (!f->last || pg->index > f->last->index)
+		f->last = pg;
 }
 
 uint64_t pc_free_pages(const struct pagecache *pc)
@@ -198,6 +225,12 @@ void pc_page_free(struct stack *s, struct pc_page *pg)
 	struct pagecache *pc = &s->pc;
 	struct stack_file *f = pg->file;
 	pc_lru_del(pc, pg);
+	if (f->finger == pg)
+		f->finger = NULL;
+	if (f->last == pg) {
+		struct rb_node *pv = rb_prev(&pg->node);
+		f->last = pv ? rb_entry(pv, struct pc_page, node) : NULL;
+	}
 	rb_erase(&pg->node, &f->pages);
 	f->nr_pages--;
 	pc->used--;

@@ -244,11 +244,12 @@ enum step task_pay_cpu(struct stack_task *t)
 	static const enum sim_wait spin_cause[MM_NSPIN] = {
 		SIM_WAIT_PAGECACHE_LOCK, SIM_WAIT_ZONE_LOCK, SIM_WAIT_TREE_LOCK
 	};
-	for (int i = 0; i < MM_NSPIN; i++)
-		if (t->spin_debt[i] > 0) {
-			task_charge(t, spin_cause[i], t->spin_debt[i]);
-			t->spin_debt[i] = 0;
-		}
+	if (t->spin_debt[MM_SPIN_LRU] | t->spin_debt[MM_SPIN_ZONE] | t->spin_debt[MM_SPIN_TREE])
+		for (int i = 0; i < MM_NSPIN; i++)
+			if (t->spin_debt[i] > 0) {
+				task_charge(t, spin_cause[i], t->spin_debt[i]);
+				t->spin_debt[i] = 0;
+			}
 	cpu_run(t, ns);
 	return STEP_BLOCK;
 }
