@@ -26,18 +26,31 @@
  *
  * Flusher (one bdi writeback thread, a kworker with its own io_context):
  * woken for background writeback, by reclaim, and every dirty_writeback
- * interval while dirty inodes exist (kupdate). It round-robins over dirty
- * inodes in dirtied_when order, writing at most MAX_WRITEBACK_PAGES (1024)
- * per inode per turn from the inode's writeback_index onwards (range
- * cyclic), as async WRITE bios of contiguous blocks under a plug (bios at
- * most max_bio_bytes, split at extent boundaries); kupdate writes only
- * inodes dirtied longer than dirty_expire ago; background work stops when
- * dirty pages fall below the background threshold. It sleeps in
- * get_request when the async request list is full, which is what paces
- * it to the device. Pages dirty and under writeback at once are skipped
- * (WB_SYNC_NONE). Blocks of newly written files are allocated here
- * (delayed allocation, fs.c) and the inode joins the running journal
- * transaction's ordered list.
+ * interval while dirty inodes exist (kupdate). 3.10 fs/fs-writeback.c
+ * lists: a newly dirtied inode goes on b_dirty with dirtied_when = now;
+ * when b_io is empty, queue_io() moves b_more_io and then the b_dirty
+ * inodes dirtied before older_than_this (now for background work, now -
+ * dirty_expire for kupdate) to b_io, eldest first; writeback_sb_inodes()
+ * takes them in that order, FG's and BG's alike, writing at most
+ * writeback_chunk_size() pages per inode per turn (3.2+: min(write
+ * bandwidth / 2, dirty limit / DIRTY_SCOPE 8) + MIN_WRITEBACK_PAGES 1024,
+ * rounded down to a multiple of 1024; MAX_WRITEBACK_PAGES = 1024 is the
+ * pre-3.2 constant, kept as a fixed chunk_pages override) from the inode's
+ * writeback_index onwards (range cyclic), as async WRITE bios of
+ * contiguous blocks under a plug (bios at most max_bio_bytes, split at
+ * extent boundaries). requeue_inode(): an inode that used its whole chunk
+ * and is still dirty goes to b_more_io (after every inode of this pass);
+ * one that stopped early (its pages under writeback) is redirty_tail()ed
+ * to b_dirty. So an inode dirtied while the flusher works waits for the
+ * pass in progress and the requeued inodes before it is written.
+ * Background work stops when dirty pages fall below the background
+ * threshold. It sleeps in get_request when the async request list is
+ * full, which is what paces it to the device. Pages dirty and under
+ * writeback at once are skipped (WB_SYNC_NONE). Blocks of newly written
+ * files are allocated here (delayed allocation, fs.c) and the inode joins
+ * the running journal transaction's ordered list. Left out: the HZ/10
+ * bail-out of writeback_sb_inodes to re-check the thresholds between
+ * inodes (checked here between chunks).
  */
 #include <math.h>
 #include <stddef.h>
@@ -77,9 +90,12 @@ static const struct cfg_param wb_params_table[] = {
 	{ "max_pause_ms", CFG_T_TIME, offsetof(struct wb_params, max_pause_ns), "ms", "200", 1,
 	  10000, "mm/page-writeback.c MAX_PAUSE = max(HZ/5, 1)",
 	  "longest balance_dirty_pages sleep", NULL },
-	{ "chunk_pages", CFG_T_INT, offsetof(struct wb_params, chunk_pages), "pages", "1024", 1,
-	  1 << 20, "fs/fs-writeback.c MAX_WRITEBACK_PAGES (4 MiB)",
-	  "pages written per inode per flusher turn", NULL },
+	{ "chunk_pages", CFG_T_INT, offsetof(struct wb_params, chunk_pages), "pages", "0", 0,
+	  1 << 20,
+	  "fs/fs-writeback.c writeback_chunk_size (3.2+; 0 = computed); MAX_WRITEBACK_PAGES 1024 "
+	  "before 3.2",
+	  "pages written per inode per flusher turn (0: min(bw/2, limit/8) + 1024 rounded down to "
+	  "1024, as 3.2+)", NULL },
 	{ "init_bw", CFG_T_RATE, offsetof(struct wb_params, init_bw_bps), "MiB/s", "100", 0.001,
 	  1e6, "mm/page-writeback.c INIT_BW = 100 MB/s", "initial write bandwidth estimate", NULL },
 	{ "throttle", CFG_T_BOOL, offsetof(struct wb_params, throttle), "", "true", CFG_NO_RANGE,
@@ -118,6 +134,8 @@ int writeback_init(struct stack *s, struct cfg_node *node, struct sim_error *err
 	if (rc)
 		return rc;
 	list_init(&wb->dirty_inodes);
+	list_init(&wb->b_io);
+	list_init(&wb->b_more_io);
 	list_init(&wb->wb_wait);
 	sim_event_init(&wb->periodic, wb_periodic_event);
 	wb->write_bw_pps = wb->p.init_bw_bps / STACK_PAGE_SIZE;
@@ -140,7 +158,7 @@ void writeback_free(struct stack *s)
 static void wb_arm_periodic(struct stack *s)
 {
 	struct writeback *wb = &s->wb;
-	if (!sim_event_pending(&wb->periodic) && !list_empty(&wb->dirty_inodes))
+	if (!sim_event_pending(&wb->periodic) && wb->nr_dirty_inodes > 0)
 		sim_after(s->sim, &wb->periodic, wb->p.dirty_writeback_ns);
 }
 
@@ -402,29 +420,57 @@ void wb_bio_done(struct stack *s, struct stack_bio *sb)
 
 /* ------------------------------------------------------------ flusher */
 
+/* queue_io(): b_more_io, then the b_dirty inodes dirtied at or before
+ * older (eldest first), go to the end of b_io. */
+static void wb_queue_io(struct writeback *wb, int64_t older)
+{
+	list_splice_tail_init(&wb->b_more_io, &wb->b_io);
+	while (!list_empty(&wb->dirty_inodes)) {
+		struct stack_file *f = list_first_entry(&wb->dirty_inodes, struct stack_file, dirty_node);
+		if (f->dirtied_when > older)
+			break;
+		list_move_tail(&f->dirty_node, &wb->b_io);
+	}
+}
+
 static struct stack_file *wb_pick_inode(struct stack *s, bool *background)
 {
 	struct writeback *wb = &s->wb;
 	int64_t now = sim_now(s->sim);
-	if (list_empty(&wb->dirty_inodes))
+	if (wb->nr_dirty_inodes == 0)
 		return NULL;
 	if (wb->nr_dirty > wb->bg_thresh || wb->reclaim_request > 0) {
 		*background = true;
-		return list_first_entry(&wb->dirty_inodes, struct stack_file, dirty_node);
+		if (list_empty(&wb->b_io))
+			wb_queue_io(wb, now);
+		if (!list_empty(&wb->b_io))
+			return list_first_entry(&wb->b_io, struct stack_file, dirty_node);
+		return NULL;
 	}
 	if (wb->kupdate_due) {
-		struct list_head *pos;
-		list_for_each(pos, &wb->dirty_inodes) {
-			struct stack_file *f = list_entry(pos, struct stack_file, dirty_node);
-			if (now - f->dirtied_when >= wb->p.dirty_expire_ns) {
-				*background = false;
-				return f;
-			}
+		if (list_empty(&wb->b_io))
+			wb_queue_io(wb, now - wb->p.dirty_expire_ns);
+		if (!list_empty(&wb->b_io)) {
+			*background = false;
+			return list_first_entry(&wb->b_io, struct stack_file, dirty_node);
 		}
 		wb->kupdate_due = false;
 		wb->kupdate_runs++;
 	}
 	return NULL;
+}
+
+/* writeback_chunk_size() for WB_SYNC_NONE work (3.2+). */
+static uint64_t wb_chunk_size(const struct writeback *wb)
+{
+	const uint64_t min_pages = 1024; /* MIN_WRITEBACK_PAGES: 4 MiB of 4 KiB pages */
+	if (wb->p.chunk_pages > 0)
+		return (uint64_t)wb->p.chunk_pages;
+	uint64_t pages = (uint64_t)(wb->write_bw_pps / 2);
+	uint64_t scope = wb->thresh / 8; /* global_dirty_limit / DIRTY_SCOPE */
+	if (scope < pages)
+		pages = scope;
+	return (pages + min_pages) / min_pages * min_pages;
 }
 
 static void wb_end_chunk(struct stack_task *t)
@@ -439,9 +485,21 @@ static void wb_end_chunk(struct stack_task *t)
 		wb->reclaim_request = wb->reclaim_request > t->wb_wrote
 					      ? wb->reclaim_request - t->wb_wrote
 					      : 0;
-	/* requeue_io: an inode with more dirty pages goes to the back */
-	if (f->on_dirty_list && f->nr_dirty > 0)
-		list_move_tail(&f->dirty_node, &wb->dirty_inodes);
+	/* requeue_inode(): slice used up -> b_more_io; stopped early (pages
+	 * under writeback) -> redirty_tail to b_dirty */
+	if (f->on_dirty_list && f->nr_dirty > 0) {
+		if (t->wb_left == 0) {
+			list_move_tail(&f->dirty_node, &wb->b_more_io);
+		} else {
+			if (!list_empty(&wb->dirty_inodes)) {
+				struct stack_file *newest =
+					list_entry(wb->dirty_inodes.prev, struct stack_file, dirty_node);
+				if (f->dirtied_when < newest->dirtied_when)
+					f->dirtied_when = sim_now(s->sim);
+			}
+			list_move_tail(&f->dirty_node, &wb->dirty_inodes);
+		}
+	}
 	if (t->wb_wrote == 0)
 		t->zero_chunks++;
 	else
@@ -516,7 +574,7 @@ void flusher_run(struct stack_task *t)
 			wb->bg_runs++;
 		t->wb_file = f;
 		t->wb_cursor = f->writeback_index;
-		t->wb_left = (uint64_t)wb->p.chunk_pages;
+		t->wb_left = wb_chunk_size(wb);
 		t->wb_wrote = 0;
 		t->wb_wrapped = false;
 		if (s->q)
@@ -538,6 +596,7 @@ struct json_t *writeback_to_json(const struct stack *s)
 	json_object_set_new(o, "bios_async", json_integer((json_int_t)wb->bios_async));
 	json_object_set_new(o, "bios_sync", json_integer((json_int_t)wb->bios_sync));
 	json_object_set_new(o, "chunks", json_integer((json_int_t)wb->chunks));
+	json_object_set_new(o, "chunk_pages", json_integer((json_int_t)wb_chunk_size(wb)));
 	json_object_set_new(o, "background_turns", json_integer((json_int_t)wb->bg_runs));
 	json_object_set_new(o, "kupdate_runs", json_integer((json_int_t)wb->kupdate_runs));
 	json_object_set_new(o, "throttle_pauses", json_integer((json_int_t)wb->throttle_pauses));

@@ -85,7 +85,7 @@ struct wb_params {
 	int64_t dirty_expire_ns;
 	int64_t dirty_writeback_ns;
 	int64_t max_pause_ns;
-	int64_t chunk_pages;       /* MAX_WRITEBACK_PAGES */
+	int64_t chunk_pages;       /* 0: writeback_chunk_size (3.2+); else fixed */
 	double init_bw_bps;        /* INIT_BW */
 	bool throttle;             /* balance_dirty_pages on */
 	int64_t ioprio_class, ioprio_level;
@@ -412,8 +412,10 @@ struct pagecache {
 struct writeback {
 	struct wb_params p;
 	struct stack_task *flusher;
-	struct list_head dirty_inodes;  /* b_dirty */
-	uint32_t nr_dirty_inodes;
+	struct list_head dirty_inodes;  /* b_dirty, eldest first */
+	struct list_head b_io;          /* queued for this pass, next first */
+	struct list_head b_more_io;     /* chunk used up: after this pass */
+	uint32_t nr_dirty_inodes;       /* on any of the three */
 	uint64_t nr_dirty, nr_writeback;
 	uint64_t bg_thresh, thresh;     /* pages */
 	uint64_t reclaim_request;       /* pages reclaim asked the flusher to write */

@@ -7,8 +7,8 @@
 # the launch runs against a saturated device. Asserts the direction: the
 # launch is faster with expc+boost+fgcfq than without (at least 10 %), the
 # run stays on blk-mq + mq-deadline, fgcfq applied there and dispatched FG
-# requests from its own level, every boost attempt is counted by where
-# blk-mq held the request; and `policies: fgcfq` on kyber is refused (exit 2).
+# requests from its own level, every boost attempt (if any) is counted by
+# where blk-mq held the request; and `policies: fgcfq` on kyber is refused (exit 2).
 set -u
 bin=$1 src=$2
 tmp=$(mktemp -d)
@@ -40,7 +40,12 @@ b = pol["boost"]
 assert b["hits"] + b["misses"] == b["waits_boosted_class"], b
 assert sum(b["hits_where"].values()) == b["hits"], b
 assert sum(b["miss_reasons"].values()) == b["misses"], b
-assert b["hits"] > 0, b
+# No "hits > 0" here: since the 3.10 flusher order (a newly dirtied inode
+# waits behind the streaming writer's requeued chunk, and 3.2+ chunks are
+# min(bw/2, limit/8)), the launch's database pages are synced by the app
+# before the flusher reaches them, so no FG task waits on async writeback
+# in this scenario; blk-mq's boost paths are tested in
+# tests/models/block/test_blk_mq_boost.c.
 lb, la = launch(base), launch(allp)
 assert la < 0.9 * lb, (lb, la)
 print("mq policies (UFS 3.1, short): launch %.2f s baseline, %.2f s expc+boost+fgcfq; "

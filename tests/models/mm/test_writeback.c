@@ -4,6 +4,7 @@
  * and the flusher's async bios. */
 #include "tests/models/stack/stack_harness.h"
 
+
 #define WB_DEV_SLOW "device: {model: ideal, service: fixed, mean_us: 5000, queue_depth: 1}\n"
 #define WB_DEV_FAST "device: {model: ideal, service: fixed, mean_us: 200, queue_depth: 1}\n"
 #define WB_MEM "memory: {total_bytes: 512MiB, reserved_bytes: 256MiB}\n"
@@ -122,9 +123,76 @@ static void test_writeback_background_starts_above_threshold(void **state)
 	sh_free(h);
 }
 
+/* writeback_chunk_size (3.2+): min(bw / 2, limit / 8) + 1024 rounded
+ * down to 1024 pages; a fixed chunk_pages overrides it. */
+static void test_writeback_chunk_size_follows_limit(void **state)
+{
+	(void)state;
+	struct sh *h = sh_new(WB_DEV_FAST WB_MEM "journal: {enabled: false}\n");
+	/* INIT_BW 100 MiB/s: bw / 2 = 12800 pages; limit / 8 is smaller */
+	uint64_t scope = h->st->wb.thresh / 8;
+	assert_true(scope < 12800);
+	json_t *o = writeback_to_json(h->st);
+	assert_int_equal(json_integer_value(json_object_get(o, "chunk_pages")),
+			 (scope + 1024) / 1024 * 1024);
+	json_decref(o);
+	sh_free(h);
+	h = sh_new(WB_DEV_FAST WB_MEM "journal: {enabled: false}\nwriteback: {chunk_pages: 1024}\n");
+	o = writeback_to_json(h->st);
+	assert_int_equal(json_integer_value(json_object_get(o, "chunk_pages")), 1024);
+	json_decref(o);
+	sh_free(h);
+}
+
+/* 3.10 b_io order: a file dirtied while the flusher writes a big one waits
+ * for the pass in progress and for the big file's requeued (b_more_io)
+ * chunk, then is written with async bios like the big one. */
+static void test_writeback_new_inode_after_more_io(void **state)
+{
+	(void)state;
+	struct sh *h = sh_new(WB_DEV_SLOW WB_MEM "journal: {enabled: false}\n"
+					    "writeback: {dirty_background_bytes: 1MiB, dirty_bytes: 200MiB, "
+					    "throttle: false, chunk_pages: 1024}\n"
+					    "fs: {alloc_extent_bytes: 4KiB}\n");
+	struct stack_file *a = sh_file(h, "big", 0), *b = sh_file(h, "small", 0);
+	struct sh_gen ga = { .kind = STACK_OP_WRITE, .f = a, .len = 512 << 10, .count = 256 };
+	struct sh_gen gb = { .kind = STACK_OP_WRITE, .f = b, .len = 16 << 10, .count = 1 };
+	sh_gen_task(h, "bigwriter", 10060, 0, &ga);
+	sh_gen_task(h, "smallwriter", 10050, 100 * MS, &gb);
+	/* blocks are taken at the allocator's cursor as the flusher writes
+	 * (one-page preallocation windows): big's pages allocated before
+	 * small's first block were handed to bios before small's */
+	uint64_t at_dirty = UINT64_MAX;
+	for (int64_t t = 1 * MS; t < 10 * SEC && at_dirty == UINT64_MAX; t += MS / 4) {
+		sh_run(h, t);
+		if (b->nr_dirty > 0)
+			at_dirty = a->alloc_pages;
+	}
+	sh_run(h, SIM_TIME_MAX);
+	assert_true(ga.exited_at > 0 && ga.exited_at < 100 * MS);
+	uint64_t blba = stack_file_lba(b, 0), before = 0;
+	assert_true(blba != UINT64_MAX);
+	for (uint32_t i = 0; i < stack_file_extent_count(a); i++) {
+		uint64_t page, lba, n;
+		stack_file_extent(a, i, &page, &lba, &n);
+		if (lba < blba)
+			before += n;
+	}
+	/* the rest of the chunk in progress, then big's requeued chunk
+	 * (b_more_io) goes first: more than one chunk, at most two (a single
+	 * list would take small right after the chunk in progress) */
+	assert_true(at_dirty != UINT64_MAX);
+	assert_true(before - at_dirty > 1024);
+	assert_true(before - at_dirty <= 2048);
+	assert_int_equal(h->st->wb.pages_sync, 0);
+	sh_free(h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_writeback_chunk_size_follows_limit),
+		cmocka_unit_test(test_writeback_new_inode_after_more_io),
 		cmocka_unit_test(test_writeback_presets_set_thresholds),
 		cmocka_unit_test(test_writeback_throttle_caps_dirty_at_dirty_ratio),
 		cmocka_unit_test(test_writeback_kupdate_after_expire),
