@@ -17,11 +17,14 @@
  * blocks, directories, checkpointing of journalled metadata in place.
  */
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <gsl/gsl_randist.h>
 #include <jansson.h>
 
+#include "models/fs/fs.h"
 #include "models/stack/stack_int.h"
 #include "sim/rng.h"
 #include "sim/sim.h"
@@ -261,6 +264,71 @@ static enum step ext4_atomic(struct stack_task *t, struct stack_file *f, bool co
 	return commit ? fsync_step(t, f, false) : STEP_DONE;
 }
 
+/* The directory that holds f: the name up to its last '/' (one per app
+ * directory; its inode and entry block are what namespace changes dirty). */
+static struct stack_file *ext4_parent_dir(struct stack *s, struct stack_file *f)
+{
+	char name[512];
+	const char *slash = strrchr(f->name, '/');
+	int n = slash ? (int)(slash - f->name) : 0;
+	struct sim_error err = { 0 };
+	snprintf(name, sizeof(name), "%.*s/", n, f->name);
+	struct stack_file *dir = stack_file_get(s, name, 0, &err);
+	if (dir)
+		dir->inode_cached = true;
+	return dir;
+}
+
+/* Namespace changes (Linux 3.10 fs/ext4/namei.c, ialloc.c, inode.c), each
+ * in one handle of the running transaction:
+ *  create  ext4_create -> ext4_new_inode (inode bitmap and group
+ *          descriptor of the inode's group, the inode-table block; the new
+ *          inode's i_sync_tid and i_datasync_tid are this transaction, so its
+ *          first fsync or fdatasync commits it) + ext4_add_entry (the
+ *          directory block and the directory inode's mtime);
+ *  unlink  truncate_inode_pages first waits for each page under writeback
+ *          (wait_on_page_writeback), then ext4_unlink (directory block and
+ *          inode, orphan list) and, at the last iput, ext4_evict_inode ->
+ *          ext4_truncate + ext4_free_inode (block bitmaps of the groups its
+ *          extents lie in, inode bitmap);
+ *  rename  ext4_rename in one directory: the directory block and inode, the
+ *          renamed inode's ctime.
+ * The journal counts a directory's inode and entry block as one metadata
+ * block, and an inode bitmap with the block bitmap of its group. Left out:
+ * dropping an unlinked file's dirty pages (the generators unlink only
+ * files they synced or never wrote), the orphan list's superblock write,
+ * htree directories, auto_da_alloc's flush on a rename over an existing
+ * file. */
+static enum step ext4_namespace(struct stack_task *t, struct stack_file *f, enum stack_op_kind kind)
+{
+	struct stack *s = t->stack;
+	if (kind == STACK_OP_UNLINK && fs_wait_all_writeback(t, f) == STEP_BLOCK)
+		return STEP_BLOCK;
+	struct stack_file *dir = ext4_parent_dir(s, f);
+	if (!dir) {
+		sim_fail(s->sim, SIM_E_NOMEM, "out of memory creating a directory for %s", f->name);
+		return STEP_DONE;
+	}
+	journal_dirty_inode(s, dir, false);
+	switch (kind) {
+	case STACK_OP_CREATE:
+		f->inode_cached = true;
+		journal_dirty_group(s, f->inode_group);
+		journal_dirty_inode(s, f, true);
+		break;
+	case STACK_OP_UNLINK:
+		journal_dirty_inode(s, f, true);
+		journal_dirty_group(s, f->inode_group);
+		for (uint32_t i = 0; i < f->next_ext; i++)
+			journal_dirty_group(s, fs_group_of(s, f->ext[i].lba));
+		break;
+	default:
+		journal_dirty_inode(s, f, false);
+		break;
+	}
+	return STEP_DONE;
+}
+
 const struct fs_ops ext4_fs_ops = {
 	.name = "ext4",
 	.init = ext4_init,
@@ -271,6 +339,7 @@ const struct fs_ops ext4_fs_ops = {
 	.dirty_inode = journal_dirty_inode,
 	.fsync = fsync_step,
 	.atomic = ext4_atomic,
+	.namespace = ext4_namespace,
 	.kthread_run = jbd2_run,
 	.bio_done = journal_bio_done,
 	.to_json = fs_to_json,

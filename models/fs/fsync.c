@@ -18,6 +18,7 @@
  * Left out: the fast path that skips the commit for overwrites of
  * allocated blocks without mtime change, and barrier-less mounts.
  */
+#include "models/fs/fs.h"
 #include "models/stack/stack_int.h"
 #include "sim/sim.h"
 
@@ -96,6 +97,19 @@ enum step fsync_write_and_wait(struct stack_task *t, struct stack_file *f)
 		os->fphase = 3;
 	}
 	return STEP_DONE;
+}
+
+enum step fs_wait_all_writeback(struct stack_task *t, struct stack_file *f)
+{
+	struct task_opstate *os = &t->os;
+	struct pc_page *pg = pc_find_ge(f, os->fcursor);
+	while (pg && !(pg->flags & PG_WRITEBACK))
+		pg = pc_next(pg);
+	if (!pg)
+		return STEP_DONE;
+	os->fcursor = pg->index;
+	wait_writeback(t, pg);
+	return STEP_BLOCK;
 }
 
 enum step fsync_step(struct stack_task *t, struct stack_file *f, bool datasync)

@@ -19,7 +19,9 @@
  * the wait began: the commit chases a streaming flusher through the
  * writer's whole dirty backlog; `range` waits only for the pages
  * that were under writeback when the commit began (close to the
- * range-scoped filemap_fdatawait_range_keep_errors of 5.3+);
+ * range-scoped filemap_fdatawait_range_keep_errors of 5.3+); each of
+ * these sleeps is wait_on_page_writeback by the commit thread and goes
+ * through the policies' on_wait_writeback hook with jbd2 as the waiter;
  * (3) write a descriptor block plus one block per metadata block
  * sequentially at the journal head as WRITE_SYNC; (4) after they
  * complete, the commit block with REQ_FLUSH | REQ_FUA (WRITE_FLUSH_FUA,
@@ -334,6 +336,16 @@ static void journal_wake_waiters(struct stack *s)
 	}
 }
 
+/* journal_finish_inode_data_buffers -> filemap_fdatawait ->
+ * wait_on_page_writeback: the commit thread itself sleeps on the page, so
+ * the wait goes through the same hook as a task's (a policy sees who
+ * waits: the thesis's boost lifts only foreground waiters). */
+static void ordered_wait_hook(struct stack *s, struct stack_task *j, struct pc_page *pg)
+{
+	if (s->hooks.on_wait_writeback && !(pg->flags & PG_SYNCWB))
+		s->hooks.on_wait_writeback(j, fs_map(pg->file, pg->index, NULL), s->hooks.ctx);
+}
+
 enum { JP_IDLE = 0, JP_ORDERED, JP_LOG, JP_LOG_WAIT, JP_COMMIT, JP_COMMIT_WAIT };
 
 void jbd2_run(struct stack_task *j)
@@ -389,6 +401,7 @@ void jbd2_run(struct stack_task *j)
 					jn->ow_file = f;
 					jn->ow_index = pg->index;
 					j->wb_file = f;
+					ordered_wait_hook(s, j, pg);
 					task_block(j, SIM_WAIT_WRITEBACK);
 					return;
 				}
@@ -400,6 +413,11 @@ void jbd2_run(struct stack_task *j)
 						if (!j->wb_file)
 							jn->ordered_waits++;
 						j->wb_file = f;
+						struct pc_page *pg = pc_find_ge(f, 0);
+						while (pg && !(pg->flags & PG_WRITEBACK))
+							pg = pc_next(pg);
+						if (pg)
+							ordered_wait_hook(s, j, pg);
 						task_block(j, SIM_WAIT_WRITEBACK);
 						return;
 					}

@@ -370,6 +370,17 @@ struct stack_task *stack_journal_task(struct stack *s)
 	return s->jn.p.enabled ? s->jn.jbd2 : NULL;
 }
 
+bool stack_journal_fg_waiting(const struct stack *s)
+{
+	const struct list_head *pos;
+	list_for_each(pos, &s->jn.waiters) {
+		const struct stack_task *t = list_entry(pos, struct stack_task, jwait_node);
+		if (t->ioc.fg)
+			return true;
+	}
+	return false;
+}
+
 struct io_context *stack_journal_ioc(struct stack *s)
 {
 	return s->jn.jbd2 ? &s->jn.jbd2->ioc : NULL;

@@ -62,6 +62,12 @@ enum stack_op_kind {
 	STACK_OP_UNPLUG,    /* ... until blk_finish_plug (a sleep still flushes) */
 	STACK_OP_ATOMIC_START,  /* ioctl(F2FS_IOC_START_ATOMIC_WRITE): later writes are held */
 	STACK_OP_ATOMIC_COMMIT, /* ioctl(F2FS_IOC_COMMIT_ATOMIC_WRITE) */
+	STACK_OP_CREATE,    /* open(O_CREAT) of a file that does not exist: a new inode and
+			     * directory entry (ext4_create) */
+	STACK_OP_UNLINK,    /* unlink(file), last link: truncate_inode_pages waits for its
+			     * pages under writeback; inode, directory and bitmaps change */
+	STACK_OP_RENAME,    /* rename(file, new name in the same directory): directory entries
+			     * and the inode's ctime change */
 	STACK_NOPKIND
 };
 
@@ -71,7 +77,7 @@ enum stack_op_kind {
 
 struct stack_op {
 	enum stack_op_kind kind;
-	struct stack_file *file; /* READ WRITE FAULT FSYNC FDATASYNC OPEN CLOSE */
+	struct stack_file *file; /* READ WRITE FAULT FSYNC FDATASYNC OPEN CLOSE CREATE UNLINK RENAME */
 	uint64_t off, len;       /* bytes */
 	int64_t ns;              /* CPU, SLEEP */
 	const char *name;        /* BEGIN/END: region name; must live until the END op completes */
@@ -130,6 +136,9 @@ struct stack_hooks *stack_hooks(struct stack *s);
 /* The journal (jbd2) kernel thread, or NULL when the journal is off
  * (for policies that change its io_context, e.g. jprio). */
 struct stack_task *stack_journal_task(struct stack *s);
+/* A foreground task sleeps in fsync waiting for a jbd2 commit (for a
+ * policy that sees the commit's own waits, e.g. boost's ordered data). */
+bool stack_journal_fg_waiting(const struct stack *s);
 
 /* I/O contexts of the kernel threads (NULL when absent), for policies that
  * change their ioprio (jprio: the journal thread in the RT class). */

@@ -33,7 +33,7 @@
 const char *const stack_op_names[STACK_NOPKIND] = {
 	"read", "write", "fault", "fsync", "fdatasync", "cpu", "sleep",
 	"begin", "end", "open", "close", "fg", "willneed", "plug", "unplug",
-	"atomic_start", "atomic_commit",
+	"atomic_start", "atomic_commit", "create", "unlink", "rename",
 };
 
 /* ------------------------------------------------------------ basics */
@@ -691,6 +691,12 @@ static enum step op_step(struct stack_task *t)
 	case STACK_OP_PLUG:
 	case STACK_OP_UNPLUG:
 		return launch_op_step(t);
+	case STACK_OP_CREATE:
+	case STACK_OP_UNLINK:
+	case STACK_OP_RENAME:
+		if (!os->op.file || !t->stack->fs.ops->namespace)
+			return STEP_DONE;
+		return t->stack->fs.ops->namespace(t, os->op.file, os->op.kind);
 	default:
 		return STEP_DONE;
 	}

@@ -34,7 +34,28 @@
  *   fdatasync(db); PERSIST: zero the header (28 B at 0), fdatasync(journal).
  * WAL: append P frames (24 + page bytes) and fdatasync(wal) per commit;
  * every wal_autocheckpoint pages a checkpoint writes them to the db and
- * fdatasyncs it. OFF: the same writes without any sync.
+ * fdatasyncs it. OFF: the same writes without any sync. DELETE (SQLite's
+ * own default, used where an app sets it): the journal is created for
+ * each transaction (open O_CREAT: a new inode and directory entry), the
+ * directory is fsynced after its first sync (os_unix.c UNIXFILE_DIRSYNC),
+ * and it is unlinked at the commit (pager_end_transaction) - on ext4 the
+ * new inode makes the journal's first fdatasync commit the jbd2
+ * transaction (Lee & Won EMSOFT'12: "creating short-lived files" is part
+ * of the at least 11 writes one SQLite insert sends to storage).
+ *
+ * Other foreground writes of an Android 5.0 app, each optional:
+ *  SharedPreferences.commit()/apply() (AOSP 5.0 frameworks/base
+ *    core/java/android/app/SharedPreferencesImpl.java writeToFile): rename
+ *    prefs.xml to prefs.xml.bak, create prefs.xml, write the whole map,
+ *    FileUtils.sync() (fsync), close, delete the backup; prefs_commits of
+ *    them on the SQLite worker after its transactions (apply() runs them
+ *    on QueuedWork's single thread; one background thread of the app
+ *    stands in for it);
+ *  the image loader's disk cache (DiskLruCache as Glide and Volley use it:
+ *    write key.tmp, close, rename to key, append a CLEAN line to its
+ *    journal; flush() only, never fsync): cache_writes thumbnails written
+ *    by the image workers after decoding, buffered - the flusher writes
+ *    them like any other dirty page.
  *
  * Sizes, counts and CPU times of an app are assumptions (each parameter
  * says so); what is sourced is the thread structure, the journal protocol
@@ -65,10 +86,10 @@
 #define SQL_WALHDR 32u
 #define SQL_WALFRAME (24u + AP_PAGE)
 
-enum { JM_PERSIST = 0, JM_WAL, JM_OFF };
+enum { JM_PERSIST = 0, JM_WAL, JM_OFF, JM_DELETE };
 enum { SY_FULL = 0, SY_NORMAL, SY_OFF };
 enum { SC_FDATASYNC = 0, SC_FSYNC };
-static const char *const jm_names[] = { "persist", "wal", "off", NULL };
+static const char *const jm_names[] = { "persist", "wal", "off", "delete", NULL };
 static const char *const sy_names[] = { "full", "normal", "off", NULL };
 static const char *const sc_names[] = { "fdatasync", "fsync", NULL };
 
@@ -85,6 +106,8 @@ struct app_p {
 	uint64_t db_file_bytes;
 	int64_t db_reads, db_txns, db_txn_pages, db_cpu_ns, wal_autocheckpoint;
 	int journal_mode, sync_mode, sync_call;
+	int64_t prefs_commits, cache_writes;
+	uint64_t prefs_bytes;
 	bool wait_workers;
 };
 
@@ -132,7 +155,8 @@ const struct cfg_param app_launch_params[] = {
 	  "SQLite worker computation, spread over its I/Os", NULL },
 	{ "journal_mode", CFG_T_ENUM, AO(journal_mode), "", "persist", CFG_NO_RANGE,
 	  "AOSP 5.0 config.xml db_default_journal_mode PERSIST",
-	  "SQLite journal: persist (rollback journal kept), wal, off", jm_names },
+	  "SQLite journal: persist (rollback journal kept), wal, off, delete (created and unlinked "
+	  "per transaction)", jm_names },
 	{ "sync_mode", CFG_T_ENUM, AO(sync_mode), "", "full", CFG_NO_RANGE,
 	  "AOSP 5.0 config.xml db_default_sync_mode / db_wal_sync_mode FULL",
 	  "SQLite synchronous: full, normal, off", sy_names },
@@ -142,6 +166,14 @@ const struct cfg_param app_launch_params[] = {
 	{ "wal_autocheckpoint", CFG_T_INT, AO(wal_autocheckpoint), "", "100", 1, 1e6,
 	  "AOSP 5.0 config.xml db_wal_autocheckpoint", "WAL: checkpoint after this many pages",
 	  NULL },
+	{ "prefs_commits", CFG_T_INT, AO(prefs_commits), "", "0", 0, 1e5, "assumed",
+	  "SharedPreferences writes (rename to .bak, create, write, fsync, unlink .bak; AOSP 5.0 "
+	  "SharedPreferencesImpl.writeToFile) on the worker after its transactions", NULL },
+	{ "prefs_bytes", CFG_T_SIZE, AO(prefs_bytes), "KiB", "4KiB", 0.001, 1e7, "assumed",
+	  "size of the preferences XML file", NULL },
+	{ "cache_writes", CFG_T_INT, AO(cache_writes), "", "0", 0, 100000, "assumed",
+	  "thumbnails the image workers write into their disk cache (DiskLruCache: tmp file, "
+	  "rename, journal line; buffered, no fsync), image_bytes each", NULL },
 	{ "wait_workers", CFG_T_BOOL, AO(wait_workers), "", "true", CFG_NO_RANGE, "assumed",
 	  "the launch ends when the thumbnails are decoded (else at the first frame)", NULL },
 	CFG_PARAM_END,
@@ -315,6 +347,13 @@ static int plan_db_io(struct app_launch *a, gsl_rng *r, struct ap_plan *pl, stru
 	if (!db)
 		return err->code;
 	int rc = plan_push(pl, STACK_OP_OPEN, db, 0, 0, 0, 0);
+	struct stack_file *dir = NULL;
+	if (p->journal_mode == JM_DELETE) {
+		char dname[300];
+		snprintf(dname, sizeof(dname), "%s/", a->id.key);
+		if (!(dir = stack_file_get(a->stack, dname, 0, err)))
+			return err->code;
+	}
 	for (int64_t i = 0; i < p->db_reads && !rc; i++) {
 		uint64_t pg = i == 0 ? 0 : gsl_rng_uniform_int(r, (unsigned long)db_pages);
 		rc = plan_push(pl, STACK_OP_READ, db, pg * AP_PAGE, AP_PAGE, 0, 0);
@@ -324,12 +363,14 @@ static int plan_db_io(struct app_launch *a, gsl_rng *r, struct ap_plan *pl, stru
 	uint64_t jbytes = p->journal_mode == JM_WAL
 				  ? SQL_WALHDR + (uint64_t)p->wal_autocheckpoint * SQL_WALFRAME
 				  : SQL_JHDR + (uint64_t)p->db_txn_pages * SQL_JREC;
-	/* PERSIST keeps the journal: it exists from earlier runs */
+	/* PERSIST keeps the journal: it exists from earlier runs; DELETE
+	 * creates one per transaction (a new inode each: j is the first) */
 	struct stack_file *j = ap_file(a, p->journal_mode == JM_WAL ? "app.db-wal" : "app.db-journal",
 				       0, p->journal_mode == JM_PERSIST ? jbytes : 0, err);
 	if (!j)
 		return err->code;
-	rc = plan_push(pl, STACK_OP_OPEN, j, 0, 0, 0, 0);
+	if (p->journal_mode != JM_DELETE)
+		rc = plan_push(pl, STACK_OP_OPEN, j, 0, 0, 0, 0);
 	bool sync = p->sync_mode != SY_OFF;
 	uint64_t wal_off = SQL_WALHDR, wal_pages = 0;
 	uint64_t *pages = calloc((size_t)p->db_txn_pages, sizeof(*pages));
@@ -355,10 +396,19 @@ static int plan_db_io(struct app_launch *a, gsl_rng *r, struct ap_plan *pl, stru
 			}
 			continue;
 		}
+		if (p->journal_mode == JM_DELETE) {
+			if (t > 0 && !(j = ap_file(a, "app.db-journal", (unsigned)t, 0, err)))
+				rc = err->code;
+			if (!rc)
+				rc = plan_push(pl, STACK_OP_CREATE, j, 0, 0, 0, 0);
+		}
 		/* rollback journal: header + original page images */
-		rc = plan_push(pl, STACK_OP_WRITE, j, 0, SQL_JHDR + np * SQL_JREC, 0, 0);
+		if (!rc)
+			rc = plan_push(pl, STACK_OP_WRITE, j, 0, SQL_JHDR + np * SQL_JREC, 0, 0);
 		if (!rc && sync && p->sync_mode == SY_FULL)
 			rc = push_sync(a, pl, j);
+		if (!rc && sync && p->journal_mode == JM_DELETE && dir)
+			rc = plan_push(pl, STACK_OP_FSYNC, dir, 0, 0, 0, 0);
 		if (!rc)
 			rc = plan_push(pl, STACK_OP_WRITE, j, 0, 12, 0, 0); /* nRec */
 		if (!rc && sync)
@@ -372,8 +422,41 @@ static int plan_db_io(struct app_launch *a, gsl_rng *r, struct ap_plan *pl, stru
 			if (!rc && sync)
 				rc = push_sync(a, pl, j);
 		}
+		if (!rc && p->journal_mode == JM_DELETE)
+			rc = plan_push(pl, STACK_OP_UNLINK, j, 0, 0, 0, 0);
 	}
 	free(pages);
+	return rc;
+}
+
+/* SharedPreferencesImpl.writeToFile (AOSP 5.0), prefs_commits times:
+ * version k replaces version k - 1. */
+static int plan_prefs(struct app_launch *a, struct ap_plan *pl, struct sim_error *err)
+{
+	struct app_p *p = &a->p;
+	if (p->prefs_commits == 0)
+		return 0;
+	struct stack_file *old = ap_file(a, "prefs.xml.", 0, p->prefs_bytes, err);
+	if (!old)
+		return err->code;
+	int rc = 0;
+	for (int64_t k = 1; k <= p->prefs_commits && !rc; k++) {
+		struct stack_file *nf = ap_file(a, "prefs.xml.", (unsigned)k, 0, err);
+		if (!nf)
+			return err->code;
+		rc = plan_push(pl, STACK_OP_RENAME, old, 0, 0, 0, 0); /* to prefs.xml.bak */
+		if (!rc)
+			rc = plan_push(pl, STACK_OP_CREATE, nf, 0, 0, 0, 0);
+		if (!rc)
+			rc = plan_push(pl, STACK_OP_WRITE, nf, 0, p->prefs_bytes, 0, 0);
+		if (!rc)
+			rc = plan_push(pl, STACK_OP_FSYNC, nf, 0, 0, 0, 0); /* FileUtils.sync */
+		if (!rc)
+			rc = plan_push(pl, STACK_OP_CLOSE, nf, 0, 0, 0, 0);
+		if (!rc)
+			rc = plan_push(pl, STACK_OP_UNLINK, old, 0, 0, 0, 0); /* mBackupFile.delete() */
+		old = nf;
+	}
 	return rc;
 }
 
@@ -398,6 +481,36 @@ static int plan_images(struct app_launch *a, struct sim_error *err)
 			rc = plan_push(pl, STACK_OP_CLOSE, f, 0, 0, 0, 0);
 		if (!rc && p->image_cpu_ns > 0)
 			rc = plan_push(pl, STACK_OP_CPU, NULL, 0, 0, p->image_cpu_ns, 0);
+		if (rc)
+			return rc;
+	}
+	/* new thumbnails into the disk cache: DiskLruCache.Editor writes
+	 * key.tmp, commit() renames it and appends "CLEAN key size" to the
+	 * cache's journal (a BufferedWriter, flushed, never synced) */
+	struct stack_file *cj = NULL;
+	uint64_t cj_off = 0;
+	if (p->cache_writes > 0 && !(cj = ap_file(a, "cache_journal", 0, AP_PAGE, err)))
+		return err->code;
+	for (int64_t i = 0; i < p->cache_writes; i++) {
+		struct ap_plan *pl = &a->th[TH_WORKER + (uint32_t)(i % p->workers)].plan;
+		struct stack_file *f = ap_file(a, "cache", (unsigned)i, 0, err);
+		if (!f)
+			return err->code;
+		int rc = p->image_cpu_ns > 0 ? plan_push(pl, STACK_OP_CPU, NULL, 0, 0, p->image_cpu_ns, 0)
+					     : 0;
+		if (!rc)
+			rc = plan_push(pl, STACK_OP_CREATE, f, 0, 0, 0, 0);
+		for (uint64_t o = 0; o < p->image_bytes && !rc; o += p->image_chunk) {
+			uint64_t len = p->image_bytes - o < p->image_chunk ? p->image_bytes - o : p->image_chunk;
+			rc = plan_push(pl, STACK_OP_WRITE, f, o, len, 0, 0);
+		}
+		if (!rc)
+			rc = plan_push(pl, STACK_OP_CLOSE, f, 0, 0, 0, 0);
+		if (!rc)
+			rc = plan_push(pl, STACK_OP_RENAME, f, 0, 0, 0, 0);
+		if (!rc)
+			rc = plan_push(pl, STACK_OP_WRITE, cj, cj_off, 64, 0, 0); /* assumed line length */
+		cj_off += 64;
 		if (rc)
 			return rc;
 	}
@@ -456,6 +569,8 @@ static int plan_all(struct app_launch *a, gsl_rng *r, struct sim_error *err)
 	/* db */
 	struct ap_plan dio = { 0 };
 	rc = plan_db_io(a, r, &dio, err);
+	if (!rc)
+		rc = plan_prefs(a, &dio, err);
 	if (!rc)
 		rc = plan_with_cpu(&dio, p->db_cpu_ns, 0, NULL, &a->th[TH_DB].plan);
 	free(dio.v);

@@ -21,8 +21,9 @@
  *  app     a multi-threaded app launch (main, RenderThread, image workers,
  *          SQLite worker with Android 5's journal protocol):
  *          traces/workloads/app_launch.c;
- *  burst   a camera burst: `shots` new files of `shot_bytes`, each written
- *          and fsynced, with `cpu_between` between shots.
+ *  burst   a camera burst: `shots` new files of `shot_bytes`, each created
+ *          (a new inode and directory entry), written and fsynced, with
+ *          `cpu_between` between shots.
  *
  * YAML:   workload: { type: synthetic, tasks: { NAME: { gen: ..., ... } } }
  * Every task has uid, start (a time, or {uniform: [LO, HI]} drawn per seed
@@ -517,7 +518,9 @@ static int burst_next(struct wl_task *wt, struct stack_op *op)
 	case 0:
 		wt->run_left = 1;
 		wt->done_bytes = 0;
-		op_set(op, STACK_OP_OPEN, sf->f, 0, 0);
+		/* Camera's Storage.writeFile: new FileOutputStream(path), a file
+		 * that did not exist (open O_CREAT): a new inode and entry */
+		op_set(op, STACK_OP_CREATE, sf->f, 0, 0);
 		return 1;
 	case 1:
 		if (wt->done_bytes < p->shot_bytes) {

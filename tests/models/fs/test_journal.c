@@ -199,9 +199,126 @@ static void test_journal_fs_fragmentation_splits_requests(void **state)
 	sh_free(h);
 }
 
+/* A created file's first fdatasync commits the transaction holding its
+ * inode and directory entry (ext4_new_inode sets i_datasync_tid), an
+ * existing file's overwrite does not; unlink and rename put the directory
+ * and inode into the running transaction. */
+static void test_journal_create_unlink_rename_metadata(void **state)
+{
+	(void)state;
+	struct sh *h = sh_new(J_YAML(""));
+	struct stack_file *nf = sh_file(h, "app/prefs.xml.1", 0);
+	struct sh_script s = { 0 };
+	sh_op(&s, STACK_OP_CREATE, nf, 0, 0, 0);
+	sh_op(&s, STACK_OP_WRITE, nf, 0, 4096, 0);
+	sh_op(&s, STACK_OP_FDATASYNC, nf, 0, 0, 0);
+	sh_script_task(h, "app", 10050, 0, &s);
+	sh_run(h, 1 * SEC);
+	assert_true(s.exited_at > 0);
+	assert_true(sh_wait(h, SIM_CLASS_FG, SIM_WAIT_JOURNAL) > 0);
+	assert_int_equal(h->st->jn.commits, 1);
+	/* descriptor + new inode + directory + inode/block bitmaps */
+	assert_true(h->st->jn.blocks_written >= 1 + 3 + 1);
+	struct stack_file *dir = stack_file_find(h->st, "app/");
+	assert_non_null(dir);
+	assert_true(dir->meta_tid == 1);
+	sh_free(h);
+
+	/* rename and unlink: the directory and the inode join the running
+	 * transaction (no I/O of their own until a commit) */
+	h = sh_new(J_YAML(""));
+	struct stack_file *old = sh_file(h, "app/prefs.xml.0", 8192);
+	struct sh_script u = { 0 };
+	sh_op(&u, STACK_OP_RENAME, old, 0, 0, 0);
+	sh_op(&u, STACK_OP_UNLINK, old, 0, 0, 0);
+	sh_script_task(h, "app", 10050, 1 * MS, &u);
+	sh_run(h, 1 * SEC);
+	assert_true(u.exited_at > 0);
+	assert_int_equal(old->meta_tid, h->st->jn.running.tid);
+	assert_true(h->st->jn.running.nr_meta >= 3);
+	assert_int_equal(h->st->jn.commits, 0);
+	sh_free(h);
+}
+
+/* truncate_inode_pages: unlink of a file whose pages the flusher holds
+ * under async writeback waits for them (wait_on_page_writeback), and the
+ * policies' hook sees the wait. */
+static int hook_calls, hook_jbd2_calls;
+static void count_hook(struct stack_task *t, uint64_t lba, void *ctx)
+{
+	struct stack *st = ctx;
+	(void)lba;
+	if (t == stack_journal_task(st))
+		hook_jbd2_calls++;
+	else
+		hook_calls++;
+}
+
+static void test_journal_unlink_waits_writeback(void **state)
+{
+	(void)state;
+	struct sh *h = sh_new(
+		"device: {model: ideal, service: fixed, mean_us: 2000, queue_depth: 1}\n"
+		"memory: {total_bytes: 512MiB, reserved_bytes: 128MiB}\n"
+		"fs: {extent_mean_bytes: 1GiB, gap_mean_bytes: 0}\n"
+		"writeback: {dirty_background_bytes: 1MiB, dirty_bytes: 200MiB, throttle: false}\n"
+		"fg: 10050\n");
+	struct stack_hooks *hk = stack_hooks(h->st);
+	hk->ctx = h->st;
+	hk->on_wait_writeback = count_hook;
+	hook_calls = hook_jbd2_calls = 0;
+	struct stack_file *tmp = sh_file(h, "app/cache.tmp", 0);
+	struct sh_script s = { 0 };
+	sh_op(&s, STACK_OP_CREATE, tmp, 0, 0, 0);
+	sh_op(&s, STACK_OP_WRITE, tmp, 0, 16 << 20, 0);
+	sh_op(&s, STACK_OP_SLEEP, NULL, 0, 0, 50 * MS); /* the flusher takes it */
+	sh_op(&s, STACK_OP_UNLINK, tmp, 0, 0, 0);
+	sh_script_task(h, "app", 10050, 0, &s);
+	sh_run(h, SIM_TIME_MAX);
+	assert_true(s.exited_at > 0);
+	assert_true(sh_wait(h, SIM_CLASS_FG, SIM_WAIT_WRITEBACK) > 0);
+	assert_true(hook_calls > 0);
+	assert_int_equal(tmp->nr_writeback, 0);
+	sh_free(h);
+}
+
+/* The 3.10 ordered-data wait is jbd2's own wait_on_page_writeback: the
+ * hook is called with the journal thread as the waiter. */
+static void test_journal_ordered_wait_calls_hook(void **state)
+{
+	(void)state;
+	hook_calls = hook_jbd2_calls = 0;
+	char yaml[1024];
+	snprintf(yaml, sizeof(yaml),
+		 "device: {model: ideal, service: fixed, mean_us: 2000, queue_depth: 4, servers: 1}\n"
+		 "memory: {total_bytes: 512MiB, reserved_bytes: 128MiB}\n"
+		 "fs: {extent_mean_bytes: 1GiB, gap_mean_bytes: 0}\n"
+		 "writeback: {include: configs/writeback/linux.yaml}\nfg: 10050\n"
+		 "journal: {ordered_wait: whole-file}\n");
+	struct sh *h = sh_new(yaml);
+	struct stack_hooks *hk = stack_hooks(h->st);
+	hk->ctx = h->st;
+	hk->on_wait_writeback = count_hook;
+	struct stack_file *big = sh_file(h, "big.bin", 0), *db = sh_file(h, "app.db", 0);
+	struct sh_gen g = { .kind = STACK_OP_WRITE, .f = big, .len = 1 << 20, .count = 1536 };
+	struct sh_script s = { 0 };
+	sh_gen_task(h, "bg", 10060, 0, &g);
+	sh_op(&s, STACK_OP_WRITE, db, 0, 4096, 0);
+	sh_op(&s, STACK_OP_FSYNC, db, 0, 0, 0);
+	sh_script_task(h, "app", 10050, 3 * SEC, &s);
+	sh_run(h, SIM_TIME_MAX);
+	assert_true(s.exited_at > 0);
+	assert_true(h->st->jn.ordered_pages_waited > 1);
+	assert_int_equal((uint64_t)hook_jbd2_calls, h->st->jn.ordered_pages_waited);
+	sh_free(h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_journal_create_unlink_rename_metadata),
+		cmocka_unit_test(test_journal_unlink_waits_writeback),
+		cmocka_unit_test(test_journal_ordered_wait_calls_hook),
 		cmocka_unit_test(test_journal_fsync_commits_with_flush_fua),
 		cmocka_unit_test(test_journal_commit_interval),
 		cmocka_unit_test(test_journal_async_commit_no_fua),

@@ -269,6 +269,61 @@ static void test_app_sqlite_persist_full(void **state)
 	sim_destroy(s);
 }
 
+/* SQLite DELETE mode: a journal created and unlinked per transaction,
+ * the directory synced after the journal's first sync; on ext4 each new
+ * journal's first fdatasync commits (the new inode: tests/models/fs). */
+static void test_app_sqlite_delete(void **state)
+{
+	(void)state;
+	struct sim *s;
+	struct sim_error err;
+	assert_int_equal(build(&s, 1, NULL,
+			       "    app: {" APP_SMALL ", db_txns: 3, db_txn_pages: 2, "
+			       "journal_mode: delete}\n",
+			       true, &err),
+			 0);
+	json_t *th = threads_of(s, "app");
+	assert_int_equal(thread_ops(th, "db", "create"), 3);
+	assert_int_equal(thread_ops(th, "db", "unlink"), 3);
+	assert_int_equal(thread_ops(th, "db", "fdatasync"), 3 * 3);
+	assert_int_equal(thread_ops(th, "db", "fsync"), 3); /* the directory */
+	assert_int_equal(thread_ops(th, "db", "write"), 3 * (2 + 2));
+	json_decref(th);
+	sim_destroy(s);
+}
+
+/* SharedPreferences writeToFile (rename to .bak, create, write, fsync,
+ * unlink .bak) on the worker; DiskLruCache thumbnails on the image
+ * workers: create, buffered writes, rename, a journal line, no sync. */
+static void test_app_prefs_and_cache_writes(void **state)
+{
+	(void)state;
+	struct sim *s;
+	struct sim_error err;
+	assert_int_equal(build(&s, 1, NULL,
+			       "    app: {" APP_SMALL ", db_txns: 0, prefs_commits: 2, cache_writes: 4, "
+			       "workers: 2}\n",
+			       true, &err),
+			 0);
+	json_t *th = threads_of(s, "app");
+	assert_int_equal(thread_ops(th, "db", "rename"), 2);
+	assert_int_equal(thread_ops(th, "db", "create"), 2);
+	assert_int_equal(thread_ops(th, "db", "unlink"), 2);
+	assert_int_equal(thread_ops(th, "db", "fsync"), 2);
+	assert_int_equal(thread_ops(th, "db", "write"), 2);
+	assert_int_equal(thread_ops(th, "worker", "create"), 4);
+	assert_int_equal(thread_ops(th, "worker", "rename"), 4);
+	/* 48 KiB in 16 KiB writes + one journal line each; never synced */
+	assert_int_equal(thread_ops(th, "worker", "write"), 4 * (3 + 1));
+	assert_int_equal(thread_ops(th, "worker", "fsync") + thread_ops(th, "worker", "fdatasync"), 0);
+	json_decref(th);
+	/* the cache files stay in the page cache for the flusher */
+	struct stack_file *c0 = stack_file_find(s->stack, "app/cache0");
+	assert_non_null(c0);
+	assert_int_equal(stack_file_cached_pages(c0), 12);
+	sim_destroy(s);
+}
+
 /* The main thread spends main_cpu exactly, spread over its I/Os: with
  * everything else off, busy CPU = main_cpu + the first frame. */
 static void test_app_main_cpu_exact(void **state)
@@ -349,6 +404,8 @@ int main(void)
 		cmocka_unit_test(test_bad_start_distribution_is_refused),
 		cmocka_unit_test(test_app_threads),
 		cmocka_unit_test(test_app_sqlite_persist_full),
+		cmocka_unit_test(test_app_sqlite_delete),
+		cmocka_unit_test(test_app_prefs_and_cache_writes),
 		cmocka_unit_test(test_app_main_cpu_exact),
 		cmocka_unit_test(test_app_deterministic),
 		cmocka_unit_test(test_app_spawn_order),
