@@ -162,4 +162,28 @@ grep -q "mean over 3 independent workloads (rates" "$tmp/ind.md" || fail "doc sa
 grep -q "^11 of 14 predictions within tolerance (0 of 2 only by direction); 0 calibration points" "$tmp/out" ||
 	{ tail -1 "$tmp/out"; fail "ind count line"; }
 grep -q "^- fifty: 6 of 7 predictions" "$tmp/ind.md" || { grep fifty "$tmp/ind.md"; fail "per-column count"; }
+# the launch templates: every column of app-launch.yaml has one value per template, and the
+# IORap templates' fitted values are those of app-launch-iorap.yaml (their one source)
+python3 - "$src/configs/validation/templates" <<'PY' || fail "launch templates"
+import re, sys
+def cols(path):
+    out = {}
+    for line in open(path):
+        m = re.match(r"^([\w.]+):\s*\[(.*)\]\s*$", line)
+        if m:
+            out[m.group(1)] = [v.strip() for v in m.group(2).split(",")]
+    return out
+a, b = cols(sys.argv[1] + "/app-launch.yaml"), cols(sys.argv[1] + "/app-launch-iorap.yaml")
+n = len(a["description"])
+bad = [k for k, v in a.items() if len(v) != n]
+for i, name in enumerate(b["description"]):
+    if name not in a["description"]:
+        bad.append("template %s missing" % name)
+        continue
+    j = a["description"].index(name)
+    bad += ["%s %s: %s here, %s in app-launch-iorap.yaml" % (name, k, a[k][j], v[i])
+            for k, v in b.items() if k != "description" and a.get(k, [None] * n)[j] != v[i]]
+if bad:
+    sys.exit("; ".join(bad))
+PY
 echo ok
