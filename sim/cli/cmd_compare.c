@@ -50,7 +50,7 @@
 static void compare_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: mobisim compare SCENARIO.yaml --policies \"SET[;SET]...\" [options]\n"
+		"usage: mobisim compare SCENARIO.yaml|NAME --policies \"SET[;SET]...\" [options]\n"
 		"  --policies LIST     policy sets separated by ';', each a comma list or baseline\n"
 		"                      (e.g. \"baseline;expc;boost;expc,boost\")\n"
 		"  --set KEY=VALUE     override a scenario value by dotted path (repeatable)\n"

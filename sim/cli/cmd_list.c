@@ -11,6 +11,7 @@
 #include "models/block/elevator.h"
 #include "models/policies/policy.h"
 #include "sim/cli/cli.h"
+#include "sim/config.h"
 #include "sim/sim.h"
 #include "sim/workload.h"
 
@@ -147,8 +148,16 @@ int cmd_list(int argc, char **argv)
 		for (const struct workload_ops *const *w = workload_registry(); *w; w++)
 			printf("%-10s %s\n", (*w)->name, (*w)->summary ? (*w)->summary : "");
 	} else {
-		fprintf(stderr, "mobisim: list: unknown category '%s' "
-				"(policies, schedulers, devices, scenarios, workloads, completions)\n", what);
+		static const char *const cats[] = { "policies", "schedulers", "devices", "scenarios",
+						    "workloads", "completions" };
+		struct cfg_suggest sg;
+		char hint[160];
+		cfg_suggest_init(&sg, what);
+		for (size_t i = 0; i < sizeof(cats) / sizeof(cats[0]); i++)
+			cfg_suggest_add(&sg, cats[i]);
+		fprintf(stderr, "mobisim: list: unknown category '%s'%s "
+				"(policies, schedulers, devices, scenarios, workloads, completions)\n", what,
+			cfg_suggest_hint(&sg, hint, sizeof(hint)));
 		return 2;
 	}
 	return 0;

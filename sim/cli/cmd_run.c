@@ -29,7 +29,7 @@ int cli_report(const struct sim_error *err)
 static void run_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: mobisim run SCENARIO.yaml [options]\n"
+		"usage: mobisim run SCENARIO.yaml|NAME [options]   (NAME: see `mobisim list scenarios`)\n"
 		"  --set KEY=VALUE     override a scenario value by dotted path (repeatable)\n"
 		"  --seed N            run seed (overrides the scenario's seed:)\n"
 		"  --out FILE          write the result JSON here (atomically; - for stdout)\n"

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "sim/cli/cli.h"
+#include "sim/config.h"
 #include "sim/results.h"
 #include "sim/sim.h"
 #include "version.h"
@@ -16,16 +17,16 @@ struct subcommand {
 };
 
 static const struct subcommand subcommands[] = {
-	{ "run", cmd_run, "run SCENARIO.yaml [--set KEY=VALUE]... [--seed N] [--out RESULT.json]\n"
+	{ "run", cmd_run, "run SCENARIO.yaml|NAME [--set KEY=VALUE]... [--seed N] [--out RESULT.json]\n"
 			  "              [--trace-out SIM.blkparse|SIM.blktrace] [--timeline RUN.json]\n"
 			  "              [--plugin X.so]... [--quiet]" },
-	{ "compare", cmd_compare, "compare SCENARIO.yaml --policies \"baseline;expc;expc,boost\" [--set KEY=VALUE]...\n"
+	{ "compare", cmd_compare, "compare SCENARIO.yaml|NAME --policies \"baseline;expc;expc,boost\" [--set KEY=VALUE]...\n"
 				  "              [--seed N] [--repeat N] [--out RESULT.json] [--plugin X.so]..." },
 	{ "list", cmd_list, "list policies|schedulers|devices|scenarios|workloads|completions [--plugin X.so]..." },
 	{ "device", cmd_device, "device curve DEVICE.yaml [--qd N] [--set KEY=VALUE]..." },
 	{ "sweep", cmd_sweep, "sweep SWEEP.yaml [-j N] [--out DIR] [--resume] [--count|--list|--point K|--collect DIR]" },
 	{ "validate", cmd_validate, "validate [FILE.yaml|DIR]... [-j N] [--fast] [--strict] [--doc FILE.md] [--tsv FILE]" },
-	{ "sensitivity", cmd_sensitivity, "sensitivity SCENARIO.yaml --metric PATH [--params LIST|all] [--factors LO,HI] [-j N] [--out DIR]" },
+	{ "sensitivity", cmd_sensitivity, "sensitivity SCENARIO.yaml|NAME --metric PATH [--params LIST|all] [--factors LO,HI] [-j N] [--out DIR]" },
 	{ "calibrate", cmd_calibrate, "calibrate TRACE [-o DEVICE.yaml]" },
 	{ "workload", cmd_workload, "workload fit TRACE [-o FIT.yaml] [--chunk TIME] [--by pid|comm|uid] [--check]" },
 	{ "trace", cmd_trace, "trace stat FILE|NAME|- | trace convert FILE --to blkparse|blktrace|mqsim [-o OUT]" },
@@ -65,7 +66,13 @@ static int run_command(int argc, char **argv)
 	for (const struct subcommand *c = subcommands; c->name; c++)
 		if (strcmp(argv[1], c->name) == 0)
 			return c->fn(argc - 1, argv + 1);
-	fprintf(stderr, "mobisim: unknown command '%s'\n", argv[1]);
+	struct cfg_suggest sg;
+	char hint[160];
+	cfg_suggest_init(&sg, argv[1]);
+	for (const struct subcommand *c = subcommands; c->name; c++)
+		cfg_suggest_add(&sg, c->name);
+	fprintf(stderr, "mobisim: unknown command '%s'%s\n", argv[1],
+		cfg_suggest_hint(&sg, hint, sizeof(hint)));
 	usage(stderr);
 	return 2;
 }

@@ -58,4 +58,10 @@ expect "cfq\.kernel_variant: 'samsung' is not one of: .* \(did you mean 'samsung
 expect "scheduler is a scalar .*, not a map \(cfq's tunables are its own top-level section: --set cfq\.slice_idle_ms=5\)" -- \
 	"$bin" run $ld --set scheduler.cfq.slice_idle_ms=5
 
+# a mistyped command or list category
+out=$("$bin" comapre 2>&1 >/dev/null)
+[ $? -eq 2 ] && grep -q "^mobisim: unknown command 'comapre' (did you mean 'compare'?)" <<<"$out" ||
+	{ echo "FAIL: unknown command: $out"; fail=1; }
+expect "list: unknown category 'scenarioz' \(did you mean 'scenarios'\?\)" -- "$bin" list scenarioz
+
 exit $fail
