@@ -22,6 +22,9 @@
 #include "sim/sim.h"
 #include "traces/tracefit.h"
 
+/* Requests of one chunk at most: their arrival times are held (8 B each). */
+#define FITGEN_CHUNK_MAX (1u << 24)
+
 struct gstream {
 	int64_t pid, dev_major, dev_minor, lo, hi, align, uid;
 	/* a stream of several pids: each request goes to the pid furthest
@@ -386,6 +389,13 @@ static int chunk_of(struct cfg_node *n, int64_t chunk_ns, struct tfit_chunk *c, 
 			return SIM_E_INPUT;
 		cfg_mark_used(x, true);
 	}
+	/* bounds: the chunk's start must be a simulated time (2^62 ns), and
+	 * one chunk's arrival times are held at once */
+	if (v[0] > (INT64_C(1) << 62) / chunk_ns)
+		return cfg_errorf(err, cfg_get(n, "i"), "chunk %" PRId64 " starts beyond 2^62 ns", v[0]);
+	if (v[1] > FITGEN_CHUNK_MAX)
+		return cfg_errorf(err, cfg_get(n, "n"), "more than %u requests in one chunk",
+				  FITGEN_CHUNK_MAX);
 	c->idx = (uint32_t)v[0];
 	c->n = (uint32_t)v[1];
 	c->first_ns = v[2];

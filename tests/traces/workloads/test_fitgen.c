@@ -213,7 +213,7 @@ static void test_bad_models(void **state)
 	(void)state;
 	const char *head = "model:\n  chunk: 100ms\n  streams:\n    - pid: 1\n      lba_lo: 0\n"
 			   "      lba_hi: 800\n      chunks:\n";
-	char buf[1024];
+	char buf[2048];
 	snprintf(buf, sizeof(buf), "%s        - {i: 0, n: 2, first: 0, last: 5, r: 1, w: 0, sr: 0, "
 		 "sw: 0, qr: 0, qw: 0, reref: 0, back: 0, rsz: {8: 1}, wsz: {}, iat: {1: 1}, "
 		 "jump: {0: 1}, rdist: {}}\n", head);
@@ -228,6 +228,16 @@ static void test_bad_models(void **state)
 		 "jump: {0: 1}, rdist: {}}\n", head);
 	expect_bad(buf, "expected an integer in [0, 99999999]");
 	expect_bad("model:\n  chunk: 1s\n", "expected streams");
+	/* 50000 chunks of 10^5 s: past 2^62 ns */
+	snprintf(buf, sizeof(buf), "model:\n  chunk: 100000s\n  streams:\n    - pid: 1\n      lba_lo: 0\n"
+		 "      lba_hi: 800\n      chunks:\n        - {i: 50000, n: 1, first: 0, last: 0, r: 1, "
+		 "w: 0, sr: 0, sw: 0, qr: 0, qw: 0, reref: 0, back: 0, rsz: {8: 1}, wsz: {}, iat: {}, "
+		 "jump: {0: 1}, rdist: {}}\n");
+	expect_bad(buf, "starts beyond 2^62 ns");
+	snprintf(buf, sizeof(buf), "%s        - {i: 0, n: 20000000, first: 0, last: 0, r: 20000000, "
+		 "w: 0, sr: 0, sw: 0, qr: 0, qw: 0, reref: 0, back: 0, rsz: {8: 20000000}, wsz: {}, "
+		 "iat: {0: 19999999}, jump: {0: 20000000}, rdist: {}}\n", head);
+	expect_bad(buf, "more than 16777216 requests in one chunk");
 }
 
 int main(void)
