@@ -630,10 +630,36 @@ void mm_writeback_end(struct stack *s, struct pc_page *pg)
 	pc->rotated_reclaimable++;
 }
 
+/* The user tasks' waits on reclaim and the page-cache locks, per class,
+ * zeros included (the run's waits table lists only causes that occurred). */
+static json_t *reclaim_waits_json(const struct stack *s)
+{
+	static const enum sim_wait causes[] = {
+		SIM_WAIT_DIRECT_RECLAIM, SIM_WAIT_ISOLATION,     SIM_WAIT_VM_WRITEOUT,
+		SIM_WAIT_CONGESTION,     SIM_WAIT_RECLAIM_THROTTLE, SIM_WAIT_PAGECACHE_LOCK,
+		SIM_WAIT_ZONE_LOCK,      SIM_WAIT_TREE_LOCK,
+	};
+	json_t *o = json_object();
+	for (int c = 0; c < SIM_NCLASS; c++) {
+		json_t *cls = json_object();
+		for (size_t i = 0; i < sizeof(causes) / sizeof(causes[0]); i++) {
+			const struct sim_waitstat *w = &s->sim->metrics.cls[c].wait[causes[i]];
+			json_t *e = json_object();
+			json_object_set_new(e, "count", json_integer((json_int_t)w->count));
+			json_object_set_new(e, "total_ns", json_integer(w->total_ns));
+			json_object_set_new(e, "max_ns", json_integer(w->max_ns));
+			json_object_set_new(cls, sim_wait_names[causes[i]], e);
+		}
+		json_object_set_new(o, sim_class_names[c], cls);
+	}
+	return o;
+}
+
 struct json_t *mm_reclaim_to_json(const struct stack *s)
 {
 	const struct pagecache *pc = &s->pc;
 	json_t *o = json_object();
+	json_object_set_new(o, "waits", reclaim_waits_json(s));
 	json_object_set_new(o, "hz", json_integer(pc->mp.hz));
 	json_object_set_new(o, "pcp_batch", json_integer(pc->pcp_batch));
 	json_object_set_new(o, "pcp_high", json_integer(pc->pcp_high));

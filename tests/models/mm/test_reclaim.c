@@ -3,6 +3,8 @@
  * SWAP_CLUSTER_MAX isolation batches, congestion waits in jiffies of the
  * platform's HZ, too_many_isolated, PG_reclaim on writeback pages, and a
  * direct reclaimer under a writeback flood. */
+#include <jansson.h>
+
 #include "tests/models/stack/stack_harness.h"
 
 #define RC_DEV "device: {model: ideal, service: fixed, mean_us: 100, queue_depth: 1}\n"
@@ -145,6 +147,15 @@ static void test_reclaim_direct_under_writeback_flood(void **state)
 	assert_true(pc->rotated_reclaimable > 0);
 	assert_true(sh_wait(h, SIM_CLASS_BG, SIM_WAIT_DIRECT_RECLAIM) > 0);
 	assert_int_equal(stack_file_size(f), 128u << 20);
+	/* the result lists every reclaim and lock wait per class, zeros too */
+	json_t *j = pagecache_to_json(h->st);
+	json_t *bg = json_object_get(json_object_get(json_object_get(j, "reclaim"), "waits"), "bg");
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(bg, "direct_reclaim"),
+							    "total_ns")),
+			 sh_wait(h, SIM_CLASS_BG, SIM_WAIT_DIRECT_RECLAIM));
+	assert_non_null(json_object_get(bg, "isolation_throttle"));
+	assert_non_null(json_object_get(bg, "tree_lock"));
+	json_decref(j);
 	sh_free(h);
 }
 
