@@ -230,6 +230,10 @@ extern const struct trace_reader_ops trace_ftrace_ops;
 struct trace_opts;
 int ftrace_block_open_stream(FILE *f, const char *name, const struct trace_opts *opts, void **state,
 			     struct sim_error *err);
+/* The ftrace text inside a systrace/atrace HTML page (traces/systrace.c)
+ * as a stdio stream of its own (fclose frees it); a page that is plain,
+ * gzip, xz or zstd. A bad page reads as a read error. */
+int systrace_text_fopen(const char *path, FILE **out, struct sim_error *err);
 
 /* Names for messages and JSON. */
 const char *ftrace_type_name(enum ftrace_type t);

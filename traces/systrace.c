@@ -318,6 +318,37 @@ static int sys_cookie_close(void *c)
 	return 0;
 }
 
+/* A stream of its own (the ftrace whole-stack replay reads lines with
+ * stdio): closing it frees the filter and its source. */
+static int sys_cookie_close_own(void *c)
+{
+	struct sys_filter *f = c;
+	if (f->z_init)
+		inflateEnd(&f->zs);
+	trace_src_close(&f->src);
+	free(f);
+	return 0;
+}
+
+int systrace_text_fopen(const char *path, FILE **out, struct sim_error *err)
+{
+	struct sys_filter *f = calloc(1, sizeof(*f));
+	if (!f)
+		return sim_errorf(err, SIM_E_NOMEM, "%s: out of memory", path);
+	int rc = trace_src_open(&f->src, path, TRACE_SRC_BUF, err);
+	if (rc) {
+		free(f);
+		return rc;
+	}
+	cookie_io_functions_t io = { .read = sys_cookie_read, .close = sys_cookie_close_own };
+	*out = fopencookie(f, "r", io);
+	if (!*out) {
+		sys_cookie_close_own(f);
+		return sim_errorf(err, SIM_E_NOMEM, "%s: out of memory", path);
+	}
+	return 0;
+}
+
 /* ---- reader ------------------------------------------------------------- */
 
 struct sys_reader {

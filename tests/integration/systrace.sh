@@ -4,7 +4,7 @@
 # a pipe, and in trace2html's base64-of-gzip form converts to the same
 # blkparse text as the extracted ftrace text; blocks that are not ftrace
 # (process dump, JSON) are counted and skipped; a replay takes the page and
-# classifies its processes by name.
+# classifies its processes by name; the whole-stack ftrace replay takes it too.
 set -u
 bin=$1 src=$2
 tmp=$(mktemp -d)
@@ -48,5 +48,24 @@ w = json.load(open(sys.argv[1]))["workload"]
 assert w["format"] == "systrace", w["format"]
 cls = {p["comm"]: (p["class"], p["ios"]) for p in w["per_pid"]}
 assert cls == {"com.whatsapp": ("fg", 2), "kworker/u16:2": ("bg", 1)}, cls
+PY
+# The whole-stack ftrace replay (type: ftrace) takes a page too: the real
+# Android ftrace sample wrapped in systrace's layout replays as the text does.
+sample=$src/tests/data/android-ftrace/trace-head2000.trace
+{ printf '<!DOCTYPE HTML>\n<html><head><title>Android System Trace</title></head><body>\n'
+  printf '<script class="trace-data" type="application/text">\n'; cat "$sample"
+  printf '  </script>\n</body></html>\n'; } > "$tmp/head.html"
+for f in "$sample" "$tmp/head.html"; do
+	"$bin" run "$src/configs/scenarios/ftrace-replay.yaml" --set "workload.trace=$f" --quiet \
+		--out "$tmp/$(basename "$f").json" || say "ftrace replay of $f exited $?"
+done
+python3 - "$tmp/trace-head2000.trace.json" "$tmp/head.html.json" <<'PY' || say "ftrace replay of the page differs from the text's"
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+for d in (a, b):
+    d.pop("engine"); d.pop("config", None)
+    for k in ("trace", "params", "lines"):  # the page has one line more (before </script>)
+        d["workload"].pop(k, None)
+assert a == b, [k for k in a if a[k] != b.get(k)]
 PY
 exit $fail

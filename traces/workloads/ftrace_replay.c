@@ -1523,13 +1523,23 @@ static int fr_create(struct sim *sim, struct cfg_node *node, void **state, struc
 		*state = st;
 		return 0;
 	}
-	if (!ftrace_probe(head, got)) {
+	bool html = trace_systrace_ops.probe((const uint8_t *)head, got) >= 50;
+	if (!html && !ftrace_probe(head, got)) {
 		rc = sim_errorf(err, SIM_E_INPUT, "%s: not ftrace text (the ftrace workload replays "
 				"syscall, page-cache and marker events; use `type: replay` for block traces)",
 				st->path);
 		goto fail;
 	}
-	rewind(st->f);
+	if (html) {
+		/* systrace/atrace HTML: the ftrace text of its trace-data blocks */
+		fclose(st->f);
+		st->f = NULL;
+		rc = systrace_text_fopen(st->path, &st->f, err);
+		if (rc)
+			goto fail;
+	} else {
+		rewind(st->f);
+	}
 	st->line = malloc(FTRACE_LINE_MAX + 2);
 	if (!st->line) {
 		rc = sim_errorf(err, SIM_E_NOMEM, "out of memory");
