@@ -1257,6 +1257,95 @@ static void fr_record(struct fr_state *st, const struct ftrace_rec *rec, int64_t
 	}
 }
 
+static void fr_fs_event(struct fr_state *st, const struct trace_rec *rec, int32_t tgid, int64_t t);
+
+/* Value of "key " up to the next ',' (or the end) in [p, e). */
+static bool fr_kv_word(const char *p, const char *e, const char *key, const char **vp,
+		       const char **ve)
+{
+	size_t kl = strlen(key);
+	for (const char *s = p; s + kl < e; s++) {
+		if ((s != p && s[-1] != ' ') || memcmp(s, key, kl) != 0 || s[kl] != ' ')
+			continue;
+		const char *q = s + kl + 1, *r = q;
+		while (r < e && *r != ',')
+			r++;
+		*vp = q;
+		*ve = r;
+		return true;
+	}
+	return false;
+}
+
+static bool fr_kv_dec(const char *p, const char *e, const char *key, uint64_t *v)
+{
+	const char *q, *r;
+	if (!fr_kv_word(p, e, key, &q, &r) || q == r)
+		return false;
+	uint64_t x = 0;
+	for (const char *c = q; c < r; c++) {
+		if (*c < '0' || *c > '9')
+			return false;
+		x = x * 10 + (uint64_t)(*c - '0');
+	}
+	*v = x;
+	return true;
+}
+
+/* The file events in ftrace text: Android's android_fs_dataread_start,
+ * _datawrite_start, _fsync_start and f2fs's f2fs_dataread_start and
+ * f2fs_datawrite_start (include/trace/events/android_fs_template.h,
+ * f2fs.h: "entry_name %s, offset %llu, bytes %d, cmdline %s, pid %d,
+ * i_size %llu, ino %lu", spaces in names replaced by '_'), as the
+ * Perfetto reader returns them. Returns true when the line was one. */
+static bool fr_fs_text(struct fr_state *st, const char *line, size_t len,
+		       const struct ftrace_rec *rec, int64_t t)
+{
+	const char *np, *ne, *body;
+	if (!fr_event_span(line, len, &np, &ne, &body))
+		return false;
+	size_t nl = (size_t)(ne - np);
+	uint8_t dir;
+#define EV(s) (nl == sizeof(s) - 1 && memcmp(np, s, nl) == 0)
+	if (EV("android_fs_dataread_start") || EV("f2fs_dataread_start"))
+		dir = TRACE_DIR_READ;
+	else if (EV("android_fs_datawrite_start") || EV("f2fs_datawrite_start"))
+		dir = TRACE_DIR_WRITE;
+	else if (EV("android_fs_fsync_start"))
+		dir = TRACE_DIR_NONE;
+	else
+		return false;
+#undef EV
+	fr_kprobe_count(st, np, ne); /* used: not an unknown event */
+	const char *e = line + len, *pv, *pe, *cv, *ce;
+	char path[FTRACE_NAME_MAX * 2], cmd[FTRACE_COMM_MAX];
+	uint64_t v;
+	struct trace_rec fr = { 0 };
+	fr.kind = TRACE_REC_FILE;
+	fr.dir = dir;
+	fr.pid = rec->pid;
+	path[0] = 0;
+	if (fr_kv_word(body, e, "entry_name", &pv, &pe))
+		snprintf(path, sizeof(path), "%.*s", (int)(pe - pv), pv);
+	fr.path = path;
+	if (fr_kv_word(body, e, "cmdline", &cv, &ce) && ce > cv) {
+		snprintf(cmd, sizeof(cmd), "%.*s", (int)(ce - cv), cv);
+		fr.comm = cmd;
+	} else {
+		fr.comm = rec->comm;
+	}
+	if (fr_kv_dec(body, e, "offset", &v))
+		fr.file_off = v;
+	if (fr_kv_dec(body, e, "bytes", &v))
+		fr.bytes = (uint32_t)v;
+	if (fr_kv_dec(body, e, "i_size", &v))
+		fr.file_size = v;
+	if (fr_kv_dec(body, e, "ino", &v))
+		fr.ino = v;
+	fr_fs_event(st, &fr, rec->tgid, t);
+	return true;
+}
+
 /* "NAME:0:COL: what" from ftrace_parse_line (which does not know the line
  * number) -> "NAME:LINE:COL: what". */
 static void fr_fail_line(struct fr_state *st, const struct sim_error *err)
@@ -1309,7 +1398,7 @@ static bool fr_read_line(struct fr_state *st)
 		st->t0 = rec.time_ns;
 	}
 	int64_t t = rec.time_ns - st->t0;
-	if (rc == 0)
+	if (rc == 0 && !fr_fs_text(st, st->line, len, &rec, t))
 		(void)fr_kprobe(st, st->line, len, &rec, t);
 	else
 		fr_record(st, &rec, t);
@@ -1317,7 +1406,7 @@ static bool fr_read_line(struct fr_state *st)
 }
 
 /* An android_fs record of a Perfetto trace: an op on the named file. */
-static void fr_fs_event(struct fr_state *st, const struct trace_rec *rec, int64_t t)
+static void fr_fs_event(struct fr_state *st, const struct trace_rec *rec, int32_t tgid, int64_t t)
 {
 	st->fs_events++;
 	if (!rec->path || !rec->path[0]) {
@@ -1330,7 +1419,7 @@ static void fr_fs_event(struct fr_state *st, const struct trace_rec *rec, int64_
 		st->skip[FRS_FS_ZERO]++;
 		return;
 	}
-	struct fr_thread *th = fr_thread_get(st, rec->pid, -1, rec->comm ? rec->comm : "");
+	struct fr_thread *th = fr_thread_get(st, rec->pid, tgid, rec->comm ? rec->comm : "");
 	if (!th) {
 		fr_oom(st);
 		return;
@@ -1384,7 +1473,7 @@ static bool fr_read_perfetto(struct fr_state *st)
 	}
 	int64_t t = rec.time_ns - st->t0;
 	if (rec.kind == TRACE_REC_FILE)
-		fr_fs_event(st, &rec, t);
+		fr_fs_event(st, &rec, -1, t);
 	else
 		st->skip[FRS_BLOCK]++;
 	return !st->sim->failed;
@@ -1585,7 +1674,7 @@ static void fr_stats_json(struct sim *sim, void *state, json_t *obj)
 	const struct ftrace_stats *fs = ftrace_get_stats(st->rd);
 	json_object_set_new(obj, "trace", json_string(st->path));
 	json_object_set_new(obj, "format", json_string(st->perfetto ? "perfetto" : "ftrace"));
-	if (st->perfetto)
+	if (st->perfetto || st->fs_events)
 		json_object_set_new(obj, "android_fs_events", fr_u(st->fs_events));
 	json_object_set_new(obj, "replay", json_string(fr_mode_names[st->mode]));
 	json_object_set_new(obj, "lines", fr_u(st->lineno));

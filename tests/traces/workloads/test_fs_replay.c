@@ -7,7 +7,9 @@
  * time, a write is buffered until its fsync, which waits for the device;
  * an event without a path is counted and left to the block level; block
  * events are counted, not replayed. The trace is built with the protowire
- * encoder; the device is the ideal fixed-service model (1000 us).
+ * encoder; the device is the ideal fixed-service model (1000 us). The same
+ * events as ftrace text (android_fs_* and f2fs_data*_start lines, the
+ * kernel's TP_printk form) replay the same way.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -201,11 +203,69 @@ static void test_replay_through_page_cache(void **state)
 	unlink(path);
 }
 
+static void test_replay_text_events(void **state)
+{
+	(void)state;
+	char path[] = "/tmp/mobisim-fstext-XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	FILE *f = fdopen(fd, "w");
+	assert_non_null(f);
+	const char *pre = "  com.example.app-100   (  100) [000] .....   ";
+	const char *pre2 = "  AsyncTask_#1-101   (  100) [001] .....   ";
+	fprintf(f, "# tracer: nop\n#\n");
+	fprintf(f, "%s100.001000: android_fs_dataread_start: entry_name /data/app/base.apk, offset 0, "
+		   "bytes 65536, cmdline com.example.app, pid 100, i_size 1048576, ino 4242\n", pre);
+	fprintf(f, "%s100.020000: android_fs_dataread_start: entry_name /data/app/base.apk, offset 0, "
+		   "bytes 65536, cmdline com.example.app, pid 100, i_size 1048576, ino 4242\n", pre);
+	fprintf(f, "%s100.030000: f2fs_datawrite_start: entry_name /data/data/com.example.app/db, "
+		   "offset 0, bytes 4096, cmdline com.example.app, pid 101, i_size 0, ino 77\n", pre2);
+	fprintf(f, "%s100.031000: android_fs_fsync_start: entry_name /data/data/com.example.app/db, "
+		   "cmdline com.example.app, pid 101, i_size 4096, ino 77\n", pre2);
+	fprintf(f, "%s100.040000: android_fs_dataread_start: entry_name , offset 8192, bytes 4096, "
+		   "cmdline com.example.app, pid 100, i_size 1048576, ino 4242\n", pre);
+	fclose(f);
+	char yaml[1024];
+	snprintf(yaml, sizeof(yaml),
+		 "seed: 1\n"
+		 "device: {model: ideal, service: fixed, mean_us: 1000, servers: 1}\n"
+		 "scheduler: noop\n"
+		 "fs: {cold_metadata: false}\n"
+		 "workload: {type: ftrace, trace: %s, fg_comm: [\"com.example.app\"]}\n", path);
+	struct cfg_doc *doc;
+	struct sim_error err = { 0 };
+	if (cfg_load_string(yaml, strlen(yaml), "test.yaml", &doc, &err))
+		fail_msg("%s", err.msg);
+	struct sim_options opt = { .seed = 1, .quiet = true };
+	struct sim *s;
+	if (sim_create(doc, "test.yaml", &opt, &s, &err) || sim_run(s, &err))
+		fail_msg("%s", err.msg);
+	json_t *st = json_object();
+	s->workload->ops->stats_json(s, s->workload->state, st);
+	assert_string_equal(json_string_value(json_object_get(st, "format")), "ftrace");
+	assert_int_equal(json_integer_value(json_object_get(st, "android_fs_events")), 5);
+	assert_int_equal(json_integer_value(json_object_get(st, "unknown_total")), 0);
+	const struct sim_opstat *rd = &s->metrics.cls[SIM_CLASS_FG].op[SIM_OP_READ];
+	const struct sim_opstat *fs = &s->metrics.cls[SIM_CLASS_FG].op[SIM_OP_FSYNC];
+	assert_int_equal(rd->count, 2);
+	assert_true(rd->lat.max >= 1000 * US);
+	assert_true(rd->lat.min < 100 * US);
+	assert_int_equal(s->metrics.cls[SIM_CLASS_FG].op[SIM_OP_WRITE].count, 1);
+	assert_int_equal(fs->count, 1);
+	assert_true(fs->lat.min >= 1000 * US);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(st, "skipped"),
+				 "android_fs_event_without_path_kept_at_block_level")), 1);
+	json_decref(st);
+	sim_destroy(s);
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_reader_file_records),
 		cmocka_unit_test(test_replay_through_page_cache),
+		cmocka_unit_test(test_replay_text_events),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
