@@ -7,9 +7,9 @@
  * kernel and the anonymous memory of running apps); free pages are that
  * capacity minus the pages in the cache. Watermarks follow
  * init_per_zone_wmark_min (min_free_kbytes = sqrt(16 * lowmem_kbytes),
- * clamped to [128, 65536], unless the platform sets it) and
- * __setup_per_zone_wmarks (low = min + min/4, high = min + min/2), one
- * zone. At t = 0 the cache may hold cached_bytes of clean pages of other
+ * clamped to [128, 65536], unless the platform sets it) and Android
+ * 3.10's __setup_per_zone_wmarks (low = min + extra + min/4, high = min +
+ * extra + min/2, extra = extra_free_kbytes), one zone. At t = 0 the cache may hold cached_bytes of clean pages of other
  * files: a phone's memory is rarely empty.
  *
  * LRU: two lists as in 3.10 (active/inactive file). A new page enters the
@@ -45,6 +45,11 @@ static const struct cfg_param mem_params_table[] = {
 	{ "min_free_bytes", CFG_T_SIZE, offsetof(struct mem_params, min_free_bytes), "KiB", "0", 0,
 	  1048576, "mm/page_alloc.c init_per_zone_wmark_min when 0",
 	  "min watermark (min_free_kbytes); 0 = sqrt(16 * RAM in KiB)", NULL },
+	{ "extra_free_bytes", CFG_T_SIZE, offsetof(struct mem_params, extra_free_bytes), "KiB",
+	  "0", 0, 1048576,
+	  "Android 3.10 mm/page_alloc.c: int extra_free_kbytes = 0 (S6 kernel); the framework "
+	  "may raise it at run time (assumed not)",
+	  "extra_free_kbytes: added to the low and high watermarks, not to min", NULL },
 	{ "hz", CFG_T_INT, offsetof(struct mem_params, hz), "1/s", "250", 10, 10000,
 	  "kernel/Kconfig.hz default HZ_250; platforms set their CONFIG_HZ",
 	  "jiffies per second: congestion_wait(HZ/10), HZ/50 and the HZ throttle", NULL },
@@ -368,8 +373,9 @@ int pagecache_init(struct stack *s, struct cfg_node *mem, struct cfg_node *pcn,
 			min_kib = 65536;
 	}
 	pc->wmark_min = min_kib >> 2; /* KiB -> pages */
-	pc->wmark_low = pc->wmark_min + pc->wmark_min / 4;
-	pc->wmark_high = pc->wmark_min + pc->wmark_min / 2;
+	uint64_t extra = pc->mp.extra_free_bytes >> STACK_PAGE_SHIFT;
+	pc->wmark_low = pc->wmark_min + extra + pc->wmark_min / 4;
+	pc->wmark_high = pc->wmark_min + extra + pc->wmark_min / 2;
 	if (pc->wmark_high * 4 > pc->capacity)
 		return cfg_errorf(err, mem ? mem : pcn,
 				  "page cache of %llu pages is too small for its watermarks",

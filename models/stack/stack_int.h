@@ -46,6 +46,7 @@ struct mem_params {
 	uint64_t cached_bytes;     /* clean page cache of other files at t=0 (reclaim fodder) */
 	uint64_t min_free_bytes;   /* 0: derived like min_free_kbytes = sqrt(16 * lowmem_kbytes) */
 	int64_t hz;                /* CONFIG_HZ: reclaim's congestion waits are in jiffies */
+	uint64_t extra_free_bytes; /* Android's extra_free_kbytes: added to low and high */
 };
 
 struct pc_params {

@@ -39,6 +39,16 @@ static void test_reclaim_watermarks(void **state)
 	assert_int_equal(pc->wmark_high, 1773 + 886);
 	sh_free(h);
 
+	/* Android's extra_free_kbytes raises low and high, not min (1440x2560 x 4
+	 * bytes x 3 screens = 43200 KiB = 10800 pages) */
+	h = sh_new(RC_DEV RC_FS "memory: {total_bytes: 3GiB, reserved_bytes: 1792MiB,"
+			       " min_free_bytes: 32MiB, extra_free_bytes: 43200KiB}\n");
+	pc = &h->st->pc;
+	assert_int_equal(pc->wmark_min, 8192);
+	assert_int_equal(pc->wmark_low, 8192 + 10800 + 2048);
+	assert_int_equal(pc->wmark_high, 8192 + 10800 + 4096);
+	sh_free(h);
+
 	/* 96 MiB: batch 24576 / 1024 / 4 = 6 -> rounddown_pow_of_two(9) - 1 = 7 */
 	h = sh_new(RC_DEV RC_FS "memory: {total_bytes: 96MiB, reserved_bytes: 32MiB}\n");
 	assert_int_equal(h->st->pc.pcp_batch, 7);
