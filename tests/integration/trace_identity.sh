@@ -109,7 +109,18 @@ for f in "blktrace" "blkparse text" "ftrace text" "systrace/atrace HTML" "trace-
 	"Perfetto" "DiskSim/MQSim ASCII" "MSR Cambridge or SNIA CSV" "phone block CSV" "fio iolog" "--columns"; do
 	echo "$msg" | grep -qF -- "$f" || say "unknown-format message lacks '$f': $msg"
 done
-# ... and in a scenario a mistyped key comes first.
+# In a scenario the message also names the key that gave the trace.
+cat > "$tmp/unknown.yaml" <<YAML
+name: unknown
+device: ufs21
+workload:
+  type: replay
+  trace: $tmp/x.txt
+YAML
+msg=$("$bin" run "$tmp/unknown.yaml" --quiet 2>&1); rc=$?
+[ $rc -eq 2 ] && echo "$msg" | grep -q "unknown.yaml:5:.*workload.trace: .*not a known trace format.*workload.columns" ||
+	say "unknown format in a scenario: $rc $msg"
+# ... and a mistyped key comes first.
 cat > "$tmp/typo.yaml" <<YAML
 name: typo
 device: ufs21

@@ -955,6 +955,12 @@ static int replay_create(struct sim *sim, struct cfg_node *node, void **state,
 		goto fail;
 	r->topts.columns = r->columns && r->columns[0] ? r->columns : NULL;
 	rc = rp_prescan(r, err);
+	if (rc == SIM_E_INPUT) {
+		/* say which key of which scenario named the trace */
+		char msg[SIM_ERRMSG_MAX];
+		snprintf(msg, sizeof(msg), "%s", err->msg);
+		cfg_errorf(err, cfg_get(node, r->topts.columns ? "columns" : "trace"), "%s", msg);
+	}
 	if (rc)
 		goto fail;
 	rc = rp_check_identity(r, node, err);
