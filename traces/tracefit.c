@@ -30,6 +30,11 @@ struct tstream {
 	uint32_t ring_n, ring_pos;
 	int64_t last_t;
 	bool have_t;
+	/* its last request, for think times: completed (at last_c) or not */
+	uint64_t last_sector;
+	uint32_t last_dev;
+	bool last_open, last_done;
+	int64_t last_c;
 	uint64_t ios, bytes, aligned;
 	struct tfit_chunk *chunks;
 	uint32_t nchunks, cap;
@@ -56,6 +61,8 @@ struct tfit {
 	uint32_t ngs[2];
 	uint64_t gs_other[2];
 	uint64_t size_sum[2];
+	double think_sum;             /* completion of a stream's request to its next one */
+	uint64_t think_n, think_overlap;
 	uint64_t *fp;                 /* footprint set (page + 1; 0 empty) */
 	uint64_t fpcap, fpn;
 };
@@ -351,8 +358,30 @@ static double idc_of(const struct tfit *f, int k)
 	return m > 0 ? (v > 0 ? v : 0) / m : 0.0;
 }
 
+/* A completion: the stream whose last request it ends (streams are few;
+ * a completion of an older request, or of a merged one's later bio, is
+ * not matched). */
+static void tfit_complete(struct tfit *f, const struct trace_rec *r)
+{
+	if (!f->have_t0)
+		return;
+	uint32_t dev = r->dev_major << 20 | (r->dev_minor & 0xfffff);
+	for (uint32_t i = 0; i < f->ns; i++) {
+		struct tstream *s = &f->s[i];
+		if (s->last_open && !s->last_done && s->last_sector == r->sector && s->last_dev == dev) {
+			s->last_done = true;
+			s->last_c = r->time_ns - f->t0;
+			return;
+		}
+	}
+}
+
 int tfit_add(struct tfit *f, const struct trace_rec *r, struct sim_error *err)
 {
+	if (r->kind == TRACE_REC_BLOCK && r->action == TRACE_A_COMPLETE && r->nr_sectors) {
+		tfit_complete(f, r);
+		return 0;
+	}
 	if (r->kind != TRACE_REC_BLOCK || r->action != f->o.io_action || !r->nr_sectors ||
 	    (r->dir != TRACE_DIR_READ && r->dir != TRACE_DIR_WRITE))
 		return 0;
@@ -436,6 +465,19 @@ int tfit_add(struct tfit *f, const struct trace_rec *r, struct sim_error *err)
 	s->prev_end[d] = end;
 	s->have_prev[d] = true;
 	s->prev_end_any = end;
+	/* think time: from the completion of the stream's last request */
+	if (s->last_open) {
+		if (s->last_done && s->last_c <= t) {
+			f->think_sum += (double)(t - s->last_c) / 1e9;
+			f->think_n++;
+		} else {
+			f->think_overlap++;
+		}
+	}
+	s->last_open = true;
+	s->last_done = false;
+	s->last_sector = start;
+	s->last_dev = r->dev_major << 20 | (r->dev_minor & 0xfffff);
 	s->have_any = true;
 	s->last_t = t > s->last_t || !s->have_t ? t : s->last_t;
 	s->have_t = true;
@@ -500,6 +542,9 @@ void tfit_stats(const struct tfit *f, struct tfit_stats *out)
 	out->idc = idc_of(f, 0);
 	out->idc_chunk = idc_of(f, 1);
 	out->footprint_pages = f->fpn;
+	out->think_n = f->think_n;
+	out->think_overlap = f->think_overlap;
+	out->think_mean_s = f->think_n ? f->think_sum / (double)f->think_n : 0.0;
 }
 
 static uint64_t gs_count(const struct tfit *f, int d, uint32_t sectors)

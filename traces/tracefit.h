@@ -80,6 +80,10 @@ struct tfit_stats {
 	double idc;                 /* index of dispersion of counts per burst window */
 	double idc_chunk;           /* the same per chunk */
 	uint64_t footprint_pages;   /* distinct 4 KiB pages (capped) */
+	/* think time: a stream's request after its previous one completed
+	 * (think_n, their mean gap from that completion) or before it did */
+	uint64_t think_n, think_overlap;
+	double think_mean_s;
 	bool footprint_capped;
 };
 

@@ -197,12 +197,12 @@ struct run_sink {
 static void run_event(void *ctx, const struct blk_trace_event *ev)
 {
 	struct run_sink *k = ctx;
-	if (ev->action != 'Q' || k->failed)
+	if ((ev->action != 'Q' && ev->action != 'C') || k->failed)
 		return;
 	struct trace_rec rec = { 0 };
 	rec.kind = TRACE_REC_BLOCK;
-	rec.action = TRACE_A_QUEUE;
-	rec.act = 'Q';
+	rec.action = ev->action == 'Q' ? TRACE_A_QUEUE : TRACE_A_COMPLETE;
+	rec.act = ev->action;
 	rec.flags = ev->flags;
 	rec.dir = ev->nr_sectors == 0 ? TRACE_DIR_NONE
 		  : req_is_write(ev->flags) ? TRACE_DIR_WRITE : TRACE_DIR_READ;
@@ -322,6 +322,15 @@ static unsigned report(FILE *o, const struct fit_args *a, const struct tfit *ori
 	 * when the chunk is the window itself */
 	row(&c, "burstiness (IDC 10ms)", "", x.idc, y.idc, TOL_REL,
 	    a->chunk_ns <= 10000000LL ? 0.25 : -1);
+	/* think times need the trace's completions; the model (open loop)
+	 * has none of its own: shown, not held */
+	if (x.think_n + x.think_overlap) {
+		row(&c, "after a completion", "", (double)x.think_n / (double)(x.think_n + x.think_overlap),
+		    y.think_n + y.think_overlap
+			    ? (double)y.think_n / (double)(y.think_n + y.think_overlap) : 0.0,
+		    TOL_ABS, -1);
+		row(&c, "think time (mean)", "s", x.think_mean_s, y.think_mean_s, TOL_REL, -1);
+	}
 	row(&c, "footprint", "MiB", (double)x.footprint_pages / 256, (double)y.footprint_pages / 256,
 	    TOL_REL, 0.25);
 	if (x.footprint_capped || y.footprint_capped)

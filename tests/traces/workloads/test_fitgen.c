@@ -1,8 +1,9 @@
 /* Tests for the fitted workload models (traces/tracefit.c, traces/workloads/
  * fitgen.c): the features of hand-made requests (chunks, sequential runs,
  * a re-reference and its distance, jumps, sizes, sync, inter-arrival
- * classes); a model written, read back and generated keeps every chunk's
- * counts, sizes, read/write and sync mix and its first and last arrival;
+ * classes, think time from a completion); a model written, read back and
+ * generated keeps every chunk's counts, sizes, read/write and sync mix and
+ * its first and last arrival;
  * the same seed gives the same requests; a model whose counts disagree is
  * refused at its line.
  */
@@ -76,6 +77,9 @@ static void test_features(void **state)
 	(void)state;
 	struct tfit *f = new_fit();
 	add(f, req(0, 10, false, 0, 8, false));          /* first: a jump of 0 */
+	struct trace_rec c = req(MS / 2, 0, false, 0, 8, false);
+	c.action = TRACE_A_COMPLETE;                     /* completes the first: think 0.5 ms */
+	add(f, c);
 	add(f, req(1 * MS, 10, false, 8, 8, false));     /* sequential */
 	add(f, req(2 * MS, 10, false, 16, 8, false));    /* sequential */
 	add(f, req(3 * MS, 10, false, 0, 8, false));     /* re-reference, 3 requests back */
@@ -101,6 +105,10 @@ static void test_features(void **state)
 	assert_int_equal(s.reref, 1);
 	assert_int_equal(s.size4k, 5);
 	assert_int_equal(s.footprint_pages, 3 + 2 + 2); /* pages 0-2, 125-126, 62-63 */
+	/* one request after its predecessor's completion, four before theirs */
+	assert_int_equal(s.think_n, 1);
+	assert_int_equal(s.think_overlap, 4);
+	assert_float_equal(s.think_mean_s, 0.0005, 1e-12);
 	free(t);
 	tfit_destroy(f);
 }
