@@ -141,6 +141,30 @@ static void test_reader_file_records(void **state)
 	pw_buf_free(&t);
 }
 
+/* Replay trace through the ideal device with the app in the foreground;
+ * *stats gets the workload's result object. */
+static struct sim *run_trace(const char *trace, json_t **stats)
+{
+	char yaml[1024];
+	snprintf(yaml, sizeof(yaml),
+		 "seed: 1\n"
+		 "device: {model: ideal, service: fixed, mean_us: 1000, servers: 1}\n"
+		 "scheduler: noop\n"
+		 "fs: {cold_metadata: false}\n"
+		 "workload: {type: ftrace, trace: %s, fg_comm: [\"com.example.app\"]}\n", trace);
+	struct cfg_doc *doc;
+	struct sim_error err = { 0 };
+	if (cfg_load_string(yaml, strlen(yaml), "test.yaml", &doc, &err))
+		fail_msg("%s", err.msg);
+	struct sim_options opt = { .seed = 1, .quiet = true };
+	struct sim *s;
+	if (sim_create(doc, "test.yaml", &opt, &s, &err) || sim_run(s, &err))
+		fail_msg("%s", err.msg);
+	*stats = json_object();
+	s->workload->ops->stats_json(s, s->workload->state, *stats);
+	return s;
+}
+
 static void test_replay_through_page_cache(void **state)
 {
 	(void)state;
@@ -153,28 +177,8 @@ static void test_replay_through_page_cache(void **state)
 	close(fd);
 	pw_buf_free(&t);
 
-	char yaml[1024];
-	snprintf(yaml, sizeof(yaml),
-		 "seed: 1\n"
-		 "device: {model: ideal, service: fixed, mean_us: 1000, servers: 1}\n"
-		 "scheduler: noop\n"
-		 "fs: {cold_metadata: false}\n"
-		 "workload:\n"
-		 "  type: ftrace\n"
-		 "  trace: %s\n"
-		 "  fg_comm: [\"com.example.app\"]\n", path);
-	struct cfg_doc *doc;
-	struct sim_error err = { 0 };
-	if (cfg_load_string(yaml, strlen(yaml), "test.yaml", &doc, &err))
-		fail_msg("%s", err.msg);
-	struct sim_options opt = { .seed = 1, .quiet = true };
-	struct sim *s;
-	if (sim_create(doc, "test.yaml", &opt, &s, &err))
-		fail_msg("%s", err.msg);
-	if (sim_run(s, &err))
-		fail_msg("%s", err.msg);
-	json_t *st = json_object();
-	s->workload->ops->stats_json(s, s->workload->state, st);
+	json_t *st;
+	struct sim *s = run_trace(path, &st);
 	assert_string_equal(json_string_value(json_object_get(st, "format")), "perfetto");
 	assert_int_equal(json_integer_value(json_object_get(st, "android_fs_events")), 5);
 	json_t *ops = json_object_get(st, "ops"), *sk = json_object_get(st, "skipped");
@@ -225,23 +229,8 @@ static void test_replay_text_events(void **state)
 	fprintf(f, "%s100.040000: android_fs_dataread_start: entry_name , offset 8192, bytes 4096, "
 		   "cmdline com.example.app, pid 100, i_size 1048576, ino 4242\n", pre);
 	fclose(f);
-	char yaml[1024];
-	snprintf(yaml, sizeof(yaml),
-		 "seed: 1\n"
-		 "device: {model: ideal, service: fixed, mean_us: 1000, servers: 1}\n"
-		 "scheduler: noop\n"
-		 "fs: {cold_metadata: false}\n"
-		 "workload: {type: ftrace, trace: %s, fg_comm: [\"com.example.app\"]}\n", path);
-	struct cfg_doc *doc;
-	struct sim_error err = { 0 };
-	if (cfg_load_string(yaml, strlen(yaml), "test.yaml", &doc, &err))
-		fail_msg("%s", err.msg);
-	struct sim_options opt = { .seed = 1, .quiet = true };
-	struct sim *s;
-	if (sim_create(doc, "test.yaml", &opt, &s, &err) || sim_run(s, &err))
-		fail_msg("%s", err.msg);
-	json_t *st = json_object();
-	s->workload->ops->stats_json(s, s->workload->state, st);
+	json_t *st;
+	struct sim *s = run_trace(path, &st);
 	assert_string_equal(json_string_value(json_object_get(st, "format")), "ftrace");
 	assert_int_equal(json_integer_value(json_object_get(st, "android_fs_events")), 5);
 	assert_int_equal(json_integer_value(json_object_get(st, "unknown_total")), 0);
