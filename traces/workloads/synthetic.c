@@ -4,8 +4,8 @@
  *
  *  writer  buffered sequential or random writer of `bytes` in chunks
  *          (optionally O_SYNC, rate-limited, fsync at the end);
- *  video   the same with video-recording defaults: a stream written at
- *          `rate` and fsynced at the end;
+ *  video   the same with video-recording defaults: a new file (created),
+ *          a stream written at `rate` and fsynced at the end;
  *  reader  sequential or random reader of an existing file;
  *  launch  an app launch: a working set of `bytes` spread over `files`
  *          existing files, touched in runs (exponential, mean `run_bytes`)
@@ -277,6 +277,7 @@ struct wl_task {
 	uint32_t fi;
 	int64_t t0;
 	bool cpu_next;
+	bool created;              /* video: the recording's file was created */
 	int64_t cpu_gap_ns;
 	uint64_t io_ops, next_db_at, db_done;
 	bool last_io_db;
@@ -331,6 +332,12 @@ static int writer_next(struct wl_task *wt, struct stack_op *op)
 		return 1;
 	}
 	wt->cpu_next = false;
+	if (wt->c.gen == GEN_VIDEO && !wt->created) {
+		/* MediaRecorder's output file is new (the app opens it O_CREAT) */
+		wt->created = true;
+		op_set(op, STACK_OP_CREATE, wt->file, 0, 0);
+		return 1;
+	}
 	if (wt->done_bytes < p->bytes) {
 		if (p->rate_bps > 0) {
 			int64_t due = wt->t0 + (int64_t)((double)wt->done_bytes / p->rate_bps * 1e9);

@@ -324,6 +324,30 @@ static void test_app_prefs_and_cache_writes(void **state)
 	sim_destroy(s);
 }
 
+/* The camera's new files: a video recording's file and each burst shot
+ * are created (ext4_create: the parent directory joins the journal). */
+static void test_camera_files_are_created(void **state)
+{
+	(void)state;
+	struct sim *s;
+	struct sim_error err;
+	assert_int_equal(build(&s, 1, NULL,
+			       "    cam: {gen: video, uid: 10070, bytes: 1MiB, rate: 10MB/s}\n"
+			       "    burst: {gen: burst, uid: 10071, shots: 3, shot_bytes: 64KiB}\n",
+			       true, &err),
+			 0);
+	/* cam.dat sits in "/", the shots in "burst/" */
+	assert_non_null(stack_file_find(s->stack, "/"));
+	assert_non_null(stack_file_find(s->stack, "burst/"));
+	sim_destroy(s);
+	/* no generator creates anything: no directory was looked up */
+	assert_int_equal(build(&s, 1, NULL,
+			       "    w: {gen: writer, uid: 10060, bytes: 1MiB}\n", true, &err),
+			 0);
+	assert_null(stack_file_find(s->stack, "/"));
+	sim_destroy(s);
+}
+
 /* The main thread spends main_cpu exactly, spread over its I/Os: with
  * everything else off, busy CPU = main_cpu + the first frame. */
 static void test_app_main_cpu_exact(void **state)
@@ -406,6 +430,7 @@ int main(void)
 		cmocka_unit_test(test_app_sqlite_persist_full),
 		cmocka_unit_test(test_app_sqlite_delete),
 		cmocka_unit_test(test_app_prefs_and_cache_writes),
+		cmocka_unit_test(test_camera_files_are_created),
 		cmocka_unit_test(test_app_main_cpu_exact),
 		cmocka_unit_test(test_app_deterministic),
 		cmocka_unit_test(test_app_spawn_order),
