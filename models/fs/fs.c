@@ -264,6 +264,31 @@ static enum step ext4_atomic(struct stack_task *t, struct stack_file *f, bool co
 	return commit ? fsync_step(t, f, false) : STEP_DONE;
 }
 
+/* ext4_truncate: the blocks of pages >= keep go back to their groups'
+ * bitmaps; the extents end at keep. */
+static void ext4_free_blocks_from(struct stack *s, struct stack_file *f, uint64_t keep)
+{
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < f->next_ext; i++) {
+		struct fs_extent *e = &f->ext[i];
+		if (e->page + e->npages > keep) {
+			uint64_t first = e->page < keep ? keep - e->page : 0;
+			journal_dirty_group(s, fs_group_of(s, e->lba + first * FS_SECTORS_PER_PAGE));
+		}
+		if (e->page >= keep)
+			continue;
+		if (e->page + e->npages > keep)
+			e->npages = keep - e->page;
+		f->ext[n++] = *e;
+	}
+	f->next_ext = n;
+	if (f->alloc_pages > keep)
+		f->alloc_pages = keep;
+	f->prealloc_left = 0; /* ext4_discard_preallocations */
+	if (f->writeback_index > keep)
+		f->writeback_index = 0;
+}
+
 /* The directory that holds f: the name up to its last '/' (one per app
  * directory; its inode and entry block are what namespace changes dirty). */
 static struct stack_file *ext4_parent_dir(struct stack *s, struct stack_file *f)
@@ -292,16 +317,42 @@ static struct stack_file *ext4_parent_dir(struct stack *s, struct stack_file *f)
  *          ext4_truncate + ext4_free_inode (block bitmaps of the groups its
  *          extents lie in, inode bitmap);
  *  rename  ext4_rename in one directory: the directory block and inode, the
- *          renamed inode's ctime.
+ *          renamed inode's ctime;
+ *  truncate to a smaller size: truncate_inode_pages_range from the new end
+ *          waits for each page there under writeback, then ext4_truncate
+ *          frees the blocks past it (block bitmaps of their groups, the
+ *          inode's size and extents: its next fdatasync commits) and drops
+ *          the inode's preallocation.
  * The journal counts a directory's inode and entry block as one metadata
  * block, and an inode bitmap with the block bitmap of its group. Left out:
- * dropping an unlinked file's dirty pages (the generators unlink only
- * files they synced or never wrote), the orphan list's superblock write,
+ * dropping an unlinked or truncated file's pages from the cache (clean ones
+ * stay until reclaimed; the generators unlink and truncate only files they
+ * synced or never wrote), the orphan list's superblock write,
  * htree directories, auto_da_alloc's flush on a rename over an existing
  * file. */
 static enum step ext4_namespace(struct stack_task *t, struct stack_file *f, enum stack_op_kind kind)
 {
 	struct stack *s = t->stack;
+	struct task_opstate *os = &t->os;
+	if (kind == STACK_OP_TRUNCATE) {
+		uint64_t len = os->op.len;
+		if (len >= f->size) {
+			f->size = len;
+			journal_dirty_inode(s, f, true);
+			return STEP_DONE;
+		}
+		uint64_t keep = (len + STACK_PAGE_SIZE - 1) >> STACK_PAGE_SHIFT;
+		if (os->phase == 0) {
+			os->phase = 1;
+			os->fcursor = keep;
+		}
+		if (fs_wait_all_writeback(t, f) == STEP_BLOCK)
+			return STEP_BLOCK;
+		ext4_free_blocks_from(s, f, keep);
+		f->size = len;
+		journal_dirty_inode(s, f, true);
+		return STEP_DONE;
+	}
 	if (kind == STACK_OP_UNLINK && fs_wait_all_writeback(t, f) == STEP_BLOCK)
 		return STEP_BLOCK;
 	struct stack_file *dir = ext4_parent_dir(s, f);

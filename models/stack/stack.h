@@ -68,6 +68,8 @@ enum stack_op_kind {
 			     * pages under writeback; inode, directory and bitmaps change */
 	STACK_OP_RENAME,    /* rename(file, new name in the same directory): directory entries
 			     * and the inode's ctime change */
+	STACK_OP_TRUNCATE,  /* ftruncate(file, len) to a smaller size: waits for pages under
+			     * writeback, frees the blocks past len */
 	STACK_NOPKIND
 };
 
@@ -77,8 +79,8 @@ enum stack_op_kind {
 
 struct stack_op {
 	enum stack_op_kind kind;
-	struct stack_file *file; /* READ WRITE FAULT FSYNC FDATASYNC OPEN CLOSE CREATE UNLINK RENAME */
-	uint64_t off, len;       /* bytes */
+	struct stack_file *file; /* READ WRITE FAULT FSYNC FDATASYNC OPEN CLOSE CREATE UNLINK RENAME TRUNCATE */
+	uint64_t off, len;       /* bytes (TRUNCATE: the new size in len) */
 	int64_t ns;              /* CPU, SLEEP */
 	const char *name;        /* BEGIN/END: region name; must live until the END op completes */
 	uint32_t flags;          /* STACK_OPF_* */

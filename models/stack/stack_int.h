@@ -695,7 +695,8 @@ struct fs_ops {
 	enum step (*write_begin)(struct stack_task *t, struct stack_file *f);
 	/* F2FS_IOC_START_ATOMIC_WRITE (commit false) / COMMIT (true). */
 	enum step (*atomic)(struct stack_task *t, struct stack_file *f, bool commit);
-	/* STACK_OP_CREATE / UNLINK / RENAME of f; NULL: no metadata modelled. */
+	/* STACK_OP_CREATE / UNLINK / RENAME / TRUNCATE of f (t->os.op); NULL: no
+	 * metadata modelled. */
 	enum step (*namespace)(struct stack_task *t, struct stack_file *f, enum stack_op_kind kind);
 	void (*kthread_run)(struct stack_task *t);   /* TASK_FS */
 	void (*bio_done)(struct stack *s, struct stack_bio *sb);   /* SBIO_FS */

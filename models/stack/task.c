@@ -33,7 +33,7 @@
 const char *const stack_op_names[STACK_NOPKIND] = {
 	"read", "write", "fault", "fsync", "fdatasync", "cpu", "sleep",
 	"begin", "end", "open", "close", "fg", "willneed", "plug", "unplug",
-	"atomic_start", "atomic_commit", "create", "unlink", "rename",
+	"atomic_start", "atomic_commit", "create", "unlink", "rename", "truncate",
 };
 
 /* ------------------------------------------------------------ basics */
@@ -694,6 +694,7 @@ static enum step op_step(struct stack_task *t)
 	case STACK_OP_CREATE:
 	case STACK_OP_UNLINK:
 	case STACK_OP_RENAME:
+	case STACK_OP_TRUNCATE:
 		if (!os->op.file || !t->stack->fs.ops->namespace)
 			return STEP_DONE;
 		return t->stack->fs.ops->namespace(t, os->op.file, os->op.kind);

@@ -42,6 +42,9 @@
  * new inode makes the journal's first fdatasync commit the jbd2
  * transaction (Lee & Won EMSOFT'12: "creating short-lived files" is part
  * of the at least 11 writes one SQLite insert sends to storage).
+ * TRUNCATE: the journal file stays but is truncated to 0 at the commit and,
+ * with synchronous FULL, synced again so the new size is on disk
+ * (pager_end_transaction); its blocks are allocated anew each transaction.
  *
  * Other foreground writes of an Android 5.0 app, each optional:
  *  SharedPreferences.commit()/apply() (AOSP 5.0 frameworks/base
@@ -86,10 +89,10 @@
 #define SQL_WALHDR 32u
 #define SQL_WALFRAME (24u + AP_PAGE)
 
-enum { JM_PERSIST = 0, JM_WAL, JM_OFF, JM_DELETE };
+enum { JM_PERSIST = 0, JM_WAL, JM_OFF, JM_DELETE, JM_TRUNCATE };
 enum { SY_FULL = 0, SY_NORMAL, SY_OFF };
 enum { SC_FDATASYNC = 0, SC_FSYNC };
-static const char *const jm_names[] = { "persist", "wal", "off", "delete", NULL };
+static const char *const jm_names[] = { "persist", "wal", "off", "delete", "truncate", NULL };
 static const char *const sy_names[] = { "full", "normal", "off", NULL };
 static const char *const sc_names[] = { "fdatasync", "fsync", NULL };
 
@@ -156,7 +159,7 @@ const struct cfg_param app_launch_params[] = {
 	{ "journal_mode", CFG_T_ENUM, AO(journal_mode), "", "persist", CFG_NO_RANGE,
 	  "AOSP 5.0 config.xml db_default_journal_mode PERSIST",
 	  "SQLite journal: persist (rollback journal kept), wal, off, delete (created and unlinked "
-	  "per transaction)", jm_names },
+	  "per transaction), truncate (truncated to 0 per transaction)", jm_names },
 	{ "sync_mode", CFG_T_ENUM, AO(sync_mode), "", "full", CFG_NO_RANGE,
 	  "AOSP 5.0 config.xml db_default_sync_mode / db_wal_sync_mode FULL",
 	  "SQLite synchronous: full, normal, off", sy_names },
@@ -424,6 +427,11 @@ static int plan_db_io(struct app_launch *a, gsl_rng *r, struct ap_plan *pl, stru
 		}
 		if (!rc && p->journal_mode == JM_DELETE)
 			rc = plan_push(pl, STACK_OP_UNLINK, j, 0, 0, 0, 0);
+		if (!rc && p->journal_mode == JM_TRUNCATE) {
+			rc = plan_push(pl, STACK_OP_TRUNCATE, j, 0, 0, 0, 0);
+			if (!rc && p->sync_mode == SY_FULL)
+				rc = push_sync(a, pl, j);
+		}
 	}
 	free(pages);
 	return rc;

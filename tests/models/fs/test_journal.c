@@ -240,6 +240,41 @@ static void test_journal_create_unlink_rename_metadata(void **state)
 	sh_free(h);
 }
 
+/* ftruncate to 0 (SQLite's TRUNCATE journal mode): the blocks are freed,
+ * the size change joins the transaction, and the next write needs new
+ * blocks, so its fdatasync commits. */
+static void test_journal_truncate_frees_blocks(void **state)
+{
+	(void)state;
+	struct sh *h = sh_new(J_YAML(""));
+	struct stack_file *j = sh_file(h, "app/app.db-journal", 64 << 10);
+	assert_int_equal(j->alloc_pages, 16);
+	struct sh_script s = { 0 };
+	sh_op(&s, STACK_OP_TRUNCATE, j, 0, 0, 0);
+	sh_script_task(h, "app", 10050, 1 * MS, &s);
+	sh_run(h, 1 * SEC);
+	assert_true(s.exited_at > 0);
+	assert_int_equal(stack_file_size(j), 0);
+	assert_int_equal(j->alloc_pages, 0);
+	assert_int_equal(stack_file_lba(j, 0), UINT64_MAX);
+	assert_int_equal(j->datasync_tid, h->st->jn.running.tid);
+	assert_int_equal(h->st->jn.commits, 0);
+	sh_free(h);
+
+	h = sh_new(J_YAML(""));
+	j = sh_file(h, "app/app.db-journal", 64 << 10);
+	struct sh_script w = { 0 };
+	sh_op(&w, STACK_OP_TRUNCATE, j, 0, 0, 0);
+	sh_op(&w, STACK_OP_WRITE, j, 0, 8192, 0);
+	sh_op(&w, STACK_OP_FDATASYNC, j, 0, 0, 0);
+	sh_script_task(h, "app", 10050, 1 * MS, &w);
+	sh_run(h, 1 * SEC);
+	assert_true(w.exited_at > 0);
+	assert_int_equal(h->st->jn.commits, 1);
+	assert_true(stack_file_lba(j, 0) != UINT64_MAX);
+	sh_free(h);
+}
+
 /* truncate_inode_pages: unlink of a file whose pages the flusher holds
  * under async writeback waits for them (wait_on_page_writeback), and the
  * policies' hook sees the wait. */
@@ -318,6 +353,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_journal_create_unlink_rename_metadata),
 		cmocka_unit_test(test_journal_unlink_waits_writeback),
+		cmocka_unit_test(test_journal_truncate_frees_blocks),
 		cmocka_unit_test(test_journal_ordered_wait_calls_hook),
 		cmocka_unit_test(test_journal_fsync_commits_with_flush_fua),
 		cmocka_unit_test(test_journal_commit_interval),

@@ -290,6 +290,19 @@ static void test_app_sqlite_delete(void **state)
 	assert_int_equal(thread_ops(th, "db", "write"), 3 * (2 + 2));
 	json_decref(th);
 	sim_destroy(s);
+
+	/* TRUNCATE: truncated to 0 and synced again at each commit (FULL) */
+	assert_int_equal(build(&s, 1, NULL,
+			       "    app: {" APP_SMALL ", db_txns: 3, db_txn_pages: 2, "
+			       "journal_mode: truncate}\n",
+			       true, &err),
+			 0);
+	th = threads_of(s, "app");
+	assert_int_equal(thread_ops(th, "db", "truncate"), 3);
+	assert_int_equal(thread_ops(th, "db", "fdatasync"), 3 * 4);
+	assert_int_equal(thread_ops(th, "db", "create") + thread_ops(th, "db", "unlink"), 0);
+	json_decref(th);
+	sim_destroy(s);
 }
 
 /* SharedPreferences writeToFile (rename to .bak, create, write, fsync,
