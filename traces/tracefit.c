@@ -34,7 +34,7 @@ struct tstream {
 	uint64_t last_sector;
 	uint32_t last_dev;
 	bool last_open, last_done;
-	int64_t last_c;
+	int64_t last_c, last_q;
 	uint64_t ios, bytes, aligned;
 	struct tfit_chunk *chunks;
 	uint32_t nchunks, cap;
@@ -62,6 +62,7 @@ struct tfit {
 	uint64_t gs_other[2];
 	uint64_t size_sum[2];
 	double think_sum;             /* completion of a stream's request to its next one */
+	uint64_t svc_n;               /* completions matched to their stream's latest request */
 	uint64_t think_n, think_overlap;
 	uint64_t *fp;                 /* footprint set (page + 1; 0 empty) */
 	uint64_t fpcap, fpn;
@@ -371,6 +372,11 @@ static void tfit_complete(struct tfit *f, const struct trace_rec *r)
 		if (s->last_open && !s->last_done && s->last_sector == r->sector && s->last_dev == dev) {
 			s->last_done = true;
 			s->last_c = r->time_ns - f->t0;
+			/* its request is in the stream's latest chunk */
+			int64_t q2c = s->last_c - s->last_q;
+			s->chunks[s->nchunks - 1].svc[log2_bucket((uint64_t)(q2c > 0 ? q2c : 0),
+								  TFIT_IAT_BUCKETS)]++;
+			f->svc_n++;
 			return;
 		}
 	}
@@ -477,6 +483,7 @@ int tfit_add(struct tfit *f, const struct trace_rec *r, struct sim_error *err)
 	s->last_open = true;
 	s->last_done = false;
 	s->last_sector = start;
+	s->last_q = t;
 	s->last_dev = r->dev_major << 20 | (r->dev_minor & 0xfffff);
 	s->have_any = true;
 	s->last_t = t > s->last_t || !s->have_t ? t : s->last_t;
@@ -673,6 +680,9 @@ int tfit_write_model(const struct tfit *f, FILE *o, int ind, struct sim_error *e
 			yaml_hist(o, "iat", c->iat, TFIT_IAT_BUCKETS);
 			yaml_hist(o, "jump", c->jump, TFIT_JUMP_BUCKETS);
 			yaml_hist(o, "rdist", c->rdist, TFIT_RDIST_BUCKETS);
+			/* completion times only where the trace had completions */
+			if (f->svc_n)
+				yaml_hist(o, "svc", c->svc, TFIT_IAT_BUCKETS);
 			fprintf(o, "}\n");
 		}
 	}

@@ -67,6 +67,11 @@ struct tfit_chunk {
 	uint32_t iat[TFIT_IAT_BUCKETS];
 	uint32_t jump[TFIT_JUMP_BUCKETS];
 	uint32_t rdist[TFIT_RDIST_BUCKETS];
+	/* requests whose completion the trace shows while each was the
+	 * stream's latest: queue-to-complete time (log2 ns classes). With the
+	 * arrivals this gives the think times (completion to next request) and
+	 * which requests overlap their predecessor. */
+	uint32_t svc[TFIT_IAT_BUCKETS];
 };
 
 /* Summary statistics of a trace (or a run), as `workload fit` compares them. */

@@ -41,6 +41,10 @@ struct gstream {
 	int64_t *times;
 	uint32_t ntimes, ti, tcap;
 	uint64_t prev_end[2], prev_end_any;
+	/* the last request, whose completion may be due before the next one */
+	bool has_last, pending;
+	int64_t c_at;                 /* the last request's completion, -1: none */
+	struct trace_rec last, pc;    /* pc: the completion due before the next request */
 	bool have_prev[2], have_any;
 	uint64_t ring[TFIT_RING];
 	uint32_t ring_n, ring_pos;
@@ -50,6 +54,7 @@ struct gstream {
 
 struct fitgen {
 	int64_t chunk_ns;
+	bool has_think;                /* the model has completion times: C records are made */
 	struct gstream *s;
 	uint32_t ns;
 	uint32_t *heap, nheap;         /* streams with requests left, by next arrival */
@@ -58,7 +63,7 @@ struct fitgen {
 
 static int64_t next_time(const struct gstream *g)
 {
-	return g->times[g->ti];
+	return g->pending ? g->pc.time_ns : g->times[g->ti];
 }
 
 static bool heap_less(const struct fitgen *f, uint32_t a, uint32_t b)
@@ -279,6 +284,43 @@ static void make_request(struct fitgen *f, struct gstream *g, struct trace_rec *
 	rec->sector = start;
 	rec->nr_sectors = sectors;
 	rec->bytes = sectors << SECTOR_SHIFT;
+	g->last = *rec;
+	g->last.comm = NULL;
+	g->has_last = true;
+}
+
+/* The completion of the request just made, where the model has completion
+ * times: drawn without replacement from its chunk (requests whose
+ * completion the trace did not show get none). Due at its arrival plus the
+ * drawn queue-to-complete time. */
+static void draw_completion(struct gstream *g)
+{
+	struct tfit_chunk *r = &g->rem;
+	uint32_t nsvc = 0;
+	for (unsigned b = 0; b < TFIT_IAT_BUCKETS; b++)
+		nsvc += r->svc[b];
+	g->c_at = -1;
+	/* r->n counts the chunk's requests not yet made, this one included */
+	if (!nsvc || !bernoulli_take(g->rng, &nsvc, r->n))
+		return;
+	g->c_at = g->last.time_ns +
+		  (int64_t)class_value(g->rng, draw_take(g->rng, r->svc, TFIT_IAT_BUCKETS));
+}
+
+/* Once the stream's next request is known: if the last one completes
+ * before it, that completion comes first (the replay's closed loop then
+ * waits for the simulated completion plus the think time); one that
+ * completes later, or not at all, overlaps the next (no completion: the
+ * next follows its issue as recorded). */
+static void plan_completion(struct gstream *g)
+{
+	if (!g->has_last || g->c_at < 0 || g->c_at > g->times[g->ti])
+		return;
+	g->pc = g->last;
+	g->pc.action = TRACE_A_COMPLETE;
+	g->pc.act = 'C';
+	g->pc.time_ns = g->c_at;
+	g->pending = true;
 }
 
 static int fitgen_next(void *state, struct trace_rec *rec, struct sim_error *err)
@@ -287,17 +329,32 @@ static int fitgen_next(void *state, struct trace_rec *rec, struct sim_error *err
 	if (!f->nheap)
 		return 0;
 	struct gstream *g = &f->s[f->heap[0]];
+	if (g->pending) {
+		/* a completion due before the stream's next request */
+		*rec = g->pc;
+		g->pending = false;
+		heap_down(f, 0);
+		return 1;
+	}
 	make_request(f, g, rec);
+	if (f->has_think) {
+		draw_completion(g);
+		g->rem.n--;
+	}
+	bool more = true;
 	if (++g->ti == g->ntimes) {
 		/* the next chunk with requests, or the stream is done */
 		while (++g->k < g->nchunks && !g->chunks[g->k].n)
 			;
 		if (g->k == g->nchunks) {
 			f->heap[0] = f->heap[--f->nheap];
+			more = false;
 		} else if (chunk_begin(f, g)) {
 			return sim_errorf(err, SIM_E_NOMEM, "model: out of memory");
 		}
 	}
+	if (more && f->has_think)
+		plan_completion(g);
 	if (f->nheap)
 		heap_down(f, 0);
 	return 1;
@@ -420,8 +477,14 @@ static int chunk_of(struct cfg_node *n, int64_t chunk_ns, struct tfit_chunk *c, 
 		rc = hist_of(x, c->jump, TFIT_JUMP_BUCKETS, &js, err);
 	if (!rc && (x = cfg_get(n, "rdist")))
 		rc = hist_of(x, c->rdist, TFIT_RDIST_BUCKETS, &ds, err);
+	uint64_t ts = 0;
+	if (!rc && (x = cfg_get(n, "svc")))
+		rc = hist_of(x, c->svc, TFIT_IAT_BUCKETS, &ts, err);
 	if (rc)
 		return rc;
+	if (ts > c->n)
+		return cfg_errorf(err, n, "svc counts %" PRIu64 " completions, more than n (%u)", ts,
+				  c->n);
 	/* the counts of one chunk must describe the same requests */
 	if (c->dir[0] + (uint64_t)c->dir[1] != c->n)
 		return cfg_errorf(err, n, "r + w (%u + %u) is not n (%u)", c->dir[0], c->dir[1], c->n);
@@ -479,6 +542,11 @@ static const struct cfg_param model_params[] = {
 	  "length of a chunk", NULL },
 	CFG_PARAM_END,
 };
+
+bool fitgen_has_completions(const struct trace_reader *r)
+{
+	return r->ops == &fitgen_ops && ((const struct fitgen *)r->state)->has_think;
+}
 
 int fitgen_open(struct sim *sim, struct cfg_node *model, struct trace_reader *r,
 		struct sim_error *err)
@@ -583,6 +651,8 @@ int fitgen_open(struct sim *sim, struct cfg_node *model, struct trace_reader *r,
 						g->chunks[g->nchunks - 1].idx);
 				goto fail;
 			}
+			for (unsigned b = 0; b < TFIT_IAT_BUCKETS && !f->has_think; b++)
+				f->has_think = k->svc[b] != 0;
 			g->nchunks++;
 		}
 		snprintf(name, sizeof(name), "%s.s%u", base, g->index);

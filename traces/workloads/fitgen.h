@@ -5,6 +5,8 @@
 #ifndef TRACES_WORKLOADS_FITGEN_H
 #define TRACES_WORKLOADS_FITGEN_H
 
+#include <stdbool.h>
+
 #include "sim/config.h"
 #include "sim/error.h"
 #include "traces/trace.h"
@@ -16,5 +18,8 @@ struct sim;
  * model's path. 0, SIM_E_INPUT naming the node, or SIM_E_NOMEM. */
 int fitgen_open(struct sim *sim, struct cfg_node *model, struct trace_reader *r,
 		struct sim_error *err);
+
+/* Does the model opened in r make completions (it has think times)? */
+bool fitgen_has_completions(const struct trace_reader *r);
 
 #endif

@@ -922,7 +922,8 @@ static int replay_create(struct sim *sim, struct cfg_node *node, void **state,
 		goto fail;
 	}
 	if (model) {
-		/* a fitted model (`mobisim workload fit`): Q records, no C */
+		/* a fitted model (`mobisim workload fit`): Q records, and C
+		 * records where it has think times */
 		rc = fitgen_open(sim, model, &r->rd, err);
 		if (rc)
 			goto fail;
@@ -935,7 +936,7 @@ static int replay_create(struct sim *sim, struct cfg_node *node, void **state,
 		snprintf(r->path, sizeof(r->path), "model");
 		r->format = "model";
 		r->io_action = TRACE_A_QUEUE;
-		r->trace_has_c = false;
+		r->trace_has_c = fitgen_has_completions(&r->rd);
 		r->open_ = true;
 		sim->replay = replay_mode_names[r->mode];
 		*state = r;

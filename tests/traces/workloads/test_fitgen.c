@@ -3,7 +3,7 @@
  * a re-reference and its distance, jumps, sizes, sync, inter-arrival
  * classes, think time from a completion); a model written, read back and
  * generated keeps every chunk's counts, sizes, read/write and sync mix and
- * its first and last arrival;
+ * its first and last arrival, its completions in time order with the rest;
  * the same seed gives the same requests; a model whose counts disagree is
  * refused at its line.
  */
@@ -90,10 +90,11 @@ static void test_features(void **state)
 	 * jump 992: class 10; jump 516: class 10 */
 	assert_non_null(strstr(t, "- {i: 0, n: 5, first: 0, last: 4000000, r: 4, w: 1, sr: 4, sw: 1, "
 				  "qr: 2, qw: 0, reref: 1, back: 0, rsz: {8: 4}, wsz: {16: 1}, "
-				  "iat: {20: 4}, jump: {0: 1, 10: 1}, rdist: {1: 1}}"));
+				  "iat: {20: 4}, jump: {0: 1, 10: 1}, rdist: {1: 1}, "
+				  "svc: {19: 1}}"));
 	assert_non_null(strstr(t, "- {i: 1, n: 1, first: 50000000, last: 50000000, r: 1, w: 0, "
 				  "sr: 1, sw: 0, qr: 0, qw: 0, reref: 0, back: 1, rsz: {8: 1}, wsz: {}, "
-				  "iat: {}, jump: {10: 1}, rdist: {}}"));
+				  "iat: {}, jump: {10: 1}, rdist: {}, svc: {}}"));
 	assert_non_null(strstr(t, "lba_lo: 0\n"));
 	assert_non_null(strstr(t, "lba_hi: 1016\n"));
 	assert_non_null(strstr(t, "comm: \"app\""));
@@ -154,6 +155,10 @@ static void test_round_trip(void **state)
 		if (i % 3) {
 			rs = (x >> 40) % 7 ? rs + 8 : ((x >> 20) % 100000) * 8;
 			add(f, req(t, 10, false, rs, 8, false));
+			/* completed 100 us later: the model gets completion times */
+			struct trace_rec c = req(t + 100000, 0, false, rs, 8, false);
+			c.action = TRACE_A_COMPLETE;
+			add(f, c);
 		} else {
 			uint32_t n = (x >> 33) % 4 ? 256 : 8;
 			add(f, req(t, 20, true, ws, n, (x >> 30) % 5 == 0));
@@ -161,6 +166,7 @@ static void test_round_trip(void **state)
 		}
 	}
 	char *t = model_text(f);
+	assert_non_null(strstr(t, "svc: {17: "));  /* 100 us: [2^16, 2^17) ns */
 	uint64_t h1, h2, h3;
 	struct tfit *g = regenerate(t, 7, &h1);
 	struct tfit_stats a, b;
