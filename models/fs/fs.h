@@ -1,10 +1,192 @@
-/* Interfaces of the file-system layer beyond struct fs_ops (which lives in
- * models/stack/stack_int.h with the structures the upper stack shares):
- * helpers one fs file offers another. */
+/* The file-system layer's interface: ext4's placement and journal (fs.c,
+ * journal.c), fsync (fsync.c), the fs kinds' ops table (fs_kind.c; f2fs's
+ * own state is in f2fs_int.h) and the helpers one fs file offers another.
+ * Included by models/stack/stack_int.h, which embeds struct fs and struct
+ * journal in struct stack; nothing here includes the stack's internals. */
 #ifndef MODELS_FS_FS_H
 #define MODELS_FS_FS_H
 
-#include "models/stack/stack_int.h"
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "models/mm/mm.h"
+#include "models/stack/stack.h"
+#include "sim/engine.h"
+#include "sim/list.h"
+#include "sim/rng.h"
+
+struct stack;
+struct stack_task;
+struct stack_file;
+struct stack_bio;
+struct cfg_node;
+struct sim_error;
+struct json_t;
+
+struct fs_params {
+	uint64_t partition_bytes;
+	uint64_t partition_start_bytes;
+	uint64_t extent_mean_bytes;   /* existing files: mean extent (exponential, >= 1 page) */
+	uint64_t gap_mean_bytes;      /* hole between a file's extents (other files' data) */
+	uint64_t alloc_extent_bytes;  /* delayed allocation: contiguous run the allocator grants */
+	uint64_t max_bio_bytes;       /* bio_add_page limit (queue max_sectors) */
+	uint64_t group_bytes;         /* ext4 block group */
+	bool cold_metadata;           /* inode blocks not cached at start */
+	int64_t layout_seed;          /* placement stream's seed (0: the run's) */
+};
+
+struct journal_params {
+	bool enabled;
+	int64_t commit_interval_ns;
+	uint64_t journal_bytes;
+	int64_t ioprio_class, ioprio_level;
+	bool ordered;                 /* data=ordered: commit waits for the data it allocated */
+	int ordered_wait;             /* enum journal_ordered_wait */
+	bool async_commit;            /* ext4 journal_async_commit (JBD2 ASYNC_COMMIT) */
+};
+
+/* What the ordered-mode commit waits for in each inode of its list. */
+enum journal_ordered_wait {
+	JOURNAL_WAIT_RANGE = 0,      /* the pages under writeback when the commit began */
+	JOURNAL_WAIT_WHOLE_FILE = 1, /* 3.10 filemap_fdatawait(): walk the whole file */
+};
+
+struct fs_extent {
+	uint64_t page;     /* first file page */
+	uint64_t lba;      /* first sector */
+	uint64_t npages;
+};
+
+struct journal_tx {
+	uint64_t tid;
+	uint64_t nr_meta;             /* metadata blocks to log */
+	int64_t start_ns;
+	bool has_handles;
+	struct list_head ordered;     /* inodes (stack_file.ordered_node) */
+};
+
+struct journal {
+	struct journal_params p;
+	struct stack_task *jbd2;
+	struct journal_tx running, committing;
+	bool committing_active;
+	uint64_t commit_request;      /* highest tid someone asked to commit */
+	uint64_t committed;           /* highest committed tid */
+	uint64_t head_lba, start_lba, nr_sectors;
+	struct sim_event timer;
+	struct list_head waiters;     /* tasks waiting for a commit */
+	uint64_t *group_tid;          /* per block group: tx whose bitmap is dirty */
+	uint32_t ngroups;
+	/* counters */
+	uint64_t commits, commits_fsync, commits_timer, blocks_written, ordered_waits;
+	int64_t commit_ns_total, commit_ns_max;
+	/* whole-file ordered wait: the page it sleeps on (index in ow_file) */
+	struct stack_file *ow_file;
+	uint64_t ow_index, ow_last;
+	uint64_t ordered_pages_waited, flushes;
+	int64_t ordered_wait_ns_total, ordered_wait_ns_max;
+	int64_t ordered_start_ns;
+};
+
+struct fs_ops;
+struct f2fs;
+
+struct fs {
+	const struct fs_ops *ops;     /* ext4 or f2fs (fs: {kind: ...}) */
+	struct f2fs *f2;              /* f2fs state (models/fs/f2fs_int.h), NULL for ext4 */
+	struct fs_params p;
+	uint64_t start_sector, end_sector;
+	uint64_t cursor;              /* next free sector for the bump allocator */
+	uint64_t meta_start, meta_cursor;
+	uint64_t allocated_sectors;
+	struct stack_file *meta;      /* block-device mapping for inode blocks */
+	gsl_rng *rng;
+	struct sim_rng_set *layout_rngs; /* layout_seed: the set rng comes from */
+};
+
+/* ---------------------------------------------------------- fsync.c */
+
+/* The FSYNC / FDATASYNC op and O_SYNC writes: STEP_DONE when finished. */
+enum step fsync_step(struct stack_task *t, struct stack_file *f, bool datasync);
+
+/* ------------------------------------------------------------- fs.c */
+
+int fs_init(struct stack *s, struct cfg_node *node, struct sim_error *err);
+/* Place journal, inode tables and data once the journal size is known. */
+void fs_layout(struct stack *s, uint64_t journal_sectors);
+/* Inode placement of a new file. */
+void fs_new_file(struct stack *s, struct stack_file *f);
+void fs_free(struct stack *s);
+/* s->fs.rng: the stream "fs" of the run's seed, or of layout_seed. */
+int fs_rng_open(struct stack *s, struct sim_error *err);
+/* Allocate blocks for an existing file of npages (fragmented). */
+int fs_alloc_existing(struct stack *s, struct stack_file *f, uint64_t npages);
+/* Delayed allocation at writeback: cover [alloc_pages, upto). */
+int fs_alloc_upto(struct stack *s, struct stack_file *f, uint64_t upto);
+/* Sector of page index and pages left in its extent (*run), UINT64_MAX if unallocated. */
+uint64_t fs_map(const struct stack_file *f, uint64_t index, uint64_t *run);
+struct json_t *fs_to_json(const struct stack *s);
+
+/* ------------------------------------------------ fs kinds (fs_kind.c) */
+
+/* A file system kind, selected by `fs: {kind: NAME}` (models/fs/fs_kind.c).
+ * Every hook is called by the upper stack at the point the kernel's VFS
+ * calls the file system. */
+struct fs_ops {
+	const char *name;
+	/* Parse `fs:` (and `journal:`, ext4 only) and lay out the partition. */
+	int (*init)(struct stack *s, struct cfg_node *fs, struct cfg_node *jn,
+		    struct sim_error *err);
+	void (*free)(struct stack *s);
+	void (*new_file)(struct stack *s, struct stack_file *f);
+	int (*alloc_existing)(struct stack *s, struct stack_file *f, uint64_t npages);
+	/* ->writepages: pages [index, index + n) are about to be written
+	 * (sync: from fsync); give them blocks. */
+	int (*map_for_write)(struct stack *s, struct stack_file *f, uint64_t index, uint64_t n,
+			     bool sync);
+	/* mark_inode_dirty: mtime (datasync false) or size/allocation (true). */
+	void (*dirty_inode)(struct stack *s, struct stack_file *f, bool datasync);
+	/* ->fsync (and the tail of an O_SYNC write). */
+	enum step (*fsync)(struct stack_task *t, struct stack_file *f, bool datasync);
+	/* Before write() dirties pages (f2fs_balance_fs); NULL: nothing. */
+	enum step (*write_begin)(struct stack_task *t, struct stack_file *f);
+	/* F2FS_IOC_START_ATOMIC_WRITE (commit false) / COMMIT (true). */
+	enum step (*atomic)(struct stack_task *t, struct stack_file *f, bool commit);
+	/* STACK_OP_CREATE / UNLINK / RENAME / TRUNCATE of f (t->os.op); NULL: no
+	 * metadata modelled. */
+	enum step (*namespace)(struct stack_task *t, struct stack_file *f, enum stack_op_kind kind);
+	void (*kthread_run)(struct stack_task *t);   /* TASK_FS */
+	void (*bio_done)(struct stack *s, struct stack_bio *sb);   /* SBIO_FS */
+	struct json_t *(*to_json)(const struct stack *s);
+};
+
+const struct fs_ops *fs_kind_find(const char *name);
+extern const struct fs_ops ext4_fs_ops;
+extern const struct fs_ops f2fs_fs_ops;
+
+/* fsync.c: filemap_write_and_wait_range over the whole file (fphase 0..2);
+ * STEP_DONE with fphase 3 when every dirty page is written and waited. */
+enum step fsync_write_and_wait(struct stack_task *t, struct stack_file *f);
+/* Submit the bios chained on t->pend in order; STEP_BLOCK if one slept. */
+enum step task_submit_pending(struct stack_task *t);
+
+/* -------------------------------------------------------- journal.c */
+
+int journal_init(struct stack *s, struct cfg_node *node, struct sim_error *err);
+void journal_free(struct stack *s);
+/* A handle dirtied f's inode (and, if alloc, a bitmap of group): joins the running tx. */
+void journal_dirty_inode(struct stack *s, struct stack_file *f, bool datasync);
+void journal_dirty_group(struct stack *s, uint32_t group);
+/* Delayed allocation for f happened in the running tx (ordered data). */
+void journal_add_ordered(struct stack *s, struct stack_file *f);
+/* Ask for tid to be committed; STEP_BLOCK with t waiting (SIM_WAIT_JOURNAL). */
+enum step journal_wait_commit(struct stack_task *t, uint64_t tid);
+uint64_t journal_running_tid(const struct stack *s);
+void jbd2_run(struct stack_task *t);
+/* f's writeback from before the last epoch flip has drained. */
+void journal_ordered_progress(struct stack *s, struct stack_file *f);
+void journal_bio_done(struct stack *s, struct stack_bio *sb);
+struct json_t *journal_to_json(const struct stack *s);
 
 /* truncate_inode_pages: wait for every page of f under writeback, in index
  * order from t->os.fcursor (wait_on_page_writeback; the boost hook sees

@@ -1,8 +1,10 @@
-/* The memory-management layer's own interface: spinlocks in simulated
- * time (zone->lru_lock, zone->lock, mapping->tree_lock) and the page
- * reclaim of Linux 3.10 mm/vmscan.c + mm/page_alloc.c (reclaim.c).
- * Included by models/stack/stack_int.h, which embeds these structures in
- * its tasks, files and page cache; nothing here includes the stack.
+/* The memory-management layer's interface: spinlocks in simulated time
+ * (zone->lru_lock, zone->lock, mapping->tree_lock), the page cache and its
+ * pages (pagecache.c, pglock.c), readahead (readahead.c), dirty writeback
+ * (writeback.c) and the page reclaim of Linux 3.10 mm/vmscan.c +
+ * mm/page_alloc.c (reclaim.c). Included by models/stack/stack_int.h, which
+ * embeds these structures in struct stack, its tasks and files; nothing
+ * here includes the stack (its types are only named by pointer).
  */
 #ifndef MODELS_MM_H
 #define MODELS_MM_H
@@ -10,8 +12,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "sim/engine.h"
 #include "sim/list.h"
 #include "sim/metrics.h"
+#include "sim/rbtree.h"
 
 struct stack;
 struct stack_task;
@@ -19,6 +23,9 @@ struct stack_file;
 struct pagecache;
 struct pc_page;
 struct json_t;
+struct cfg_node;
+struct sim_error;
+struct stack_bio;
 
 /* Lock spins a task owes inside its CPU debt (charged when it pays). */
 enum mm_spin { MM_SPIN_LRU = 0, MM_SPIN_ZONE, MM_SPIN_TREE, MM_NSPIN };
@@ -79,6 +86,254 @@ struct mm_reclaim {
 };
 
 void mm_reclaim_task_init(struct mm_reclaim *rc);
+
+/* ------------------------------------- page cache, readahead, writeback */
+
+/* Result of a step that may block. */
+enum step { STEP_DONE = 0, STEP_BLOCK = 1 };
+
+/* include/linux/pagevec.h: PAGEVEC_SIZE 14 (3.10). */
+#define STACK_PAGEVEC_SIZE 14
+/* include/linux/swap.h: SWAP_CLUSTER_MAX 32, the reclaim batch. */
+#define STACK_SWAP_CLUSTER_MAX 32
+/* Largest readahead / read-around job in pages (read_ahead_kb <= 2048). */
+#define STACK_FILL_MAX_PAGES 512
+
+/* Hashed page wait queues (mm/filemap.c page_waitqueue()). */
+#define STACK_WAITQ_BUCKETS 256
+
+struct mem_params {
+	uint64_t total_bytes;      /* RAM */
+	uint64_t reserved_bytes;   /* kernel, anonymous memory of running apps: never page cache */
+	uint64_t cached_bytes;     /* clean page cache of other files at t=0 (reclaim fodder) */
+	uint64_t min_free_bytes;   /* 0: derived like min_free_kbytes = sqrt(16 * lowmem_kbytes) */
+	int64_t hz;                /* CONFIG_HZ: reclaim's congestion waits are in jiffies */
+	uint64_t extra_free_bytes; /* Android's extra_free_kbytes: added to low and high */
+};
+
+struct pc_params {
+	int64_t read_copy_ns;      /* per page copied to user */
+	int64_t write_copy_ns;     /* per page in generic_perform_write */
+	int64_t fault_map_ns;      /* per fault: map the page */
+	int64_t reclaim_page_ns;   /* per page reclaimed (shrink_page_list) */
+};
+
+enum pglock_scope { PGLOCK_SCOPE_LRU = 0, PGLOCK_SCOPE_GLOBAL = 1 };
+
+struct pglock_params {
+	int scope;                 /* enum pglock_scope */
+	int64_t lru_add_batch_ns;  /* __pagevec_lru_add of one pagevec: fixed part */
+	int64_t lru_add_page_ns;   /* ... per page */
+	int64_t reclaim_batch_ns;  /* isolate a SWAP_CLUSTER_MAX batch */
+	int64_t lookup_ns;         /* find_get_page (global scope only) */
+	int64_t insert_ns;         /* radix insert per page (global scope only) */
+	int64_t delete_ns;         /* radix delete per page (global scope only) */
+	int64_t batch_pages;       /* pages per lru_lock acquisition (PAGEVEC_SIZE) */
+	int64_t putback_batch_ns;  /* putback_inactive_pages: fixed part */
+	int64_t putback_page_ns;   /* ... per page put back */
+	int64_t zone_batch_ns;     /* rmqueue_bulk / free_pcppages_bulk: fixed part */
+	int64_t zone_page_ns;      /* ... per page */
+};
+
+struct ra_params {
+	uint64_t read_ahead_bytes; /* read_ahead_kb */
+	bool mmap_readaround;
+};
+
+struct wb_params {
+	int64_t dirty_background_ratio;
+	uint64_t dirty_background_bytes;
+	int64_t dirty_ratio;
+	uint64_t dirty_bytes;
+	int64_t dirty_expire_ns;
+	int64_t dirty_writeback_ns;
+	int64_t max_pause_ns;
+	int64_t chunk_pages;       /* 0: writeback_chunk_size (3.2+); else fixed */
+	double init_bw_bps;        /* INIT_BW */
+	bool throttle;             /* balance_dirty_pages on */
+	int64_t ioprio_class, ioprio_level;
+};
+
+/* -------------------------------------------------------------- pages */
+
+enum pc_flag {
+	PG_UPTODATE = 1u << 0,
+	PG_DIRTY = 1u << 1,
+	PG_WRITEBACK = 1u << 2,
+	PG_LOCKED = 1u << 3,       /* read I/O in flight */
+	PG_READAHEAD = 1u << 4,    /* async readahead marker */
+	PG_REFERENCED = 1u << 5,
+	PG_ACTIVE = 1u << 6,
+	PG_WAITERS = 1u << 7,      /* some task sleeps on this page */
+	PG_SYNCWB = 1u << 8,       /* writeback issued as sync (fsync), not by the flusher */
+	PG_MAPPED = 1u << 9,       /* faulted into a mapping */
+	PG_YOUNG = 1u << 10,       /* pte accessed since the last reclaim scan */
+	PG_WBEPOCH = 1u << 11,     /* writeback epoch parity (journal ordered wait) */
+	PG_ATOMIC = 1u << 12,      /* held by an f2fs atomic write until commit (not dirty) */
+	PG_RECLAIM = 1u << 13,     /* reclaim met it dirty or under writeback (rotate at the end) */
+	PG_RECLAIM_FREE = 1u << 14, /* isolated and about to be freed by a reclaimer */
+};
+
+enum pc_lru { PC_LRU_NONE = 0, PC_LRU_INACTIVE, PC_LRU_ACTIVE };
+
+struct pc_page {
+	struct rb_node node;       /* file->pages, by index */
+	struct list_head lru;      /* inactive/active list, or the free pool */
+	struct stack_file *file;
+	uint32_t index;
+	uint16_t flags;
+	uint8_t lru_list;
+};
+
+struct ra_state {          /* struct file_ra_state */
+	uint64_t start, size, async_size;
+	uint64_t prev_page;    /* page of the last byte read (prev_pos >> PAGE_SHIFT), UINT64_MAX none */
+	uint32_t mmap_miss;
+};
+
+/* A resumable page-cache fill (readahead, read-around, single page read). */
+struct pc_fill {
+	bool active;
+	struct stack_file *file;
+	uint64_t start, nr, mark;  /* mark: index that gets PG_readahead, UINT64_MAX none */
+	uint64_t cursor;
+	int phase;
+	bool own_plug;
+	uint64_t newmask[STACK_FILL_MAX_PAGES / 64];
+};
+
+struct pglock {
+	struct pglock_params p;
+	struct mm_lock l;          /* zone->lru_lock (or the global lock, scope global) */
+};
+
+struct pagecache {
+	struct mem_params mp;
+	struct pc_params p;
+	uint64_t capacity;         /* pages the cache may use */
+	uint64_t used;             /* pages allocated to the cache */
+	uint64_t wmark_min, wmark_low, wmark_high;
+	struct list_head inactive, active;
+	uint64_t nr_inactive, nr_active;
+	/* page pool: slabs, free list */
+	struct pc_page **slabs;
+	uint32_t nslabs, cap_slabs, slab_used;
+	struct list_head free_pages;
+	struct list_head waitq[STACK_WAITQ_BUCKETS];
+	struct list_head congestion_wq; /* congestion_wait(BLK_RW_ASYNC) sleepers */
+	struct list_head pfmemalloc_wq; /* throttle_direct_reclaim sleepers */
+	uint64_t nr_isolated;           /* NR_ISOLATED_FILE */
+	int64_t pcp_batch, pcp_high;    /* zone_batchsize(), 6 x batch */
+	struct stack_task *kswapd;
+	/* counters */
+	uint64_t hits, misses, inserted, evicted, activations, rotated;
+	uint64_t kswapd_batches, kswapd_runs, direct_batches, direct_stalls, direct_runs;
+	uint64_t alloc_retries, scanned, deactivated, reclaim_writeback, reclaim_dirty;
+	uint64_t rotated_reclaimable, congestion_waits, wait_iff_congested;
+	uint64_t isolation_throttled, vm_writeout_throttled, pfmemalloc_throttled, pcp_refills;
+	uint64_t min_free_seen, peak_isolated; /* lowest free after an allocation; most isolated */
+	uint64_t kswapd_sleep_free;     /* lowest free at which kswapd went to sleep */
+	uint64_t ra_sync, ra_async, ra_readaround, ra_pages, ra_single;
+	uint64_t read_bios, read_pages;
+	uint64_t peak_used;
+};
+
+struct writeback {
+	struct wb_params p;
+	struct stack_task *flusher;
+	struct list_head dirty_inodes;  /* b_dirty, eldest first */
+	struct list_head b_io;          /* queued for this pass, next first */
+	struct list_head b_more_io;     /* chunk used up: after this pass */
+	uint32_t nr_dirty_inodes;       /* on any of the three */
+	uint64_t nr_dirty, nr_writeback;
+	uint64_t bg_thresh, thresh;     /* pages */
+	uint64_t reclaim_request;       /* pages reclaim asked the flusher to write */
+	bool kupdate_due;
+	struct sim_event periodic;
+	/* bandwidth estimate (bdi->write_bandwidth) */
+	double write_bw_pps;
+	uint64_t written_since, written_total;
+	int64_t bw_stamp;
+	struct list_head wb_wait;       /* tasks waiting for any writeback completion */
+	/* counters */
+	uint64_t pages_async, pages_sync, bios_async, bios_sync, chunks;
+	uint64_t throttle_pauses;
+	int64_t throttle_ns;
+	uint64_t peak_dirty;
+	uint64_t kupdate_runs, bg_runs;
+};
+
+/* --------------------------------------------------------- pglock.c */
+
+int pglock_init(struct stack *s, struct cfg_node *node, struct sim_error *err);
+/* Task-context helper: acquire and delay the task (wait -> pagecache_lock). */
+enum step pglock_take(struct stack_task *t, int64_t hold_ns);
+struct json_t *pglock_to_json(const struct pglock *l);
+
+/* ------------------------------------------------------ pagecache.c */
+
+int pagecache_init(struct stack *s, struct cfg_node *mem, struct cfg_node *pc,
+		   struct sim_error *err);
+void pagecache_free(struct stack *s);
+struct pc_page *pc_find(struct stack_file *f, uint64_t index);
+/* First page of f with index >= index, or NULL. */
+struct pc_page *pc_find_ge(struct stack_file *f, uint64_t index);
+struct pc_page *pc_next(struct pc_page *pg);
+/* Allocate and insert a new locked page (not uptodate) at index for t.
+ * *out NULL with STEP_BLOCK when t must wait (reclaim, policy, lock);
+ * the caller retries at the same index after the wake. */
+enum step pc_add_page(struct stack_task *t, struct stack_file *f, uint64_t index,
+		      struct pc_page **out);
+/* mark_page_accessed */
+void pc_mark_accessed(struct stack *s, struct pc_page *pg);
+/* Clear bits and wake sleepers on the page. */
+void pc_clear_flags(struct stack *s, struct pc_page *pg, uint16_t bits);
+void pc_wake_page(struct stack *s, struct pc_page *pg);
+uint64_t pc_free_pages(const struct pagecache *pc);
+/* Clean pages of an idle file at t = 0 (clamped to leave free memory). */
+int pagecache_prefill(struct stack *s, struct stack_file *f, uint64_t npages,
+		      struct sim_error *err);
+struct json_t *pagecache_to_json(const struct stack *s);
+
+/* ------------------------------------------------------ readahead.c */
+
+int readahead_init(struct stack *s, struct cfg_node *node, struct sim_error *err);
+uint64_t ra_max_pages(const struct stack *s);
+/* page_cache_sync_readahead: prepare t->fill (may leave it inactive). */
+void ra_sync(struct stack_task *t, struct stack_file *f, uint64_t index, uint64_t req_pages);
+/* page_cache_async_readahead at a PG_readahead page. */
+void ra_async(struct stack_task *t, struct stack_file *f, struct pc_page *pg, uint64_t index,
+	      uint64_t req_pages);
+/* do_sync_mmap_readahead / do_async_mmap_readahead */
+void ra_fault_miss(struct stack_task *t, struct stack_file *f, uint64_t index);
+void ra_fault_hit(struct stack_task *t, struct stack_file *f, struct pc_page *pg, uint64_t index);
+/* A single page read (no_cached_page). */
+void fill_prepare(struct stack_task *t, struct stack_file *f, uint64_t start, uint64_t nr,
+		  uint64_t async_size);
+/* Resume t->fill: allocate, insert, submit under a plug. */
+enum step fill_run(struct stack_task *t);
+
+/* ------------------------------------------------------ writeback.c */
+
+int writeback_init(struct stack *s, struct cfg_node *node, struct sim_error *err);
+void writeback_free(struct stack *s);
+/* A clean page became dirty (account_page_dirtied, __mark_inode_dirty). */
+void wb_page_dirtied(struct stack *s, struct pc_page *pg);
+/* balance_dirty_pages_ratelimited: STEP_BLOCK while paused. */
+enum step wb_balance_dirty(struct stack_task *t);
+/* Mark pages [index, index+n) of f under writeback and build bios of at
+ * most max_bio bytes within extents; sync selects REQ_SYNC. Allocates
+ * blocks first (delayed allocation). Bios are appended to *list via
+ * free_next, in order. Returns the number of bios. */
+uint32_t wb_build_bios(struct stack *s, struct stack_file *f, uint64_t index, uint64_t n,
+		       bool sync, struct stack_bio **list);
+void wb_bio_done(struct stack *s, struct stack_bio *sb);
+void wb_wake_flusher(struct stack *s, bool background);
+void flusher_run(struct stack_task *t);
+void wb_update_thresholds(struct stack *s);
+struct json_t *writeback_to_json(const struct stack *s);
+/* Wait for any writeback completion (reclaim, flusher congestion). */
+void wb_wait_any(struct stack_task *t, enum sim_wait cause, int64_t timeout_ns);
 
 /* ---------------------------------------------------------- reclaim.c */
 
