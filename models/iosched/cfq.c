@@ -2,6 +2,9 @@
  * block/cfq-iosched.c (read in AndreiLux/ref-3.10; the ~4.3 copy in
  * torvalds/linux for the later differences). Facts and numbers carry over
  * with their source; the code is written afresh against models/block/elevator.h.
+ * Over ~1,500 lines on purpose: one scheduler, one file (docs/architecture.md
+ * §4), laid out like the kernel's own (larger) file, whose helpers all share
+ * cfq_data and would only scatter if split.
  *
  * Modelled, with the kernel's structure and names:
  *  - one cfq_queue per process for sync I/O (a cfq_io_cq behind
