@@ -49,6 +49,19 @@ struct sim_options {
 	const char *const *plugins; /* --plugin paths, NULL-terminated, may be NULL */
 };
 
+/* A CPU model that host-side work competes with for cores (a polling
+ * completion spins on one, interrupt handlers take time), registered at
+ * set-up by the layer that owns it (the upper stack, models/stack/cpu.c),
+ * so that the completion path below calls it without naming that layer.
+ * hold: a free core or -1; release: give it back, busy_ns counted busy;
+ * charge: busy time without a core; cores: how many. */
+struct sim_cpu_ops {
+	int (*hold)(void *ctx);
+	void (*release)(void *ctx, int core, int64_t busy_ns);
+	void (*charge)(void *ctx, int64_t ns);
+	uint32_t (*cores)(const void *ctx);
+};
+
 struct sim {
 	struct sim_engine engine;
 	struct sim_rng_set *rng;
@@ -61,6 +74,8 @@ struct sim {
 	struct device *device;
 	struct blk_queue *blk;      /* NULL when the workload talks to the device directly */
 	struct stack *stack;        /* tasks, page cache, writeback, fs; NULL when unused */
+	const struct sim_cpu_ops *cpu_ops; /* the registered CPU model, NULL when none */
+	void *cpu_ctx;
 	struct policy_set *policies;
 	struct workload *workload;
 	const char *replay;         /* "closed", "open" or "synthetic" */

@@ -37,7 +37,6 @@
 #include <jansson.h>
 
 #include "models/device/device.h"
-#include "models/stack/stack.h"
 #include "sim/assert.h"
 #include "sim/sim.h"
 
@@ -176,10 +175,10 @@ static void cpl_io_put(struct completion *c, struct cpl_io *io)
  * was running when it submitted) and is counted in spin_no_core. */
 static void cpl_hold(struct completion *c, struct cpl_io *io)
 {
-	struct stack *s = c->sim->stack;
+	struct sim *sim = c->sim;
 	io->holding = true;
-	if (s) {
-		io->core = stack_cpu_hold(s);
+	if (sim->cpu_ops) {
+		io->core = sim->cpu_ops->hold(sim->cpu_ctx);
 		if (io->core < 0)
 			c->st.spin_no_core++;
 	} else if ((int64_t)c->st.held >= c->costs.cores) {
@@ -192,17 +191,17 @@ static void cpl_hold(struct completion *c, struct cpl_io *io)
 
 static void cpl_release(struct completion *c, struct cpl_io *io)
 {
-	struct stack *s = c->sim->stack;
+	struct sim *sim = c->sim;
 	if (!io->holding)
 		return;
 	io->holding = false;
 	SIM_ASSERT(c->st.held > 0);
 	c->st.held--;
-	if (s) {
+	if (sim->cpu_ops) {
 		if (io->core >= 0)
-			stack_cpu_release(s, io->core, io->spin_ns);
+			sim->cpu_ops->release(sim->cpu_ctx, io->core, io->spin_ns);
 		else
-			stack_cpu_charge(s, io->spin_ns);
+			sim->cpu_ops->charge(sim->cpu_ctx, io->spin_ns);
 		io->core = -1;
 	}
 }
@@ -223,8 +222,8 @@ static void cpl_deliver(struct completion *c, struct cpl_io *io)
 
 	cpl_release(c, io);
 	int64_t short_cpu = io->irq_ns + io->ctxsw_ns + io->timer_ns;
-	if (sim->stack && short_cpu)
-		stack_cpu_charge(sim->stack, short_cpu);
+	if (sim->cpu_ops && short_cpu)
+		sim->cpu_ops->charge(sim->cpu_ctx, short_cpu);
 
 	struct cpl_outcome o = {
 		.plan = io->plan,
@@ -580,7 +579,8 @@ json_t *completion_to_json(const struct completion *c)
 	json_object_set_new(cpu, "ctxsw_ns", json_integer(st->ctxsw_ns));
 	json_object_set_new(cpu, "timer_ns", json_integer(st->timer_ns));
 	json_object_set_new(cpu, "total_ns", json_integer(total));
-	int64_t cores = c->sim->stack ? (int64_t)stack_cpu_cores(c->sim->stack) : c->costs.cores;
+	int64_t cores = c->sim->cpu_ops ? (int64_t)c->sim->cpu_ops->cores(c->sim->cpu_ctx)
+					 : c->costs.cores;
 	int64_t span = sim_now(c->sim);
 	json_object_set_new(cpu, "cores", json_integer(cores));
 	json_object_set_new(cpu, "utilisation",

@@ -283,6 +283,22 @@ uint32_t stack_cpu_cores(const struct stack *s)
 	return (uint32_t)s->cpu.p.cores;
 }
 
+static int cpu_ops_hold(void *ctx) { return stack_cpu_hold(ctx); }
+static void cpu_ops_release(void *ctx, int core, int64_t busy_ns)
+{
+	stack_cpu_release(ctx, core, busy_ns);
+}
+static void cpu_ops_charge(void *ctx, int64_t ns) { stack_cpu_charge(ctx, ns); }
+static uint32_t cpu_ops_cores(const void *ctx) { return stack_cpu_cores(ctx); }
+
+/* What stack_create registers in struct sim for the completion path. */
+const struct sim_cpu_ops stack_cpu_ops = {
+	.hold = cpu_ops_hold,
+	.release = cpu_ops_release,
+	.charge = cpu_ops_charge,
+	.cores = cpu_ops_cores,
+};
+
 struct json_t *cpu_to_json(const struct cpu_model *c)
 {
 	json_t *o = json_object();

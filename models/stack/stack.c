@@ -320,6 +320,8 @@ int stack_create(struct sim *sim, struct cfg_node *root, struct stack **out, str
 			goto fail;
 	}
 	*out = s;
+	sim->cpu_ops = &stack_cpu_ops;
+	sim->cpu_ctx = s;
 	return 0;
 fail:
 	stack_destroy(s);
@@ -330,6 +332,10 @@ void stack_destroy(struct stack *s)
 {
 	if (!s)
 		return;
+	if (s->sim && s->sim->cpu_ctx == s) {
+		s->sim->cpu_ops = NULL;
+		s->sim->cpu_ctx = NULL;
+	}
 	struct list_head *pos, *tmp;
 	list_for_each_safe(pos, tmp, &s->tasks) {
 		struct stack_task *t = list_entry(pos, struct stack_task, all_node);

@@ -163,8 +163,9 @@ uint32_t stack_fg_uid(const struct stack *s);
 
 /* ------------------------------------------------------------------ cpu */
 
-/* CPU time of the I/O completion path (models/completion/completion.c), so that it
- * competes with the tasks' computation. stack_cpu_hold() takes a free
+/* CPU time of the I/O completion path (models/completion/completion.c, which
+ * reaches these through struct sim's cpu_ops, registered by stack_create), so
+ * that it competes with the tasks' computation. stack_cpu_hold() takes a free
  * core for a task that busy-polls for its I/O (no task is dispatched to
  * it until stack_cpu_release); returns the core, or -1 when every core is
  * running a task (the caller then only charges the time). release gives

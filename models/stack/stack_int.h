@@ -326,6 +326,8 @@ void cpu_run_section(struct stack_task *t, int64_t (*on_core)(struct stack_task 
 void cpu_burst_event(struct stack_task *t);
 struct json_t *cpu_to_json(const struct cpu_model *c);
 extern const struct cfg_param cpu_params_table[];
+/* The CPU model as struct sim's cpu_ops (ctx: the stack). */
+extern const struct sim_cpu_ops stack_cpu_ops;
 
 /* ------------------------------------------------- task_profiles.c */
 
