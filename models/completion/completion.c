@@ -492,7 +492,13 @@ int completion_attach(struct sim *sim, struct device *dev, struct cfg_node *node
 	stats_dist_init(&c->st.overhead);
 	stats_dist_init(&c->st.cpu);
 	stats_dist_init(&c->st.sleep);
+	static const struct device_cpl_ops cpl_ops = {
+		.submit = completion_submit,
+		.device_done = completion_device_done,
+		.destroy = completion_destroy,
+	};
 	dev->cpl = c;
+	dev->cpl_ops = &cpl_ops;
 	*out = c;
 	return 0;
 }

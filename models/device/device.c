@@ -30,7 +30,6 @@
 
 #include <jansson.h>
 
-#include "models/completion/completion.h"
 #include "models/device/ufs_host.h"
 #include "sim/assert.h"
 #include "sim/sim.h"
@@ -208,7 +207,8 @@ void device_destroy(struct device *dev)
 		return;
 	if (dev->ops->destroy)
 		dev->ops->destroy(dev);
-	completion_destroy(dev->cpl);
+	if (dev->cpl)
+		dev->cpl_ops->destroy(dev->cpl);
 	ufs_host_destroy(dev->host);
 	free(dev->priv);
 	free(dev);
@@ -232,7 +232,7 @@ void device_submit(struct device *dev, struct io_request *rq)
 	SIM_ASSERT(dev->queue_depth == 0 || dev->inflight <= dev->queue_depth ||
 		   dev->ops->can_accept);
 	if (dev->cpl)
-		completion_submit(dev->cpl, rq);
+		dev->cpl_ops->submit(dev->cpl, rq);
 	dev->ops->submit(dev, rq);
 }
 
@@ -256,7 +256,7 @@ static void device_finish(struct device *dev, struct io_request *rq)
 	if (--dev->inflight == 0)
 		dev->busy_ns += now - dev->busy_since;
 	if (dev->cpl)
-		completion_device_done(dev->cpl, rq);
+		dev->cpl_ops->device_done(dev->cpl, rq);
 	else if (dev->on_complete)
 		dev->on_complete(dev->upper, rq);
 }

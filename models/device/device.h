@@ -59,6 +59,15 @@ struct device_link {
 	double override_bps;     /* link_mbps; 0 = from kind and lanes */
 };
 
+/* Entry points of the host completion path, registered with it by
+ * completion_attach (models/completion/completion.c), so that the device
+ * core calls up into the path it owns without naming that layer. */
+struct device_cpl_ops {
+	void (*submit)(struct completion *c, struct io_request *rq);      /* host issues rq */
+	void (*device_done)(struct completion *c, struct io_request *rq); /* device finished rq */
+	void (*destroy)(struct completion *c);
+};
+
 struct device {
 	const struct device_ops *ops;
 	struct sim *sim;
@@ -73,6 +82,7 @@ struct device {
 	/* Host completion path between the model and on_complete
 	 * (models/completion/completion.h); NULL = call on_complete at once. Owned. */
 	struct completion *cpl;
+	const struct device_cpl_ops *cpl_ops; /* its entry points, set with cpl */
 	/* UFS host controller mode (models/device/ufs_host.h) from the map's
 	 * `host:` key; NULL without one. Owned. */
 	struct ufs_host *host;
