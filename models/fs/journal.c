@@ -113,6 +113,8 @@ int journal_init(struct stack *s, struct cfg_node *node, struct sim_error *err)
 		if (!jn->jbd2)
 			return sim_errorf(err, SIM_E_NOMEM, "out of memory");
 		jn->jbd2->state = TS_IDLE;
+		/* the ordered-mode commit sleeps on data writeback: hear of it */
+		s->wb.on_progress = journal_ordered_progress;
 	}
 	return 0;
 }

@@ -255,6 +255,10 @@ struct writeback {
 	uint64_t written_since, written_total;
 	int64_t bw_stamp;
 	struct list_head wb_wait;       /* tasks waiting for any writeback completion */
+	/* A writeback bio of f completed (its pages' PG_WRITEBACK cleared):
+	 * registered by the layer above that waits on a file's writeback (the
+	 * ext4 journal's ordered-mode commit, models/fs/journal.c); NULL none. */
+	void (*on_progress)(struct stack *s, struct stack_file *f);
 	/* counters */
 	uint64_t pages_async, pages_sync, bios_async, bios_sync, chunks;
 	uint64_t throttle_pauses;

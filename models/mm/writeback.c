@@ -399,7 +399,8 @@ void wb_bio_done(struct stack *s, struct stack_bio *sb)
 		f->wb_cur -= n;
 	else
 		f->wb_old -= n;
-	journal_ordered_progress(s, f);
+	if (wb->on_progress)
+		wb->on_progress(s, f);
 
 	/* bdi_update_write_bandwidth */
 	int64_t now = sim_now(s->sim);
