@@ -696,6 +696,7 @@ const struct fs_ops f2fs_fs_ops = {
 	.new_file = f2fs_new_file,
 	.alloc_existing = f2fs_alloc_existing,
 	.map_for_write = f2fs_map_for_write,
+	.bmap = fs_map,
 	.dirty_inode = f2fs_dirty_inode,
 	.fsync = f2fs_fsync,
 	.write_begin = f2fs_write_begin,

@@ -144,6 +144,10 @@ struct fs_ops {
 	 * (sync: from fsync); give them blocks. */
 	int (*map_for_write)(struct stack *s, struct stack_file *f, uint64_t index, uint64_t n,
 			     bool sync);
+	/* The sector of page index of f and the pages left in its extent (*run),
+	 * UINT64_MAX if unallocated: what readahead and writeback ask the file
+	 * system for (a_ops->bmap / the get_block behind readpages, writepages). */
+	uint64_t (*bmap)(const struct stack_file *f, uint64_t index, uint64_t *run);
 	/* mark_inode_dirty: mtime (datasync false) or size/allocation (true). */
 	void (*dirty_inode)(struct stack *s, struct stack_file *f, bool datasync);
 	/* ->fsync (and the tail of an O_SYNC write). */

@@ -282,7 +282,7 @@ enum step fill_run(struct stack_task *t)
 				continue;
 			}
 			uint64_t run = 0;
-			uint64_t lba = fs_map(f, idx, &run);
+			uint64_t lba = s->fs.ops->bmap(f, idx, &run);
 			if (lba == UINT64_MAX) {
 				/* a hole (or not yet allocated): zero-filled, no I/O */
 				struct pc_page *pg = pc_find(f, idx);

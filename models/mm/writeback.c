@@ -345,7 +345,7 @@ uint32_t wb_build_bios(struct stack *s, struct stack_file *f, uint64_t index, ui
 	uint64_t i = index, end = index + n;
 	while (i < end) {
 		uint64_t run = 0;
-		uint64_t lba = fs_map(f, i, &run);
+		uint64_t lba = s->fs.ops->bmap(f, i, &run);
 		uint64_t m = end - i;
 		if (m > run)
 			m = run;
