@@ -264,6 +264,9 @@ extern const struct trace_reader_ops trace_csv_ops;      /* traces/csvtrace.c: M
 extern const struct trace_reader_ops trace_fio_ops;      /* traces/csvtrace.c: fio iolog v2/v3 */
 extern const struct trace_reader_ops trace_perfetto_ops; /* traces/perfetto.c: Perfetto protobuf */
 extern const struct trace_reader_ops trace_tracecmd_ops; /* traces/tracecmd.c: trace-cmd trace.dat */
+/* Whether this build links libtracecmd; without it the trace.dat reader only
+ * checks the file's structure and says how to get the library. */
+extern const bool trace_tracecmd_built;
 extern const struct trace_reader_ops trace_systrace_ops; /* traces/systrace.c: systrace/atrace HTML */
 
 /* NULL-terminated table of every reader, in probe order. */

@@ -43,6 +43,39 @@ static int tc_probe(const uint8_t *buf, size_t len)
 	return len >= sizeof(tc_magic) && !memcmp(buf, tc_magic, sizeof(tc_magic)) ? 100 : 0;
 }
 
+/* Open path as a regular file and walk its structure (tracecmd_walk) before
+ * any library sees it, so a cut or corrupt file is refused with a byte offset
+ * in every build. On success *fd is the open file for the library. */
+static int tc_open_walked(const char *path, tracecmd_format_check_fn check, int *fd,
+			  struct sim_error *err)
+{
+	struct stat st;
+	if (!strcmp(path, "-"))
+		return sim_errorf(err, SIM_E_INPUT, "-: the tracecmd reader reads regular files only "
+				  "(libtracecmd seeks in them)");
+	*fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (*fd < 0)
+		return sim_errorf(err, SIM_E_IO, "%s: %s", path, strerror(errno));
+	int rc = 0;
+	if (fstat(*fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size == 0) {
+		rc = sim_errorf(err, SIM_E_INPUT, "%s: byte offset 0: a trace.dat must be a regular, "
+				"non-empty file (the library seeks in it)", path);
+	} else {
+		void *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, *fd, 0);
+		if (map == MAP_FAILED) {
+			rc = sim_errorf(err, SIM_E_IO, "%s: %s", path, strerror(errno));
+		} else {
+			rc = tracecmd_walk(map, (uint64_t)st.st_size, path, check, err);
+			munmap(map, (size_t)st.st_size);
+		}
+	}
+	if (rc) {
+		close(*fd);
+		*fd = -1;
+	}
+	return rc;
+}
+
 #ifdef MOBISIM_HAVE_TRACECMD
 
 #include <trace-cmd.h>
@@ -293,31 +326,9 @@ static int tc_open_fd(const char *name, int fd, const struct trace_opts *opts, v
 
 static int tc_open(const char *path, const struct trace_opts *opts, void **state, struct sim_error *err)
 {
-	struct stat st;
-	if (!strcmp(path, "-"))
-		return sim_errorf(err, SIM_E_INPUT, "-: the tracecmd reader reads regular files only "
-				  "(libtracecmd seeks in them)");
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return sim_errorf(err, SIM_E_IO, "%s: %s", path, strerror(errno));
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size == 0) {
-		close(fd);
-		return sim_errorf(err, SIM_E_INPUT, "%s: byte offset 0: a trace.dat must be a regular, "
-				  "non-empty file (the library seeks in it)", path);
-	}
-	void *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	if (map == MAP_FAILED) {
-		close(fd);
-		return sim_errorf(err, SIM_E_IO, "%s: %s", path, strerror(errno));
-	}
-	int rc = tracecmd_walk(map, (uint64_t)st.st_size, path, tc_check_format, err);
-	munmap(map, (size_t)st.st_size);
-	if (rc) {
-		close(fd);
-		return rc;
-	}
-	return tc_open_fd(path, fd, opts, state, err);
+	int fd = -1;
+	int rc = tc_open_walked(path, tc_check_format, &fd, err);
+	return rc ? rc : tc_open_fd(path, fd, opts, state, err);
 }
 
 static int tc_open_mem(const void *buf, size_t len, const char *name, const struct trace_opts *opts,
@@ -484,7 +495,11 @@ static void tc_report(void *state, FILE *out)
 		fprintf(out, "  %-26s %12" PRIu64 "\n", "(more names)", t->other_names);
 }
 
+const bool trace_tracecmd_built = true;
+
 #else /* !MOBISIM_HAVE_TRACECMD */
+
+const bool trace_tracecmd_built = false;
 
 static int tc_absent(const char *name, struct sim_error *err)
 {
@@ -497,6 +512,11 @@ static int tc_open(const char *path, const struct trace_opts *opts, void **state
 {
 	(void)opts;
 	(void)state;
+	int fd = -1;
+	int rc = tc_open_walked(path, NULL, &fd, err);
+	if (rc)
+		return rc;
+	close(fd);
 	return tc_absent(path, err);
 }
 

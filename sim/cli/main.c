@@ -8,6 +8,7 @@
 #include "sim/config.h"
 #include "sim/results.h"
 #include "sim/sim.h"
+#include "traces/trace.h"
 #include "version.h"
 
 struct subcommand {
@@ -61,6 +62,8 @@ static int run_command(int argc, char **argv)
 	}
 	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
 		printf("mobisim %s\n", MOBISIM_VERSION);
+		printf("trace.dat reader: %s\n", trace_tracecmd_built ? "yes (libtracecmd)"
+							  : "no (built without libtracecmd)");
 		return 0;
 	}
 	for (const struct subcommand *c = subcommands; c->name; c++)

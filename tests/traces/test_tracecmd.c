@@ -71,12 +71,16 @@ static void check_fixture(const char *rel)
 
 static void test_v6(void **state)
 {
+	if (!trace_tracecmd_built)
+		skip(); /* reading records needs libtracecmd */
 	(void)state;
 	check_fixture("tests/data/tracecmd/block-v6.dat");
 }
 
 static void test_v7_zstd(void **state)
 {
+	if (!trace_tracecmd_built)
+		skip(); /* reading records needs libtracecmd */
 	(void)state;
 	check_fixture("tests/data/tracecmd/block-v7.dat");
 }
@@ -85,6 +89,8 @@ static void test_v7_zstd(void **state)
  * CPUCOUNT option and the trace clock text after the CPU table */
 static void test_v6_written_by_trace_cmd(void **state)
 {
+	if (!trace_tracecmd_built)
+		skip(); /* reading records needs libtracecmd */
 	(void)state;
 	check_fixture("tests/data/tracecmd/block-v6-tc.dat");
 }
@@ -137,7 +143,10 @@ static void test_bad_headers(void **state)
 		struct sim_error err;
 		snprintf(rel, sizeof(rel), "tests/fuzz/corpus/tracecmd/%s", cases[i].file);
 		assert_int_equal(trace_open_auto(path_of(rel), NULL, &r, &err), SIM_E_INPUT);
-		if (!strstr(err.msg, cases[i].msg))
+		/* without libtracecmd the event-format checks (tc_check_format)
+		 * are not built: the walk refuses such a file further on, or it
+		 * is refused for want of the library, still naming an offset */
+		if (trace_tracecmd_built ? !strstr(err.msg, cases[i].msg) : !strstr(err.msg, "byte offset"))
 			fail_msg("%s: %s", cases[i].file, err.msg);
 	}
 }
@@ -146,6 +155,8 @@ static void test_bad_headers(void **state)
  * `trace stat` hung); the read must end with an error naming the CPU */
 static void test_record_that_repeats(void **state)
 {
+	if (!trace_tracecmd_built)
+		skip(); /* reading records needs libtracecmd */
 	struct trace_reader r;
 	struct trace_rec rec;
 	struct sim_error err;
