@@ -29,13 +29,21 @@
 struct run_limits {
 	int64_t until_ns;
 	int64_t max_events;
+	int stop;
 };
+
+static const char *const stop_names[] = { "done", "fg_done", NULL };
 
 static const struct cfg_param run_params[] = {
 	{ "until_s", CFG_T_TIME, offsetof(struct run_limits, until_ns), "s", "0", 0, 1e9,
 	  "0 = until the workload is done", "stop the simulated clock here", NULL },
 	{ "max_events", CFG_T_INT, offsetof(struct run_limits, max_events), "", "0", 0, 1e15,
 	  "0 = unlimited", "stop after this many events", NULL },
+	{ "stop", CFG_T_ENUM, offsetof(struct run_limits, stop), "", "done", CFG_NO_RANGE,
+	  "scenario: a launch study measures the launch only (docs/workloads.md)",
+	  "end of the run: done (every task finished and the workload's input used up) or "
+	  "fg_done (every foreground task finished: a task whose uid is in fg: or that has "
+	  "become_fg; the background work is cut off there)", stop_names },
 	CFG_PARAM_END,
 };
 
@@ -186,6 +194,7 @@ static int scenario_build(struct sim *s, const char *path, const struct sim_opti
 		return rc;
 	s->until_ns = lim.until_ns ? lim.until_ns : SIM_TIME_MAX;
 	s->engine.max_events = (uint64_t)lim.max_events;
+	s->stop_fg_done = lim.stop == 1;
 
 	rc = scenario_device(s, root, path, err);
 	if (rc)
@@ -257,6 +266,17 @@ static int scenario_build(struct sim *s, const char *path, const struct sim_opti
 	rc = wl_ops->create(s, wl_node, &s->workload->state, err);
 	if (rc)
 		return rc;
+	if (s->stop_fg_done) {
+		/* a run that would end at once, or never at its FG's end, is refused */
+		int nfg = wl_ops->fg_count ? wl_ops->fg_count(s, s->workload->state) : -1;
+		if (nfg <= 0)
+			return cfg_errorf(err, cfg_get(run, "stop"),
+					  nfg < 0 ? "run.stop: fg_done: the %s workload cannot tell its "
+						    "foreground tasks"
+						  : "run.stop: fg_done: the %s workload has no foreground "
+						    "task (none has a uid in fg: or become_fg)",
+					  wl_ops->name);
+	}
 	return cfg_check_unused(root, err);
 }
 

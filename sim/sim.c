@@ -100,7 +100,11 @@ static double monotonic_s(void)
 
 static bool workload_done(struct sim *s)
 {
-	return !s->workload || s->workload->ops->done(s, s->workload->state);
+	if (!s->workload)
+		return true;
+	if (s->stop_fg_done)
+		return s->workload->ops->fg_done(s, s->workload->state);
+	return s->workload->ops->done(s, s->workload->state);
 }
 
 void sim_workload_progress(struct sim *s)
@@ -141,7 +145,7 @@ int sim_run(struct sim *s, struct sim_error *err)
 	}
 	s->wall_s = monotonic_s() - t0;
 	bool done = workload_done(s);
-	s->end_reason = done ? "done" : r == SIM_RUN_UNTIL ? "until"
+	s->end_reason = done ? (s->stop_fg_done ? "fg_done" : "done") : r == SIM_RUN_UNTIL ? "until"
 				 : r == SIM_RUN_LIMIT ? "max_events" : "stuck";
 	if (s->failed)
 		return sim_errorf(err, s->fail.code, "%s", s->fail.msg);

@@ -82,6 +82,7 @@ struct sim {
 	bool lenient;               /* sim_options.lenient */
 
 	int64_t until_ns;           /* run.until: stop the clock here (SIM_TIME_MAX) */
+	bool stop_fg_done;          /* run.stop: fg_done: end when the FG tasks have finished */
 	/* Output adapters the program attaches after sim_create and finishes
 	 * or frees before sim_destroy (sim/cli/trace_out.h, timeline_out.h). */
 	struct sim_trace_out *trace_out; /* --trace-out writer, or NULL */
@@ -98,7 +99,7 @@ struct sim {
 	 * millisecond of it); the program's progress line. NULL: none. */
 	void (*on_progress)(struct sim *s, void *ctx);
 	void *progress_ctx;
-	const char *end_reason;     /* "done", "until", "max_events" (engine.end) */
+	const char *end_reason;     /* "done", "fg_done", "until", "max_events" (engine.end) */
 };
 
 static inline int64_t sim_now(const struct sim *s) { return s->engine.now; }

@@ -25,6 +25,11 @@ struct workload_ops {
 	void (*start)(struct sim *sim, void *state);
 	/* All input consumed and every op it issued completed. */
 	bool (*done)(struct sim *sim, void *state);
+	/* Optional, for run.stop: fg_done: how many of its tasks are
+	 * foreground ones (their uid is in the scenario's fg: or they
+	 * become_fg), and whether all of those have finished. */
+	int (*fg_count)(struct sim *sim, void *state);
+	bool (*fg_done)(struct sim *sim, void *state);
 	/* Optional: figures for the result's "workload" object. */
 	void (*stats_json)(struct sim *sim, void *state, struct json_t *obj);
 	void (*destroy)(void *state);

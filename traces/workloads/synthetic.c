@@ -282,6 +282,7 @@ struct wl_task {
 	uint64_t io_ops, next_db_at, db_done;
 	bool last_io_db;
 	uint64_t ops;
+	bool fg;                     /* a foreground task (run.stop: fg_done) */
 };
 
 struct wl_state {
@@ -932,18 +933,64 @@ static void wl_start(struct sim *sim, void *state)
 	}
 }
 
+static bool task_done(const struct wl_task *wt)
+{
+	if (wt->app)
+		return app_launch_done(wt->app);
+	return !wt->t || stack_task_exited(wt->t);
+}
+
 static bool wl_done(struct sim *sim, void *state)
 {
 	struct wl_state *ws = state;
 	(void)sim;
-	for (uint32_t i = 0; i < ws->ntasks; i++) {
-		if (ws->tasks[i].app) {
-			if (!app_launch_done(ws->tasks[i].app))
-				return false;
-		} else if (ws->tasks[i].t && !stack_task_exited(ws->tasks[i].t)) {
+	for (uint32_t i = 0; i < ws->ntasks; i++)
+		if (!task_done(&ws->tasks[i]))
 			return false;
-		}
+	return true;
+}
+
+/* Is uid ever in front? The scenario's fg: (a uid, or a list of {at, uid}),
+ * already checked by the stack that parsed it. */
+static bool uid_in_fg(const struct sim *sim, uint32_t uid)
+{
+	const struct cfg_node *fg = sim->doc ? cfg_get(cfg_root(sim->doc), "fg") : NULL;
+	int64_t v;
+	struct sim_error err;
+	if (!fg)
+		return false;
+	if (fg->kind == CFG_SCALAR)
+		return !cfg_parse_int(fg->value, &v, &err) && v == (int64_t)uid;
+	for (const struct cfg_node *c = fg->kind == CFG_SEQ ? fg->child : NULL; c; c = c->next) {
+		const struct cfg_node *u = c->kind == CFG_MAP ? cfg_get(c, "uid") : NULL;
+		if (u && u->kind == CFG_SCALAR && !cfg_parse_int(u->value, &v, &err) &&
+		    v == (int64_t)uid)
+			return true;
 	}
+	return false;
+}
+
+static int wl_fg_count(struct sim *sim, void *state)
+{
+	struct wl_state *ws = state;
+	int n = 0;
+	for (uint32_t i = 0; i < ws->ntasks; i++) {
+		struct wl_task *wt = &ws->tasks[i];
+		wt->fg = wt->t && wt->c.uid != 0 && (wt->c.become_fg || uid_in_fg(sim, (uint32_t)wt->c.uid));
+		n += wt->fg;
+	}
+	return n;
+}
+
+/* run.stop: fg_done: the launch (every foreground task, with all of an
+ * app's threads) is over, whatever the background tasks still do. */
+static bool wl_fg_done(struct sim *sim, void *state)
+{
+	struct wl_state *ws = state;
+	(void)sim;
+	for (uint32_t i = 0; i < ws->ntasks; i++)
+		if (ws->tasks[i].fg && !task_done(&ws->tasks[i]))
+			return false;
 	return true;
 }
 
@@ -992,6 +1039,8 @@ const struct workload_ops synthetic_workload_ops = {
 	.create = wl_create,
 	.start = wl_start,
 	.done = wl_done,
+	.fg_count = wl_fg_count,
+	.fg_done = wl_fg_done,
 	.stats_json = wl_stats_json,
 	.destroy = wl_destroy,
 	.needs_block = true,
