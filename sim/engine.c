@@ -355,6 +355,18 @@ static void redistribute(struct sim_engine *e, unsigned bi, unsigned l)
 	cur_sort(e);
 }
 
+/* The lowest nonempty bucket of level l (levels below l empty, level l
+ * not): the earliest pending times outside the current bucket. */
+static unsigned lowest_bucket(const struct sim_engine *e, unsigned l)
+{
+	/* Digits below last's own at this level are empty (their times
+	 * would be before last): start the search there. */
+	unsigned w = digit_of(e->last, l) / 64;
+	while (!e->map[l][w])
+		w++;
+	return l * SIM_RADIX_DIGITS + w * 64 + (unsigned)__builtin_ctzll(e->map[l][w]);
+}
+
 /* Make the current bucket hold the earliest pending event at head; false
  * when nothing is pending. Called when the current bucket is used up or
  * its head is a tombstone. */
@@ -371,13 +383,7 @@ static bool refill(struct sim_engine *e)
 		if (!e->levels)
 			return false;
 		unsigned l = (unsigned)__builtin_ctz(e->levels);
-		/* Digits below last's own at this level are empty (their
-		 * times would be before last): start the search there. */
-		unsigned w = digit_of(e->last, l) / 64;
-		while (!e->map[l][w])
-			w++;
-		unsigned d = w * 64 + (unsigned)__builtin_ctzll(e->map[l][w]);
-		unsigned bi = l * SIM_RADIX_DIGITS + d;
+		unsigned bi = lowest_bucket(e, l), d = bi % SIM_RADIX_DIGITS;
 		map_clear(e, bi);
 		if (l == 0) {
 			/* The next instant of this level-0 block: no entry moves. */
@@ -418,8 +424,47 @@ int64_t sim_engine_next_time(struct sim_engine *e)
 	return ent ? ent->when : SIM_TIME_MAX;
 }
 
+/* The earliest pending time without reorganising the queue (a refill
+ * would move last past now, and every later event scheduled at now would
+ * then cost a rebase): the head of the current bucket, else the minimum of
+ * the lowest nonempty bucket, which holds the earliest times. */
+static int64_t peek_min(struct sim_engine *e)
+{
+	struct sim_bucket *c = &e->b[cur_index(e)];
+	for (uint32_t i = e->head; i < c->n; i++)
+		if (c->e[i].ev)
+			return c->e[i].when;
+	if (!e->levels)
+		return SIM_TIME_MAX;
+	struct sim_bucket *b = &e->b[lowest_bucket(e, (unsigned)__builtin_ctz(e->levels))];
+	int64_t min = SIM_TIME_MAX;
+	for (uint32_t i = 0; i < b->n; i++)
+		if (b->e[i].when < min)
+			min = b->e[i].when;
+	return min;
+}
+
+bool sim_engine_advance(struct sim_engine *e, int64_t when)
+{
+	if (e->no_advance || e->stop || e->max_events || when > e->until)
+		return false;
+	/* Cancelling only raises the minimum and firing happens outside a
+	 * handler, so a bound taken since the last schedule stays a bound. */
+	if (e->peek_seq != e->next_seq || e->peek_min <= when) {
+		e->peek_min = peek_min(e);
+		e->peek_seq = e->next_seq;
+		if (e->peek_min <= when)
+			return false;
+	}
+	SIM_ASSERT(when >= e->now);
+	e->now = when;
+	e->skipped++;
+	return true;
+}
+
 bool sim_engine_step(struct sim_engine *e)
 {
+	e->until = SIM_TIME_MAX;
 	struct sim_heap_entry *ent = next_entry(e);
 	if (!ent)
 		return false;
@@ -430,6 +475,7 @@ bool sim_engine_step(struct sim_engine *e)
 enum sim_run_result sim_engine_run(struct sim_engine *e, int64_t until)
 {
 	e->stop = false;
+	e->until = until;
 	for (;;) {
 		if (e->stop)
 			return SIM_RUN_STOPPED;

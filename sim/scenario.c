@@ -30,6 +30,7 @@ struct run_limits {
 	int64_t until_ns;
 	int64_t max_events;
 	int stop;
+	bool per_event;
 };
 
 static const char *const stop_names[] = { "done", "fg_done", NULL };
@@ -44,6 +45,11 @@ static const struct cfg_param run_params[] = {
 	  "end of the run: done (every task finished and the workload's input used up) or "
 	  "fg_done (every foreground task finished: a task whose uid is in fg: or that has "
 	  "become_fg; the background work is cut off there)", stop_names },
+	{ "per_event", CFG_T_BOOL, offsetof(struct run_limits, per_event), "", "false", CFG_NO_RANGE,
+	  "debug switch, not a model parameter: results are the same either way "
+	  "(tests/integration/batch_same.sh)",
+	  "every CPU burst is an event of its own, even where nothing else can happen before "
+	  "it ends (the per-step path the inline one is checked against)", NULL },
 	CFG_PARAM_END,
 };
 
@@ -195,6 +201,7 @@ static int scenario_build(struct sim *s, const char *path, const struct sim_opti
 	s->until_ns = lim.until_ns ? lim.until_ns : SIM_TIME_MAX;
 	s->engine.max_events = (uint64_t)lim.max_events;
 	s->stop_fg_done = lim.stop == 1;
+	s->engine.no_advance = lim.per_event;
 
 	rc = scenario_device(s, root, path, err);
 	if (rc)

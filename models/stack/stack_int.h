@@ -316,8 +316,10 @@ void task_run(struct stack_task *t);
 int cpu_init(struct stack *s, struct cfg_node *node, struct sim_error *err);
 void cpu_free(struct stack *s);
 /* Run ns on a core (FIFO run queue, round-robin quantum); the task is
- * resumed with task_run when done. Queueing time is SIM_WAIT_CPU. */
-void cpu_run(struct stack_task *t, int64_t ns);
+ * resumed with task_run when done. Queueing time is SIM_WAIT_CPU. True
+ * when the burst already ran to its end (nothing could happen before it):
+ * the task is running again and the caller goes on instead. */
+bool cpu_run(struct stack_task *t, int64_t ns);
 /* Run a section on a core: when t takes one, on_core(t, now) does its lock
  * acquisitions, charges its waits and returns its length; it is never
  * preempted (spinlocks disable preemption). */

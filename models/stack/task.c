@@ -250,8 +250,7 @@ enum step task_pay_cpu(struct stack_task *t)
 				task_charge(t, spin_cause[i], t->spin_debt[i]);
 				t->spin_debt[i] = 0;
 			}
-	cpu_run(t, ns);
-	return STEP_BLOCK;
+	return cpu_run(t, ns) ? STEP_DONE : STEP_BLOCK;
 }
 
 void task_start_plug(struct stack_task *t)
@@ -659,8 +658,7 @@ static enum step op_step(struct stack_task *t)
 	case STACK_OP_CPU:
 		if (os->phase == 0 && os->op.ns > 0) {
 			os->phase = 1;
-			cpu_run(t, os->op.ns);
-			return STEP_BLOCK;
+			return cpu_run(t, os->op.ns) ? STEP_DONE : STEP_BLOCK;
 		}
 		return STEP_DONE;
 	case STACK_OP_SLEEP:

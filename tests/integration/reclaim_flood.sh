@@ -16,20 +16,7 @@ set -u
 bin=$1 src=$2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-cat >"$tmp/flood.yaml" <<'YAML'
-name: reclaim-flood
-seed: 1
-device: ufs20
-scheduler: cfq
-memory: {total_bytes: 192MiB, reserved_bytes: 128MiB, hz: 100}
-writeback: {dirty_background_ratio: 5, dirty_ratio: 10, throttle: false}
-fg: 10050
-workload:
-  type: synthetic
-  tasks:
-    bg: {gen: writer, uid: 10060, start: 0s, bytes: 512MiB, chunk_bytes: 512KiB}
-    app: {gen: reader, uid: 10050, start: 1s, file_bytes: 48MiB, chunk_bytes: 128KiB, region: load}
-YAML
+cp "$src/tests/data/scenarios/reclaim-flood.yaml" "$tmp/flood.yaml"
 run() { # name, then --set arguments
 	local name=$1; shift
 	if ! "$bin" run "$tmp/flood.yaml" "$@" --quiet --out "$tmp/$name.json" >/dev/null; then

@@ -1,6 +1,7 @@
 /* Tests for sim/engine.c: (when, seq) ordering, FIFO ties, cancel and
- * reschedule anywhere in the heap, run limits (until, max_events, stop)
- * and a randomized comparison with a sorted-array reference.
+ * reschedule anywhere in the heap, run limits (until, max_events, stop),
+ * the inline clock advance (sim_engine_advance) and a randomized
+ * comparison with a sorted-array reference.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -249,6 +250,77 @@ static void test_engine_stop_from_handler(void **state)
 	sim_engine_free(&c.e);
 }
 
+/* A handler that advances the clock inline to a time (adv_to), as a CPU
+ * burst with nothing else to wait for does. */
+struct adv {
+	struct sim_event ev;
+	struct ctx *ctx;
+	int64_t adv_to;
+	bool ok;
+	int64_t now_after;
+};
+
+static void adv_fire(struct sim *sim, struct sim_event *ev)
+{
+	struct adv *a = container_of(ev, struct adv, ev);
+	(void)sim;
+	a->ok = sim_engine_advance(&a->ctx->e, a->adv_to);
+	a->now_after = sim_engine_now(&a->ctx->e);
+}
+
+static void test_engine_advance(void **state)
+{
+	struct ctx c;
+	struct tev ev[2];
+	ctx_init(&c, ev, 2, 0);
+	struct adv a = { .ctx = &c };
+	sim_event_init(&a.ev, adv_fire);
+	/* nothing pending before the target: the clock moves, nothing fires */
+	sched(&c, &ev[0], 5000);
+	assert_int_equal(sim_engine_schedule(&c.e, &a.ev, 1000), 0);
+	a.adv_to = 4999;
+	assert_int_equal(sim_engine_run(&c.e, SIM_TIME_MAX), SIM_RUN_EMPTY);
+	assert_true(a.ok);
+	assert_int_equal(a.now_after, 4999);
+	assert_int_equal(c.e.skipped, 1);
+	assert_int_equal(c.e.fired, 2);
+	assert_int_equal(c.log_when[0], 5000);
+	/* a pending event at the target itself would fire first: refused */
+	sched(&c, &ev[0], 9000);
+	assert_int_equal(sim_engine_schedule(&c.e, &a.ev, 6000), 0);
+	a.adv_to = 9000;
+	assert_int_equal(sim_engine_run(&c.e, SIM_TIME_MAX), SIM_RUN_EMPTY);
+	assert_false(a.ok);
+	assert_int_equal(a.now_after, 6000);
+	/* a cancelled event no longer stands in the way */
+	sched(&c, &ev[0], 12000);
+	sched(&c, &ev[1], 11000);
+	sim_engine_cancel(&c.e, &ev[1].ev);
+	assert_int_equal(sim_engine_schedule(&c.e, &a.ev, 10000), 0);
+	a.adv_to = 11500;
+	assert_int_equal(sim_engine_run(&c.e, SIM_TIME_MAX), SIM_RUN_EMPTY);
+	assert_true(a.ok);
+	/* not past the run's time limit */
+	assert_int_equal(sim_engine_schedule(&c.e, &a.ev, 20000), 0);
+	a.adv_to = 20100;
+	assert_int_equal(sim_engine_run(&c.e, 20050), SIM_RUN_EMPTY);
+	assert_false(a.ok);
+	/* not with an event-count limit (it counts events), nor when switched off */
+	c.e.max_events = 1000;
+	assert_int_equal(sim_engine_schedule(&c.e, &a.ev, 30000), 0);
+	a.adv_to = 30100;
+	assert_int_equal(sim_engine_run(&c.e, SIM_TIME_MAX), SIM_RUN_EMPTY);
+	assert_false(a.ok);
+	c.e.max_events = 0;
+	c.e.no_advance = true;
+	assert_int_equal(sim_engine_schedule(&c.e, &a.ev, 40000), 0);
+	a.adv_to = 40100;
+	assert_int_equal(sim_engine_run(&c.e, SIM_TIME_MAX), SIM_RUN_EMPTY);
+	assert_false(a.ok);
+	assert_int_equal(c.e.skipped, 2);
+	sim_engine_free(&c.e);
+}
+
 /* A handler that reschedules itself (a periodic timer) and schedules a
  * peer at the current instant: the peer runs after events already due now. */
 struct chain {
@@ -370,6 +442,14 @@ static void test_engine_random_vs_sorted_reference(void **state)
 			memmove(&ref[k + 1], &ref[k], (nref - k) * sizeof(*ref));
 			ref[k] = (struct ref_ent){ when, ev_seq[t->id], t->id };
 			nref++;
+		} else if (u < 0.5) {
+			/* an inline advance: allowed exactly when every pending
+			 * event is later than the target (ties go to them) */
+			int64_t now = sim_engine_now(&c->e);
+			int64_t when = now + (int64_t)gsl_rng_uniform_int(r, gsl_rng_uniform(r) < 0.8 ? 50 : 100000);
+			bool ok = sim_engine_advance(&c->e, when);
+			assert_int_equal(ok, c->e.until >= when && (nref == 0 || ref[0].when > when));
+			assert_int_equal(sim_engine_now(&c->e), ok ? when : now);
 		} else if (u < 0.6) {
 			bool was = sim_event_pending(&t->ev);
 			sim_engine_cancel(&c->e, &t->ev);
@@ -424,6 +504,7 @@ int main(void)
 		cmocka_unit_test(test_engine_max_events),
 		cmocka_unit_test(test_engine_stop_from_handler),
 		cmocka_unit_test(test_engine_handler_schedules),
+		cmocka_unit_test(test_engine_advance),
 		cmocka_unit_test(test_engine_free_idles_pending),
 		cmocka_unit_test(test_engine_random_vs_sorted_reference),
 	};
