@@ -177,7 +177,7 @@ enum step pglock_take(struct stack_task *t, int64_t hold_ns)
 {
 	t->sect_hold = hold_ns;
 	t->sect_cpu = 0;
-	cpu_run_section(t, pglock_section);
+	(void)cpu_run_section(t, pglock_section, false);
 	return STEP_BLOCK;
 }
 

@@ -146,11 +146,14 @@ static int64_t rc_lru_section(struct stack_task *t, int64_t now)
 	return w + t->sect_hold + t->sect_cpu;
 }
 
-static void rc_run_lru(struct stack_task *t, int64_t hold, int64_t cpu)
+/* True when the section already ran (kswapd, nothing else could happen
+ * before its end: cpu_run_section) and rc_step goes on by itself; a direct
+ * reclaimer is re-entered through its allocation instead. */
+static bool rc_run_lru(struct stack_task *t, int64_t hold, int64_t cpu)
 {
 	t->sect_hold = hold;
 	t->sect_cpu = cpu;
-	cpu_run_section(t, rc_lru_section);
+	return cpu_run_section(t, rc_lru_section, t->rc.kswapd);
 }
 
 /* shrink_page_list's time: per page work, __remove_mapping of every
@@ -406,9 +409,10 @@ static enum step rc_step(struct stack_task *t)
 				if (pc->nr_inactive < pc->nr_active) {
 					uint32_t d = deactivate(pc, n);
 					rc->nr_scanned += d;
-					rc_run_lru(t, s->lock.p.reclaim_batch_ns +
-							      2 * (int64_t)d * s->lock.p.putback_page_ns,
-						   0);
+					if (rc_run_lru(t, s->lock.p.reclaim_batch_ns +
+								  2 * (int64_t)d * s->lock.p.putback_page_ns,
+						       0))
+						break;
 					return STEP_BLOCK;
 				}
 				break;
@@ -437,20 +441,24 @@ static enum step rc_step(struct stack_task *t)
 			else
 				pc->direct_batches++;
 			rc->phase = MM_RC_ISOLATED;
-			rc_run_lru(t, hold, 0);
+			if (rc_run_lru(t, hold, 0))
+				break;
 			return STEP_BLOCK;
 		}
 		case MM_RC_ISOLATED:
 			shrink_page_list(t);
 			rc->phase = MM_RC_SHRUNK;
-			cpu_run_section(t, rc_shrink_section);
+			if (cpu_run_section(t, rc_shrink_section, rc->kswapd))
+				break;
 			return STEP_BLOCK;
 		case MM_RC_SHRUNK: {
 			uint32_t kept = rc->taken - rc->freed;
 			putback_chunk(t);
 			rc->phase = MM_RC_PUTBACK;
-			rc_run_lru(t, s->lock.p.putback_batch_ns + (int64_t)kept * s->lock.p.putback_page_ns,
-				   0);
+			if (rc_run_lru(t, s->lock.p.putback_batch_ns +
+						  (int64_t)kept * s->lock.p.putback_page_ns,
+				       0))
+				break;
 			return STEP_BLOCK;
 		}
 		case MM_RC_PUTBACK: {

@@ -47,19 +47,24 @@ const struct cfg_param cpu_params_table[] = {
 
 static void cpu_event(struct sim *sim, struct sim_event *ev);
 
-static void cpu_start(struct cpu_model *c, struct stack_task *t, int core, int64_t now)
+/* t takes core at now; a section's locks are taken now that it has one. */
+static void cpu_take_core(struct cpu_model *c, struct stack_task *t, int core, int64_t now)
 {
-	struct sim *sim = t->stack->sim;
 	c->core[core] = t;
 	t->core = core;
 	if (t->on_core) {
-		/* a section: its locks are taken now that it has a core */
 		int64_t (*fn)(struct stack_task *, int64_t) = t->on_core;
 		t->on_core = NULL;
 		t->cpu_left = fn(t, now);
 		if (t->cpu_left <= 0)
 			t->cpu_left = 1;
 	}
+}
+
+/* t, on its core, runs its next slice from now. */
+static void cpu_slice(struct cpu_model *c, struct stack_task *t, int64_t now)
+{
+	struct sim *sim = t->stack->sim;
 	int64_t slice = c->latency / (c->nr_running ? c->nr_running : 1);
 	if (slice < c->min_gran || t->nopreempt)
 		slice = t->cpu_left;
@@ -70,6 +75,12 @@ static void cpu_start(struct cpu_model *c, struct stack_task *t, int core, int64
 	if (!t->cpu_ev.fire)
 		sim_event_init(&t->cpu_ev, cpu_event);
 	sim_at(sim, &t->cpu_ev, now + slice);
+}
+
+static void cpu_start(struct cpu_model *c, struct stack_task *t, int core, int64_t now)
+{
+	cpu_take_core(c, t, core, now);
+	cpu_slice(c, t, now);
 }
 
 /* The queued task with the smallest vruntime (first queued on ties). */
@@ -102,7 +113,9 @@ static void cpu_dispatch(struct cpu_model *c, int core, int64_t now)
 	cpu_start(c, u, core, now);
 }
 
-static void cpu_update_min(struct cpu_model *c, int64_t now)
+/* Raise min_vruntime to the smallest vruntime of the running and queued
+ * tasks at now; returns that smallest one (INT64_MAX: none). */
+static int64_t cpu_update_min(struct cpu_model *c, int64_t now)
 {
 	int64_t m = INT64_MAX;
 	for (int i = 0; i < (int)c->p.cores; i++)
@@ -119,6 +132,7 @@ static void cpu_update_min(struct cpu_model *c, int64_t now)
 	}
 	if (m != INT64_MAX && m > c->min_vruntime)
 		c->min_vruntime = m;
+	return m;
 }
 
 static void cpu_event(struct sim *sim, struct sim_event *ev)
@@ -165,44 +179,57 @@ void cpu_burst_event(struct stack_task *t)
 	task_run(t);
 }
 
-/* A burst about to start on free core i with nobody queued: when it fits
- * in one slice and its end would be the next event of the run, nothing can
- * happen to the model before that end, so run it to its end at once (the
- * steps of cpu_start and cpu_burst_event, the clock moved to its end) and
- * let the task go on from where it paid, which is where task_run would
- * re-enter it. A per-page loop then costs no event per page while its
- * timing, waits and counters stay those of the per-event path
- * (run.per_event keeps that path for the comparison). */
-static bool cpu_burst_inline(struct cpu_model *c, struct stack_task *t, int core, int64_t now)
+/* A burst (or a section, its length now known) that took a free core with
+ * nobody queued, min_at_start the running tasks' smallest
+ * vruntime at its start (cpu_update_min): when it fits in one slice and
+ * its end would be the next event of the run, nothing can happen to the
+ * model before that end, so run it to its end at once (the steps of
+ * cpu_start and cpu_burst_event, the clock moved to its end) and let the
+ * task go on from where it paid, which is where task_run would re-enter
+ * it. A per-page loop then costs no event per page while its timing,
+ * waits and counters stay those of the per-event path (run.per_event
+ * keeps that path for the comparison). */
+static bool cpu_burst_inline(struct cpu_model *c, struct stack_task *t, int64_t now,
+			     int64_t min_at_start)
 {
 	struct stack *s = t->stack;
-	int64_t slice = c->latency / (c->nr_running ? c->nr_running : 1);
-	if ((slice < t->cpu_left && slice >= c->min_gran && !t->nopreempt) ||
-	    !list_empty(&c->runq) || !sim_engine_advance(&s->sim->engine, now + t->cpu_left))
+	if (t->cpu_left > c->min_gran && !t->nopreempt &&
+	    c->latency / (c->nr_running ? c->nr_running : 1) < t->cpu_left)
+		return false; /* cpu_start would give it a shorter slice */
+	if (!sim_engine_advance(&s->sim->engine, now + t->cpu_left))
 		return false;
+	int64_t len = t->cpu_left;
 	t->slice_start = now;
-	t->slice_len = t->cpu_left;
-	task_timeline_slice(t, "cpu", "running", t->slice_start, t->slice_len);
-	t->vruntime += t->slice_len;
-	c->busy_ns += t->slice_len;
+	t->slice_len = len;
+	task_timeline_slice(t, "cpu", "running", now, len);
+	t->vruntime += len;
+	c->busy_ns += len;
 	t->cpu_left = 0;
-	c->core[core] = t;
-	cpu_burst_end(c, t, core, now + t->slice_len);
+	t->nopreempt = false;
+	c->nr_running--;
+	/* cpu_burst_end's cpu_update_min at now + len: the same tasks run on
+	 * the other cores (nothing happened), each len further on, and none
+	 * is queued, so nobody is dispatched either */
+	if (min_at_start != INT64_MAX && min_at_start + len > c->min_vruntime)
+		c->min_vruntime = min_at_start + len;
 	t->state = TS_RUNNING;
 	return true;
 }
 
-bool cpu_run(struct stack_task *t, int64_t ns)
+/* cpu_run, may_inline: the caller goes on by itself when the burst ran
+ * to its end at once (cpu_burst_inline). */
+static bool cpu_run_ex(struct stack_task *t, int64_t ns, bool may_inline)
 {
 	struct stack *s = t->stack;
 	struct cpu_model *c = &s->cpu;
 	int64_t now = sim_now(s->sim);
-	bool plain = !t->on_core; /* a section's caller waits for its end */
 	t->state = TS_CPU;
 	t->cpu_left = ns > 0 ? ns : 1;
 	c->bursts++;
 	c->nr_running++;
-	cpu_update_min(c, now);
+	/* nr_running counts the tasks on cores and queued, t now included:
+	 * alone, there is no smallest vruntime to move min_vruntime to */
+	int64_t min_now = c->nr_running > 1 ? cpu_update_min(c, now) : INT64_MAX;
 	/* place_entity: sleeper credit of half a latency period */
 	if (t->vruntime < c->min_vruntime - c->latency / 2)
 		t->vruntime = c->min_vruntime - c->latency / 2;
@@ -213,9 +240,17 @@ bool cpu_run(struct stack_task *t, int64_t ns)
 		if (!u) {
 			if (c->held[i])
 				continue;
-			if (plain && cpu_burst_inline(c, t, i, now))
+			if (!may_inline) {
+				cpu_start(c, t, i, now);
+				return false;
+			}
+			cpu_take_core(c, t, i, now);
+			if (list_empty(&c->runq) && cpu_burst_inline(c, t, now, min_now)) {
+				c->core[i] = NULL;
+				t->core = -1;
 				return true;
-			cpu_start(c, t, i, now);
+			}
+			cpu_slice(c, t, now);
 			return false;
 		}
 		if (u->nopreempt)
@@ -252,11 +287,17 @@ bool cpu_run(struct stack_task *t, int64_t ns)
 	return false;
 }
 
-void cpu_run_section(struct stack_task *t, int64_t (*on_core)(struct stack_task *t, int64_t now))
+bool cpu_run(struct stack_task *t, int64_t ns)
+{
+	return cpu_run_ex(t, ns, true);
+}
+
+bool cpu_run_section(struct stack_task *t, int64_t (*on_core)(struct stack_task *t, int64_t now),
+		     bool may_inline)
 {
 	t->on_core = on_core;
 	t->nopreempt = true;
-	(void)cpu_run(t, 1);
+	return cpu_run_ex(t, 1, may_inline);
 }
 
 int cpu_init(struct stack *s, struct cfg_node *node, struct sim_error *err)

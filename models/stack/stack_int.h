@@ -322,8 +322,10 @@ void cpu_free(struct stack *s);
 bool cpu_run(struct stack_task *t, int64_t ns);
 /* Run a section on a core: when t takes one, on_core(t, now) does its lock
  * acquisitions, charges its waits and returns its length; it is never
- * preempted (spinlocks disable preemption). */
-void cpu_run_section(struct stack_task *t, int64_t (*on_core)(struct stack_task *t, int64_t now));
+ * preempted (spinlocks disable preemption). may_inline: as cpu_run's
+ * return, for a caller that can go on by itself (true: the section ran). */
+bool cpu_run_section(struct stack_task *t, int64_t (*on_core)(struct stack_task *t, int64_t now),
+		     bool may_inline);
 /* Core of a task that finished a burst (from the burst's event). */
 void cpu_burst_event(struct stack_task *t);
 struct json_t *cpu_to_json(const struct cpu_model *c);
