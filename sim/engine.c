@@ -179,6 +179,7 @@ int sim_engine_init(struct sim_engine *e, struct sim *owner, uint32_t initial_ca
 {
 	memset(e, 0, sizeof(*e));
 	e->owner = owner;
+	e->barrier = SIM_TIME_MAX;
 	e->b = calloc(SIM_NBUCKETS, sizeof(*e->b));
 	return e->b ? 0 : SIM_E_NOMEM;
 }
@@ -302,6 +303,53 @@ int sim_engine_schedule(struct sim_engine *e, struct sim_event *ev, int64_t when
 		return SIM_E_NOMEM;
 	}
 	e->n++;
+	return 0;
+}
+
+uint64_t sim_engine_reserve_seq(struct sim_engine *e)
+{
+	return e->next_seq++;
+}
+
+int sim_engine_schedule_seq(struct sim_engine *e, struct sim_event *ev, int64_t when,
+			    uint64_t seq)
+{
+	SIM_ASSERT(when >= e->now);
+	SIM_ASSERT(ev->fire != NULL);
+	SIM_ASSERT(seq < e->next_seq);
+	if (sim_event_pending(ev))
+		entry_remove(e, ev);
+	if (when < e->last && rebase(e, when))
+		return SIM_E_NOMEM;
+	ev->when = when;
+	ev->seq = seq;
+	/* next_seq does not move, so keep sim_engine_advance's cached bound a
+	 * bound */
+	if (when < e->peek_min)
+		e->peek_min = when;
+	unsigned bi = bucket_of(when, e->last);
+	struct sim_heap_entry ent = { .when = when, .ev = ev };
+	if (bucket_append(e, bi, ent)) {
+		ev->slot = SIM_EVENT_IDLE;
+		return SIM_E_NOMEM;
+	}
+	e->n++;
+	if (bi != cur_index(e))
+		return 0; /* sorted by seq when its bucket becomes current */
+	/* The current instant's bucket is consumed in seq order from head:
+	 * move the entry back past the later ones (and the tombstones among
+	 * them, which keep no order). */
+	struct sim_bucket *b = &e->b[bi];
+	uint32_t i = b->n - 1;
+	while (i > e->head && (!b->e[i - 1].ev || b->e[i - 1].ev->seq > seq)) {
+		struct sim_heap_entry prev = b->e[i - 1];
+		b->e[i - 1] = b->e[i];
+		b->e[i - 1].ev->slot = i - 1;
+		b->e[i] = prev;
+		if (prev.ev)
+			prev.ev->slot = i;
+		i--;
+	}
 	return 0;
 }
 
@@ -456,6 +504,10 @@ bool sim_engine_advance(struct sim_engine *e, int64_t when)
 		if (e->peek_min <= when)
 			return false;
 	}
+	/* A held start at barrier would be pending in some of the runs this
+	 * one stands for (fork at a phase): those refuse, the others advance */
+	if (when >= e->barrier && !e->cross(e->owner, when))
+		return false;
 	SIM_ASSERT(when >= e->now);
 	e->now = when;
 	e->skipped++;
@@ -472,7 +524,8 @@ bool sim_engine_step(struct sim_engine *e)
 	return true;
 }
 
-enum sim_run_result sim_engine_run(struct sim_engine *e, int64_t until)
+/* Fire events up to (and including) last; advances may go to until. */
+static inline enum sim_run_result run_loop(struct sim_engine *e, int64_t last, int64_t until)
 {
 	e->stop = false;
 	e->until = until;
@@ -484,11 +537,22 @@ enum sim_run_result sim_engine_run(struct sim_engine *e, int64_t until)
 		struct sim_heap_entry *ent = next_entry(e);
 		if (!ent)
 			return SIM_RUN_EMPTY;
-		if (ent->when > until) {
-			if (until > e->now)
+		if (ent->when > last) {
+			if (last == until && until > e->now)
 				e->now = until;
 			return SIM_RUN_UNTIL;
 		}
 		fire(e, ent);
 	}
+}
+
+enum sim_run_result sim_engine_run(struct sim_engine *e, int64_t until)
+{
+	return run_loop(e, until, until);
+}
+
+enum sim_run_result sim_engine_run_before(struct sim_engine *e, int64_t at, int64_t until)
+{
+	SIM_ASSERT(at > e->now && at <= until);
+	return run_loop(e, at - 1, until);
 }

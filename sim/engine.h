@@ -85,6 +85,10 @@ struct sim_engine {
 	int64_t until;       /* time limit of the run in progress */
 	bool stop;
 	bool no_advance;     /* sim_engine_advance always refuses (run.per_event) */
+	/* Fork at a phase: an advance to barrier or past it asks cross(owner,
+	 * when) first (true: advance); SIM_TIME_MAX: none. */
+	int64_t barrier;
+	bool (*cross)(struct sim *owner, int64_t when);
 	struct sim *owner;   /* passed to every fire() */
 };
 
@@ -110,6 +114,16 @@ void sim_engine_free(struct sim_engine *e);
  * events already scheduled for the same instant. Returns 0 or SIM_E_NOMEM. */
 int sim_engine_schedule(struct sim_engine *e, struct sim_event *ev, int64_t when);
 
+/* Take the sequence number the next schedule would have, so that an event
+ * scheduled later with sim_engine_schedule_seq() sorts among those of its
+ * instant as if it had been scheduled now (fork at a phase: a start held
+ * back in a shared prefix keeps its place). */
+uint64_t sim_engine_reserve_seq(struct sim_engine *e);
+/* Schedule ev (not pending) at when with a sequence number reserved
+ * earlier. Returns 0 or SIM_E_NOMEM. */
+int sim_engine_schedule_seq(struct sim_engine *e, struct sim_event *ev, int64_t when,
+			    uint64_t seq);
+
 /* Remove ev if pending; a no-op otherwise. */
 void sim_engine_cancel(struct sim_engine *e, struct sim_event *ev);
 
@@ -117,6 +131,12 @@ void sim_engine_cancel(struct sim_engine *e, struct sim_event *ev);
  * than until (the clock then advances to until), max_events is reached, or a
  * handler stops the run. */
 enum sim_run_result sim_engine_run(struct sim_engine *e, int64_t until);
+
+/* The same, but fire only the events before at (> now; the clock stays at
+ * the last one fired), while sim_engine_advance still goes as far as until
+ * (>= at): a pause before an instant that does not limit what the events
+ * before it do. */
+enum sim_run_result sim_engine_run_before(struct sim_engine *e, int64_t at, int64_t until);
 
 /* Time of the earliest pending event, SIM_TIME_MAX when none is pending.
  * Fires nothing (it may reorganise the queue, as run() does before it

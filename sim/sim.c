@@ -38,13 +38,22 @@ struct sim *sim_new_bare(uint64_t seed)
 	sim_metrics_init(&s->metrics);
 	s->metrics.clock = &s->engine.now;
 	s->until_ns = SIM_TIME_MAX;
+	s->pause_ns = SIM_TIME_MAX;
 	s->replay = "none";
 	return s;
 }
 
 void sim_at(struct sim *s, struct sim_event *ev, int64_t when)
 {
-	if (sim_engine_schedule(&s->engine, ev, when))
+	int rc;
+	if (__builtin_expect(s->at_reserved, 0)) {
+		s->at_reserved = false;
+		s->reserved_used++;
+		rc = sim_engine_schedule_seq(&s->engine, ev, when, s->reserved_seq);
+	} else {
+		rc = sim_engine_schedule(&s->engine, ev, when);
+	}
+	if (rc)
 		sim_fail(s, SIM_E_NOMEM, "out of memory growing the event heap");
 }
 
@@ -113,12 +122,48 @@ void sim_workload_progress(struct sim *s)
 		sim_engine_stop(&s->engine);
 }
 
+static bool engine_cross(struct sim *s, int64_t when)
+{
+	bool go = s->on_cross(s, s->pause_ctx, when);
+	s->engine.barrier = s->pause_ns;
+	return go;
+}
+
+/* The pauses within this slice: run the events before each pause's time,
+ * then call on_pause. Returns the engine's result when the run ended inside
+ * (a stop, the event limit), else SIM_RUN_UNTIL: an empty queue before a
+ * held start is not the end of the run, as the start is pending in a run
+ * from t = 0. Inline clock moves still go as far as stop, as they do there
+ * (a crossing of the pause asks on_cross). */
+static enum sim_run_result run_pauses(struct sim *s, int64_t stop)
+{
+	while (s->pause_ns <= stop && !s->failed && !s->halted) {
+		int64_t at = s->pause_ns;
+		if (at > sim_now(s)) {
+			enum sim_run_result r = sim_engine_run_before(&s->engine, at, stop);
+			if (r == SIM_RUN_STOPPED || r == SIM_RUN_LIMIT)
+				return r;
+			if (s->pause_ns != at)
+				continue; /* a crossing moved it */
+		}
+		if (!s->on_pause(s, s->pause_ctx))
+			s->halted = true;
+		s->engine.barrier = s->pause_ns;
+		SIM_ASSERT(s->halted || s->pause_ns > at);
+	}
+	return s->halted ? SIM_RUN_STOPPED : SIM_RUN_UNTIL;
+}
+
 int sim_run(struct sim *s, struct sim_error *err)
 {
-	double t0 = monotonic_s();
+	s->run_t0 = monotonic_s();
 	if (s->workload)
 		s->workload->ops->start(s, s->workload->state);
 	enum sim_run_result r = SIM_RUN_EMPTY;
+	if (s->on_pause) {
+		s->engine.cross = engine_cross;
+		s->engine.barrier = s->pause_ns;
+	}
 	/* Run in slices of simulated time and look at done() between them, so
 	 * a workload that never calls sim_workload_progress() still ends within
 	 * one slice of finishing although periodic kernel work never lets the
@@ -131,19 +176,28 @@ int sim_run(struct sim *s, struct sim_error *err)
 		 * event), keeping the slice boundaries where they were: a trace
 		 * gap of years must not take 10^15 slices. */
 		int64_t next = sim_engine_next_time(&s->engine);
+		if (s->pause_ns < next)
+			next = s->pause_ns;
 		if (next > stop && next != SIM_TIME_MAX && stop < s->until_ns) {
 			uint64_t k = ((uint64_t)next - (uint64_t)now - 1) / SIM_DONE_CHECK_NS + 1;
 			stop = k > (uint64_t)(s->until_ns - now) / SIM_DONE_CHECK_NS
 				       ? s->until_ns
 				       : now + (int64_t)k * SIM_DONE_CHECK_NS;
 		}
-		r = sim_engine_run(&s->engine, stop);
+		r = s->pause_ns <= stop ? run_pauses(s, stop) : SIM_RUN_UNTIL;
+		if (r == SIM_RUN_UNTIL && !s->halted)
+			r = sim_engine_run(&s->engine, stop);
+		if (s->halted) {
+			s->end_reason = "paused";
+			s->wall_s = monotonic_s() - s->run_t0;
+			return 0;
+		}
 		if (s->on_progress)
 			s->on_progress(s, s->progress_ctx);
 		if (r != SIM_RUN_UNTIL || sim_now(s) >= s->until_ns)
 			break;
 	}
-	s->wall_s = monotonic_s() - t0;
+	s->wall_s = monotonic_s() - s->run_t0;
 	bool done = workload_done(s);
 	s->end_reason = done ? (s->stop_fg_done ? "fg_done" : "done") : r == SIM_RUN_UNTIL ? "until"
 				 : r == SIM_RUN_LIMIT ? "max_events" : "stuck";
@@ -189,6 +243,7 @@ void sim_destroy(struct sim *s)
 	sim_metrics_free(&s->metrics);
 	sim_rng_set_free(s->rng);
 	cfg_free(s->doc);
+	cfg_free(s->prefix_doc);
 	cfg_free(s->device_doc);
 	free(s);
 }

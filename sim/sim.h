@@ -100,6 +100,27 @@ struct sim {
 	void (*on_progress)(struct sim *s, void *ctx);
 	void *progress_ctx;
 	const char *end_reason;     /* "done", "fg_done", "until", "max_events" (engine.end) */
+
+	/* Fork at a phase (sim/cli/sweep_fork.c): sim_run pauses before any
+	 * event of time pause_ns fires and calls on_pause, which may release
+	 * held starts (sim_at_reserved), fork, and set the next pause_ns
+	 * (SIM_TIME_MAX: none); false from on_pause ends sim_run there
+	 * (end_reason "paused"). The pause is taken as an event of that time
+	 * for the slicing below, as the held start is one in a run from t = 0. */
+	int64_t pause_ns;
+	bool (*on_pause)(struct sim *s, void *ctx);
+	/* Called from inside an event when the model would move the clock
+	 * inline (sim_engine_advance) to when >= pause_ns: true lets it (it
+	 * may fork first, and move pause_ns past when), false refuses, as a
+	 * pending held start would. */
+	bool (*on_cross)(struct sim *s, void *ctx, int64_t when);
+	void *pause_ctx;
+	bool halted;                /* sim_halt: sim_run returns 0, end_reason "paused" */
+	bool at_reserved;           /* the next sim_at takes reserved_seq */
+	uint64_t reserved_seq;
+	uint32_t reserved_used;     /* sim_at calls that took it */
+	double run_t0;              /* host clock at sim_run's start (a fork child resets it) */
+	struct cfg_doc *prefix_doc; /* a fork child's first doc, which models still point into */
 };
 
 static inline int64_t sim_now(const struct sim *s) { return s->engine.now; }
@@ -111,6 +132,25 @@ void sim_after(struct sim *s, struct sim_event *ev, int64_t delay_ns);
 static inline void sim_cancel(struct sim *s, struct sim_event *ev)
 {
 	sim_engine_cancel(&s->engine, ev);
+}
+
+/* Take the event sequence number the next sim_at would use, for an event
+ * held back now and scheduled later with sim_at_reserved (engine.h). */
+static inline uint64_t sim_reserve_seq(struct sim *s) { return sim_engine_reserve_seq(&s->engine); }
+/* The next sim_at (made by a model's own start path) takes seq instead of
+ * a new number: it sorts at its time as if scheduled when seq was reserved. */
+static inline void sim_at_reserved(struct sim *s, uint64_t seq)
+{
+	s->at_reserved = true;
+	s->reserved_seq = seq;
+}
+
+/* End sim_run after the current event, as finished (fork at a phase: a
+ * master whose last point has forked). */
+static inline void sim_halt(struct sim *s)
+{
+	s->halted = true;
+	sim_engine_stop(&s->engine);
 }
 
 /* A workload calls this whenever it may have finished (a task exited, the

@@ -10,6 +10,7 @@
 #define SIM_WORKLOAD_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "sim/config.h"
 #include "sim/error.h"
@@ -30,6 +31,19 @@ struct workload_ops {
 	 * become_fg), and whether all of those have finished. */
 	int (*fg_count)(struct sim *sim, void *state);
 	bool (*fg_done)(struct sim *sim, void *state);
+	/* Optional, fork at a phase (sim/cli/sweep_fork.c). hold: before
+	 * start(), hold task KEY's start back: start() reserves the event
+	 * sequence number its start would take and schedules nothing; or say
+	 * why it cannot be held (a random start, copies, a launch planner that
+	 * hears of it at t = 0 ...). held_start: the absolute start the text
+	 * VALUE of the task's `start` gives, parsed as create() parses it.
+	 * release: start a held task at at_ns (>= now) with its reserved
+	 * number, so that the run goes on as one from t = 0 with that start;
+	 * false when the start did not take exactly that one event. */
+	int (*hold)(struct sim *sim, void *state, const char *task, struct sim_error *err);
+	int (*held_start)(struct sim *sim, void *state, const char *task, const char *value,
+			  int64_t *at_ns, struct sim_error *err);
+	bool (*release)(struct sim *sim, void *state, const char *task, int64_t at_ns);
 	/* Optional: figures for the result's "workload" object. */
 	void (*stats_json)(struct sim *sim, void *state, struct json_t *obj);
 	void (*destroy)(void *state);

@@ -32,6 +32,8 @@ static void sweep_usage(FILE *f)
 		"  --force             with --point: run even if the point file exists\n"
 		"  --collect DIR       merge point files from DIR (repeatable) into DIR/summary.tsv\n"
 		"                      of --out, copying the points that --out lacks\n"
+		"  --no-fork           run every point from t = 0 (default: points that differ\n"
+		"                      only in workload.tasks.KEY.start share their prefix)\n"
 		"  --quiet             no progress bar\n");
 }
 
@@ -87,7 +89,7 @@ static int canonical(const char *path)
 
 int cmd_sweep(int argc, char **argv)
 {
-	enum { O_RESUME = 256, O_COUNT, O_LIST, O_POINT, O_FORCE, O_COLLECT, O_QUIET, O_CANON };
+	enum { O_RESUME = 256, O_COUNT, O_LIST, O_POINT, O_FORCE, O_COLLECT, O_QUIET, O_CANON, O_NOFORK };
 	static const struct option opts[] = {
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "out", required_argument, NULL, 'o' },
@@ -98,6 +100,7 @@ int cmd_sweep(int argc, char **argv)
 		{ "force", no_argument, NULL, O_FORCE },
 		{ "collect", required_argument, NULL, O_COLLECT },
 		{ "quiet", no_argument, NULL, O_QUIET },
+		{ "no-fork", no_argument, NULL, O_NOFORK },
 		{ "canonical", required_argument, NULL, O_CANON },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -106,6 +109,7 @@ int cmd_sweep(int argc, char **argv)
 	int ncollect = 0, c, status = 2, modes = 0;
 	const char *out = NULL, *point = NULL;
 	bool resume = false, count = false, list = false, force = false, quiet = false;
+	bool no_fork = false;
 	long jobs = sysconf(_SC_NPROCESSORS_ONLN);
 	char *out_alloc = NULL;
 	struct sweep *sw = NULL;
@@ -129,6 +133,9 @@ int cmd_sweep(int argc, char **argv)
 			break;
 		case O_RESUME:
 			resume = true;
+			break;
+		case O_NOFORK:
+			no_fork = true;
 			break;
 		case O_COUNT:
 			count = true;
@@ -225,6 +232,7 @@ int cmd_sweep(int argc, char **argv)
 		.resume = resume,
 		.progress = !quiet && isatty(STDERR_FILENO),
 		.log = stderr,
+		.no_fork = no_fork,
 	};
 	int nfailed;
 	rc = sweep_run_all(sw, &ro, &nfailed, &err);

@@ -84,6 +84,8 @@ static void validate_usage(FILE *f)
 		"  --work DIR        keep the sweeps' points and summaries in DIR (default: a\n"
 		"                    temporary directory, removed); with --resume reuse them\n"
 		"  --resume          with --work: skip points already there\n"
+		"  --no-fork         run every point from t = 0 (default: points that differ\n"
+		"                    only in a launch's phase share their prefix)\n"
 		"  --quiet           no table on stdout\n");
 }
 
@@ -988,11 +990,12 @@ int cmd_validate(int argc, char **argv)
 		{ "work", required_argument, NULL, 'w' },
 		{ "resume", no_argument, NULL, 'r' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "no-fork", no_argument, NULL, 'N' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	long jobs = sysconf(_SC_NPROCESSORS_ONLN);
-	bool fast = false, strict = false, quiet = false, resume = false;
+	bool fast = false, strict = false, quiet = false, resume = false, no_fork = false;
 	const char *doc = NULL, *tsv = NULL, *work = NULL;
 	int c;
 	optind = 1;
@@ -1027,6 +1030,9 @@ int cmd_validate(int argc, char **argv)
 			break;
 		case 'q':
 			quiet = true;
+			break;
+		case 'N':
+			no_fork = true;
 			break;
 		case 'h':
 			validate_usage(stdout);
@@ -1111,7 +1117,7 @@ int cmd_validate(int argc, char **argv)
 			snprintf(vf->out_dir, sizeof(vf->out_dir), "%s/%s", work, vf->name);
 			struct sweep_run_opts o = {
 				.out_dir = vf->out_dir, .jobs = (int)jobs, .resume = resume,
-				.progress = false, .log = stderr,
+				.progress = false, .log = stderr, .no_fork = no_fork,
 			};
 			if (!quiet)
 				fprintf(stderr, "mobisim: validate: %s: %d runs\n", vf->name, vf->sw->npoints);

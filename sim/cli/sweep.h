@@ -180,6 +180,7 @@ struct sweep_run_opts {
 	bool force;                   /* --point: rerun even if the file exists */
 	bool progress;                /* progress bar on log (a terminal) */
 	FILE *log;                    /* failures and warnings; NULL: silent */
+	bool no_fork;                 /* --no-fork: every point from t = 0 (sweep_fork.c) */
 };
 
 /* Run point index in this process and write OUT/points/<id>.json
@@ -189,6 +190,9 @@ struct sweep_run_opts {
  * run's error (the message names the point). */
 int sweep_run_point(const struct sweep *sw, int index, const char *out_dir, bool force,
 		    bool *skipped, struct sim_error *err);
+/* Write OUT/points/<id>.json for point p from its finished run s. */
+int sweep_point_write(const struct sweep *sw, const struct sweep_point *p, struct sim *s,
+		      const char *out_dir, struct sim_error *err);
 
 /* Whether path holds a finished result of point p (parses as JSON and its
  * sweep.id is p's id). */

@@ -36,6 +36,7 @@
 #include <jansson.h>
 
 #include "sim/cli/cli.h"
+#include "sim/cli/sweep_fork.h"
 #include "sim/cli/warnings.h"
 #include "sim/config.h"
 #include "sim/results.h"
@@ -157,6 +158,17 @@ int sweep_run_point(const struct sweep *sw, int index, const char *out_dir, bool
 		sim_destroy(s);
 		return rc;
 	}
+	rc = sweep_point_write(sw, p, s, out_dir, err);
+	sim_destroy(s);
+	return rc;
+}
+
+int sweep_point_write(const struct sweep *sw, const struct sweep_point *p, struct sim *s,
+		      const char *out_dir, struct sim_error *err)
+{
+	char dir[4096], path[4200];
+	snprintf(dir, sizeof(dir), "%s/points", out_dir);
+	point_path(path, sizeof(path), dir, p);
 	json_t *res = sim_result_json(s);
 	json_t *meta = json_object();
 	json_object_set_new(meta, "id", json_string(p->id));
@@ -165,8 +177,7 @@ int sweep_run_point(const struct sweep *sw, int index, const char *out_dir, bool
 	json_object_set_new(meta, "rep", json_integer(p->rep));
 	json_object_set_new(meta, "seed", json_integer((json_int_t)s->seed));
 	json_object_set_new(res, "sweep", meta);
-	sim_destroy(s);
-	rc = results_write_atomic(path, res, err);
+	int rc = results_write_atomic(path, res, err);
 	json_decref(res);
 	return rc;
 }
@@ -309,10 +320,44 @@ int sweep_run_all(const struct sweep *sw, const struct sweep_run_opts *o, int *n
 		free((void *)pids);
 		return rc;
 	}
-	results_signal_children(pids, (size_t)o->jobs);
 	pg.start = pg.last = mono_s();
 	progress_draw(&pg, false);
-	int next = 0, running = 0, worst = 0;
+	/* points that differ only in a launch's phase: one prefix each family */
+	int worst = 0;
+	bool *plain = calloc((size_t)(sw->npoints ? sw->npoints : 1), sizeof(bool));
+	int *orig = malloc((size_t)(ntodo ? ntodo : 1) * sizeof(int));
+	int nforked = 0, nall = ntodo;
+	rc = plain && orig ? 0 : sim_errorf(err, SIM_E_NOMEM, "out of memory");
+	if (!rc) {
+		memcpy(orig, todo, (size_t)ntodo * sizeof(int));
+		rc = sweep_fork_run(sw, o, todo, &ntodo, &nforked, err);
+	}
+	if (rc) {
+		free(plain);
+		free(orig);
+		free(todo);
+		free(slots);
+		free((void *)pids);
+		return rc;
+	}
+	for (int i = 0; i < ntodo; i++)
+		plain[todo[i]] = true;
+	for (int i = 0; i < nall && nforked; i++) {
+		if (plain[orig[i]])
+			continue;
+		point_path(path, sizeof(path), dir, &sw->points[orig[i]]);
+		if (sweep_point_file_ok(&sw->points[orig[i]], path)) {
+			pg.done++;
+		} else {
+			pg.failed++; /* the master said why on the log */
+			worst = SIM_E_RUNTIME;
+		}
+	}
+	free(plain);
+	free(orig);
+	progress_draw(&pg, false);
+	results_signal_children(pids, (size_t)o->jobs);
+	int next = 0, running = 0;
 	while (next < ntodo || running > 0) {
 		while (running < o->jobs && next < ntodo) {
 			int k = 0;

@@ -283,6 +283,8 @@ struct wl_task {
 	bool last_io_db;
 	uint64_t ops;
 	bool fg;                     /* a foreground task (run.stop: fg_done) */
+	bool held;                   /* fork at a phase: start() leaves it to release */
+	uint64_t held_seq;           /* the event number its start would have taken */
 };
 
 struct wl_state {
@@ -912,6 +914,10 @@ static void wl_start(struct sim *sim, void *state)
 		struct wl_task *wt = &ws->tasks[i];
 		if (!wt->t)
 			continue;
+		if (wt->held) {
+			wt->held_seq = sim_reserve_seq(sim);
+			continue;
+		}
 		if ((wt->c.gen == GEN_LAUNCH || wt->c.gen == GEN_APP) &&
 		    policy_set_has_planner(sim->policies)) {
 			struct policy_app app = {
@@ -931,6 +937,70 @@ static void wl_start(struct sim *sim, void *state)
 		else
 			stack_task_start(wt->t, wt->c.start_ns);
 	}
+}
+
+/* ------------------------------------------------- fork at a phase */
+
+static struct wl_task *task_by_key(struct wl_state *ws, const char *key)
+{
+	for (uint32_t i = 0; i < ws->ntasks; i++)
+		if (!strcmp(ws->tasks[i].key, key))
+			return &ws->tasks[i];
+	return NULL;
+}
+
+static int wl_hold(struct sim *sim, void *state, const char *task, struct sim_error *err)
+{
+	struct wl_task *wt = task_by_key(state, task);
+	if (!wt)
+		return sim_errorf(err, SIM_E_INPUT,
+				  "no task '%s' (a task with copies has its instances' names)", task);
+	if (!wt->t)
+		return sim_errorf(err, SIM_E_INPUT, "task '%s' is disabled", task);
+	if (wt->c.start_random)
+		return sim_errorf(err, SIM_E_INPUT,
+				  "task '%s' has a random start, drawn per seed at set-up", task);
+	if ((wt->c.gen == GEN_LAUNCH || wt->c.gen == GEN_APP) &&
+	    policy_set_has_planner(sim->policies))
+		return sim_errorf(err, SIM_E_INPUT,
+				  "a launch planner hears of task '%s' (and its start) at t = 0", task);
+	wt->held = true;
+	return 0;
+}
+
+static int wl_held_start(struct sim *sim, void *state, const char *task, const char *value,
+			 int64_t *at_ns, struct sim_error *err)
+{
+	struct wl_state *ws = state;
+	(void)sim;
+	(void)task;
+	int64_t v;
+	if (cfg_parse_time_ns(value, "s", &v, err))
+		return err->code;
+	if (v < 0 || v > (int64_t)1e15)
+		return sim_errorf(err, SIM_E_INPUT, "'%s': expected a time in [0, 1e6 s]", value);
+	*at_ns = v + ws->offset_ns;
+	return 0;
+}
+
+static bool wl_release(struct sim *sim, void *state, const char *task, int64_t at_ns)
+{
+	struct wl_task *wt = task_by_key(state, task);
+	if (!wt || !wt->held)
+		return false;
+	wt->held = false;
+	wt->c.start_ns = at_ns;
+	uint32_t used = sim->reserved_used;
+	uint64_t seq = sim->engine.next_seq; /* another event would take a new number */
+	sim_at_reserved(sim, wt->held_seq);
+	if (wt->app)
+		app_launch_start(wt->app, at_ns);
+	else
+		stack_task_start(wt->t, at_ns);
+	bool one = !sim->at_reserved && sim->reserved_used == used + 1 &&
+		   sim->engine.next_seq == seq;
+	sim->at_reserved = false;
+	return one;
 }
 
 static bool task_done(const struct wl_task *wt)
@@ -1041,6 +1111,9 @@ const struct workload_ops synthetic_workload_ops = {
 	.done = wl_done,
 	.fg_count = wl_fg_count,
 	.fg_done = wl_fg_done,
+	.hold = wl_hold,
+	.held_start = wl_held_start,
+	.release = wl_release,
 	.stats_json = wl_stats_json,
 	.destroy = wl_destroy,
 	.needs_block = true,

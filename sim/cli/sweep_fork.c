@@ -1,0 +1,615 @@
+/* Fork at a phase: the points of a sweep that differ only in when a task
+ * starts (workload.tasks.KEY.start, a launch's phase) share everything the
+ * simulation does before that start. A family master (one process per such
+ * family) builds the run once, holds those starts back, runs the shared
+ * prefix and, when the clock reaches a point's start, forks: the child
+ * (copy-on-write) starts the held task there and runs on to the end; the
+ * master runs on towards the next phase. N phases cost one prefix plus N
+ * launches instead of N prefixes.
+ *
+ * Why the result is the run from t = 0, byte for byte: the master is made
+ * from the family's first point (set-up does not read the start: the fs
+ * layout, the files and every random stream drawn at set-up are the same
+ * for all points); the held start reserves the event number its start
+ * would have taken at t = 0 (workload hold/release, sim_engine_schedule_seq),
+ * so at its instant it fires before or after the other events of that
+ * instant exactly as in a run from t = 0; the run pauses before any event of
+ * that instant fires, and the pause counts as a pending event for the
+ * run's slicing (sim_run). What cannot be forked is refused with the
+ * reason (a random start is drawn per seed at set-up; a launch planner hears
+ * of the start at t = 0; a workload without hold) and runs the plain way.
+ * tests/integration/sweep_fork.sh compares the two byte for byte.
+ *
+ * Memory: a master keeps at most -j children alive (it waits for one before
+ * forking the next), so a family is the prefix plus -j runs. Families run
+ * one after the other.
+ */
+#include "sim/cli/sweep_fork.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sim/cli/sweep.h"
+#include "sim/config.h"
+#include "sim/results.h"
+#include "sim/sim.h"
+#include "sim/workload.h"
+
+#define FORK_MAX_PHASES 8
+
+/* A key of the form workload.tasks.KEY.start: its task's KEY, else NULL. */
+static const char *phase_task(const char *key, char *buf, size_t len)
+{
+	static const char pre[] = "workload.tasks.", suf[] = ".start";
+	size_t n = strlen(key), lp = sizeof(pre) - 1, ls = sizeof(suf) - 1;
+	if (n <= lp + ls || strncmp(key, pre, lp) || strcmp(key + n - ls, suf))
+		return NULL;
+	size_t k = n - lp - ls;
+	if (k >= len || memchr(key + lp, '.', k) || memchr(key + lp, '[', k))
+		return NULL;
+	memcpy(buf, key + lp, k);
+	buf[k] = '\0';
+	return buf;
+}
+
+struct fork_family {
+	int *pts; /* point indices */
+	int n;
+};
+
+struct fork_plan {
+	int nph;
+	int col[FORK_MAX_PHASES];
+	char task[FORK_MAX_PHASES][128];
+	struct fork_family *fam;
+	int nfam;
+};
+
+static void plan_free(struct fork_plan *pl)
+{
+	for (int f = 0; f < pl->nfam; f++)
+		free(pl->fam[f].pts);
+	free(pl->fam);
+	pl->fam = NULL;
+	pl->nfam = 0;
+}
+
+static bool is_phase_col(const struct fork_plan *pl, int c)
+{
+	for (int k = 0; k < pl->nph; k++)
+		if (pl->col[k] == c)
+			return true;
+	return false;
+}
+
+/* Do points a and b differ only in their phases (and share their seed)? */
+static bool same_prefix(const struct sweep *sw, const struct fork_plan *pl, const struct sweep_point *a,
+			const struct sweep_point *b)
+{
+	if (a->seed_set != b->seed_set || (a->seed_set && a->seed != b->seed))
+		return false;
+	for (int c = 0; c < sw->nkeys; c++) {
+		if (is_phase_col(pl, c))
+			continue;
+		const struct sweep_value *x = a->vals[c], *y = b->vals[c];
+		if ((x == NULL) != (y == NULL) || (x && strcmp(x->text, y->text)))
+			return false;
+	}
+	return true;
+}
+
+/* The static part of the decision: which columns are phases, and the
+ * families. false with *why when nothing can be forked. */
+static bool plan_make(const struct sweep *sw, const int *todo, int ntodo, struct fork_plan *pl,
+		      char *why, size_t len)
+{
+	memset(pl, 0, sizeof(*pl));
+	for (int c = 0; c < sw->nkeys; c++) {
+		char buf[128];
+		const char *t = phase_task(sw->keys[c], buf, sizeof(buf));
+		if (!t)
+			continue;
+		if (pl->nph == FORK_MAX_PHASES) {
+			snprintf(why, len, "more than %d launch-phase axes", FORK_MAX_PHASES);
+			return false;
+		}
+		pl->col[pl->nph] = c;
+		snprintf(pl->task[pl->nph], sizeof(pl->task[0]), "%s", t);
+		pl->nph++;
+	}
+	if (!pl->nph) {
+		snprintf(why, len, "no launch-phase axis (workload.tasks.KEY.start)");
+		return false;
+	}
+	for (int i = 0; i < ntodo; i++) {
+		const struct sweep_point *p = &sw->points[todo[i]];
+		for (int k = 0; k < pl->nph; k++) {
+			const struct sweep_value *v = p->vals[pl->col[k]];
+			if (!v) {
+				snprintf(why, len, "point %s does not set %s", p->id, sw->keys[pl->col[k]]);
+				return false;
+			}
+			if (strchr("{[", v->text[0])) {
+				snprintf(why, len,
+					 "%s = %s is a random start, drawn per seed at set-up", sw->keys[pl->col[k]],
+					 v->text);
+				return false;
+			}
+		}
+	}
+	pl->fam = calloc((size_t)(ntodo ? ntodo : 1), sizeof(*pl->fam));
+	int *fam_of = malloc((size_t)(ntodo ? ntodo : 1) * sizeof(int));
+	if (!pl->fam || !fam_of) {
+		free(fam_of);
+		plan_free(pl);
+		snprintf(why, len, "out of memory");
+		return false;
+	}
+	/* families in the order of their first point; a point joins the family
+	 * of the last earlier one with its prefix (points of one assignment
+	 * are consecutive in the expansion, so this is linear in practice) */
+	for (int i = 0; i < ntodo; i++) {
+		const struct sweep_point *p = &sw->points[todo[i]];
+		int f = -1;
+		for (int g = pl->nfam - 1; g >= 0 && f < 0; g--)
+			if (same_prefix(sw, pl, &sw->points[pl->fam[g].pts[0]], p))
+				f = g;
+		if (f < 0) {
+			f = pl->nfam++;
+			pl->fam[f].pts = malloc((size_t)ntodo * sizeof(int));
+			if (!pl->fam[f].pts) {
+				free(fam_of);
+				plan_free(pl);
+				snprintf(why, len, "out of memory");
+				return false;
+			}
+		}
+		pl->fam[f].pts[pl->fam[f].n++] = todo[i];
+	}
+	free(fam_of);
+	bool any = false;
+	for (int f = 0; f < pl->nfam; f++)
+		any |= pl->fam[f].n > 1;
+	if (!any) {
+		plan_free(pl);
+		snprintf(why, len, "no two points differ only in their launch phase");
+		return false;
+	}
+	return true;
+}
+
+/* ------------------------------------------------------- the master */
+
+struct fpoint {
+	int index;
+	int64_t at[FORK_MAX_PHASES]; /* each held task's start */
+	int64_t fork_at;             /* the earliest of them */
+};
+
+struct master {
+	const struct sweep *sw;
+	const struct fork_plan *pl;
+	const struct sweep_run_opts *o;
+	struct sim *s;
+	struct fpoint *fp;
+	int n, next;                 /* points, the next to fork */
+	volatile pid_t *pids;        /* live children, o->jobs slots */
+	int *slot_point;
+	int live, failed;
+	int report_fd;               /* forked point indices go to the main process */
+	/* in a child */
+	int me;                      /* -1 in the master */
+};
+
+/* SIGINT, SIGTERM, SIGHUP blocked while a fork changes who is running, so
+ * the handler (sim/results.c) always sees every child. */
+static void block_stop_signals(sigset_t *old)
+{
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigprocmask(SIG_BLOCK, &set, old);
+}
+
+static int cmp_fork_at(const void *a, const void *b)
+{
+	const struct fpoint *x = a, *y = b;
+	if (x->fork_at != y->fork_at)
+		return x->fork_at < y->fork_at ? -1 : 1;
+	return (x->index > y->index) - (x->index < y->index);
+}
+
+static void report_status(const struct master *m, int point, int status)
+{
+	if (!m->o->log)
+		return;
+	const char *id = m->sw->points[point].id;
+	if (WIFSIGNALED(status))
+		fprintf(m->o->log, "mobisim: point %s: crashed (signal %d, %s)\n", id, WTERMSIG(status),
+			strsignal(WTERMSIG(status)));
+	else
+		fprintf(m->o->log, "mobisim: point %s: failed (exit status %d)\n", id,
+			WEXITSTATUS(status));
+}
+
+/* Reap one child (blocking). */
+static void reap_one(struct master *m)
+{
+	int status;
+	pid_t pid;
+	while ((pid = wait(&status)) < 0 && errno == EINTR)
+		;
+	if (pid < 0)
+		return;
+	for (int k = 0; k < m->o->jobs; k++) {
+		if (m->pids[k] != pid)
+			continue;
+		m->pids[k] = 0;
+		m->live--;
+		if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+			m->failed++;
+			report_status(m, m->slot_point[k], status);
+		}
+		return;
+	}
+}
+
+/* The child's later starts (a point with several phase tasks). */
+static int64_t child_next_at(const struct master *m, int64_t after)
+{
+	int64_t best = SIM_TIME_MAX;
+	const struct fpoint *p = &m->fp[m->me];
+	for (int k = 0; k < m->pl->nph; k++)
+		if (p->at[k] > after && p->at[k] < best)
+			best = p->at[k];
+	return best;
+}
+
+static bool release_at(struct master *m, int64_t at)
+{
+	struct sim *s = m->s;
+	const struct fpoint *p = &m->fp[m->me];
+	for (int k = 0; k < m->pl->nph; k++)
+		if (p->at[k] == at && !s->workload->ops->release(s, s->workload->state, m->pl->task[k], at)) {
+			sim_fail(s, SIM_E_RUNTIME,
+				 "fork at a phase: task '%s' did not start with exactly its held event",
+				 m->pl->task[k]);
+			return false;
+		}
+	return true;
+}
+
+static bool child_pause(struct sim *s, void *ctx)
+{
+	struct master *m = ctx;
+	int64_t at = s->pause_ns;
+	s->pause_ns = child_next_at(m, at);
+	release_at(m, at);
+	return true;
+}
+
+/* A child's held start is pending in its run from t = 0: no inline clock
+ * move reaches past it. */
+static bool child_cross(struct sim *s, void *ctx, int64_t when)
+{
+	(void)s;
+	(void)ctx;
+	(void)when;
+	return false;
+}
+
+/* In the new child: become point fp[i]'s run from t = 0, its first start
+ * held until fork_at (released now when the clock is there). */
+static void become_point(struct master *m, int i, bool at_start)
+{
+	struct sim *s = m->s;
+	const struct sweep_point *p = &m->sw->points[m->fp[i].index];
+	m->me = i;
+	close(m->report_fd);
+	results_signal_children(NULL, 0);
+	results_signal_quiet();
+	/* its config echo: the prefix's resolved doc with this point's phases */
+	for (int k = 0; k < m->pl->nph; k++) {
+		const char *key = m->sw->keys[m->pl->col[k]];
+		size_t len = strlen(key) + strlen(p->vals[m->pl->col[k]]->text) + 2;
+		char *set = malloc(len);
+		struct sim_error err;
+		if (!set) {
+			sim_fail(s, SIM_E_NOMEM, "out of memory");
+			return;
+		}
+		snprintf(set, len, "%s=%s", key, p->vals[m->pl->col[k]]->text);
+		if (cfg_set(s->doc, set, &err))
+			sim_fail(s, err.code, "%s", err.msg);
+		free(set);
+	}
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	s->run_t0 = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+	s->on_pause = child_pause;
+	s->on_cross = child_cross;
+	if (at_start) {
+		s->pause_ns = child_next_at(m, m->fp[i].fork_at);
+		release_at(m, m->fp[i].fork_at);
+	} else {
+		s->pause_ns = m->fp[i].fork_at;
+	}
+	s->engine.barrier = s->pause_ns;
+}
+
+/* Fork the next point (m->next); true in the child. */
+static bool fork_next(struct master *m, bool at_start)
+{
+	for (;;) {
+		while (m->live >= m->o->jobs)
+			reap_one(m);
+		int k = 0;
+		while (m->pids[k])
+			k++;
+		int i = m->next;
+		fflush(NULL);
+		sigset_t old;
+		block_stop_signals(&old);
+		pid_t pid = fork();
+		if (pid == 0) {
+			sigprocmask(SIG_SETMASK, &old, NULL);
+			become_point(m, i, at_start);
+			return true;
+		}
+		if (pid > 0) {
+			m->pids[k] = pid;
+			m->slot_point[k] = m->fp[i].index;
+			m->live++;
+		}
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		if (pid < 0) {
+			if (m->live == 0) {
+				/* cannot fork at all: the rest run the plain way */
+				m->n = m->next;
+				return false;
+			}
+			reap_one(m);
+			continue;
+		}
+		m->next++;
+		int idx = m->fp[i].index;
+		if (write(m->report_fd, &idx, sizeof(idx)) != (ssize_t)sizeof(idx))
+			m->n = m->next; /* the main process is gone */
+		return false;
+	}
+}
+
+/* Past the last point the master has nothing left to do. */
+static void master_next_pause(struct master *m)
+{
+	if (m->next < m->n)
+		m->s->pause_ns = m->fp[m->next].fork_at;
+	else {
+		m->s->pause_ns = SIM_TIME_MAX;
+		sim_halt(m->s);
+	}
+	m->s->engine.barrier = m->s->pause_ns;
+}
+
+static bool master_pause(struct sim *s, void *ctx)
+{
+	struct master *m = ctx;
+	int64_t at = s->pause_ns;
+	while (m->next < m->n && m->fp[m->next].fork_at == at)
+		if (fork_next(m, true))
+			return true;
+	master_next_pause(m);
+	return !s->halted;
+}
+
+/* An inline clock move to when: the runs whose start is at or before when
+ * would refuse it (their start is pending): fork them here, refusing;
+ * then let the prefix, which stands for the later starts, go on. */
+static bool master_cross(struct sim *s, void *ctx, int64_t when)
+{
+	struct master *m = ctx;
+	while (m->next < m->n && m->fp[m->next].fork_at <= when)
+		if (fork_next(m, false))
+			return false;
+	master_next_pause(m);
+	if (s->halted)
+		return false; /* nothing left: refuse, and the master stops at once */
+	return true;
+}
+
+/* The family master, in its own process: exit status 0 (all forked points
+ * ran), 1 (some failed, said on log), 3 (could not hold: the reason on log
+ * as "fork: REASON"; the main process runs the family the plain way). */
+static void __attribute__((noreturn))
+master_main(const struct sweep *sw, const struct fork_plan *pl, const struct fork_family *fam,
+	    const struct sweep_run_opts *o, int report_fd, int why_fd)
+{
+	struct master m = { .sw = sw, .pl = pl, .o = o, .n = fam->n, .report_fd = report_fd, .me = -1 };
+	struct sim_error err = { 0 };
+	char why[SIM_ERRMSG_MAX] = "";
+	m.fp = calloc((size_t)fam->n, sizeof(*m.fp));
+	m.pids = calloc((size_t)o->jobs, sizeof(*m.pids));
+	m.slot_point = calloc((size_t)o->jobs, sizeof(*m.slot_point));
+	if (!m.fp || !m.pids || !m.slot_point)
+		_exit(3);
+	if (sweep_point_create(sw, &sw->points[fam->pts[0]], &m.s, &err)) {
+		snprintf(why, sizeof(why), "%s", err.msg);
+		goto refuse;
+	}
+	struct sim *s = m.s;
+	const struct workload_ops *w = s->workload ? s->workload->ops : NULL;
+	if (!w || !w->hold || !w->held_start || !w->release) {
+		snprintf(why, sizeof(why), "the %s workload cannot hold a task's start",
+			 w ? w->name : "(none)");
+		goto refuse;
+	}
+	if (s->timeline || s->trace_out) {
+		snprintf(why, sizeof(why), "a streaming output (timeline, trace-out) records from t = 0");
+		goto refuse;
+	}
+	for (int k = 0; k < pl->nph; k++)
+		if (w->hold(s, s->workload->state, pl->task[k], &err)) {
+			snprintf(why, sizeof(why), "%s", err.msg);
+			goto refuse;
+		}
+	for (int i = 0; i < fam->n; i++) {
+		const struct sweep_point *p = &sw->points[fam->pts[i]];
+		m.fp[i].index = fam->pts[i];
+		m.fp[i].fork_at = SIM_TIME_MAX;
+		for (int k = 0; k < pl->nph; k++) {
+			if (w->held_start(s, s->workload->state, pl->task[k], p->vals[pl->col[k]]->text,
+					  &m.fp[i].at[k], &err)) {
+				snprintf(why, sizeof(why), "%.200s = %.100s: %.700s", sw->keys[pl->col[k]],
+					 p->vals[pl->col[k]]->text, err.msg);
+				goto refuse;
+			}
+			if (m.fp[i].at[k] < m.fp[i].fork_at)
+				m.fp[i].fork_at = m.fp[i].at[k];
+		}
+	}
+	qsort(m.fp, (size_t)fam->n, sizeof(*m.fp), cmp_fork_at);
+	close(why_fd);
+	results_signal_children(m.pids, (size_t)o->jobs);
+	s->on_pause = master_pause;
+	s->on_cross = master_cross;
+	s->pause_ctx = &m;
+	s->pause_ns = m.fp[0].fork_at;
+	int rc = sim_run(s, &err);
+	if (m.me >= 0) {
+		/* a child: the point's run is over */
+		const struct sweep_point *p = &sw->points[m.fp[m.me].index];
+		if (!rc)
+			rc = sweep_point_write(sw, p, s, o->out_dir, &err);
+		if (rc && o->log) {
+			fprintf(o->log, "mobisim: point %s: %s\n", p->id, err.msg);
+			fflush(o->log);
+		}
+		_exit(rc ? sim_error_exit_status(rc) : 0);
+	}
+	/* the master: the prefix ended (its last fork, or the run ended before
+	 * a phase: those points were not forked and run the plain way) */
+	while (m.live > 0)
+		reap_one(&m);
+	results_signal_children(NULL, 0);
+	_exit(m.failed ? 1 : 0);
+refuse:
+	if (write(why_fd, why, strlen(why)) < 0)
+		_exit(3);
+	_exit(3);
+}
+
+/* Run one family through its master; *forked gets the points it forked. */
+static int family_run(const struct sweep *sw, const struct fork_plan *pl, const struct fork_family *fam,
+		      const struct sweep_run_opts *o, volatile pid_t *sigpids, bool *forked, int *nfailed,
+		      char *why, size_t whylen)
+{
+	int rep[2], wp[2];
+	if (pipe(rep))
+		return -1;
+	if (pipe(wp)) {
+		close(rep[0]);
+		close(rep[1]);
+		return -1;
+	}
+	fflush(NULL);
+	sigset_t old;
+	block_stop_signals(&old);
+	pid_t pid = fork();
+	if (pid == 0) {
+		results_signal_children(NULL, 0);
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		close(rep[0]);
+		close(wp[0]);
+		master_main(sw, pl, fam, o, rep[1], wp[1]);
+	}
+	if (pid > 0)
+		sigpids[0] = pid;
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	close(rep[1]);
+	close(wp[1]);
+	if (pid < 0) {
+		close(rep[0]);
+		close(wp[0]);
+		return -1;
+	}
+	int idx;
+	ssize_t r;
+	while ((r = read(rep[0], &idx, sizeof(idx))) == (ssize_t)sizeof(idx) || (r < 0 && errno == EINTR))
+		if (r > 0 && idx >= 0 && idx < sw->npoints)
+			forked[idx] = true;
+	close(rep[0]);
+	size_t n = 0;
+	while (n + 1 < whylen && ((r = read(wp[0], why + n, whylen - 1 - n)) > 0 || (r < 0 && errno == EINTR)))
+		if (r > 0)
+			n += (size_t)r;
+	why[n] = '\0';
+	close(wp[0]);
+	int status;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	sigpids[0] = 0;
+	int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	if (code == 1)
+		(*nfailed)++;
+	return code;
+}
+
+int sweep_fork_run(const struct sweep *sw, const struct sweep_run_opts *o, int *todo, int *ntodo,
+		   int *nforked, struct sim_error *err)
+{
+	char why[SIM_ERRMSG_MAX];
+	struct fork_plan pl;
+	*nforked = 0;
+	if (o->no_fork)
+		return 0;
+	if (!plan_make(sw, todo, *ntodo, &pl, why, sizeof(why))) {
+		if (o->log && pl.nph) /* a sweep without a phase axis has nothing to fork */
+			fprintf(o->log, "mobisim: %s: every point runs from t = 0: %s\n", sw->file, why);
+		return 0;
+	}
+	bool *forked = calloc((size_t)sw->npoints, sizeof(bool));
+	volatile pid_t *sigpids = calloc(1, sizeof(*sigpids));
+	if (!forked || !sigpids) {
+		free(forked);
+		free((void *)sigpids);
+		plan_free(&pl);
+		return sim_errorf(err, SIM_E_NOMEM, "out of memory");
+	}
+	results_signal_children(sigpids, 1);
+	bool said = false;
+	int nfail = 0;
+	for (int f = 0; f < pl.nfam; f++) {
+		if (pl.fam[f].n < 2)
+			continue;
+		why[0] = '\0';
+		int code = family_run(sw, &pl, &pl.fam[f], o, sigpids, forked, &nfail, why, sizeof(why));
+		if (code == 3 && !said && o->log) {
+			fprintf(o->log, "mobisim: %s: runs from t = 0 where it cannot fork: %s\n", sw->file,
+				why[0] ? why : "the prefix could not be built");
+			said = true;
+		}
+	}
+	results_signal_children(NULL, 0);
+	/* what was forked is done (or failed and said so); the rest runs the
+	 * plain way */
+	int k = 0;
+	for (int i = 0; i < *ntodo; i++) {
+		if (forked[todo[i]])
+			(*nforked)++;
+		else
+			todo[k++] = todo[i];
+	}
+	*ntodo = k;
+	free(forked);
+	free((void *)sigpids);
+	plan_free(&pl);
+	return 0;
+}
