@@ -1,11 +1,10 @@
 #!/bin/bash
 # Minimise a reader's committed corpus to the inputs that keep its edge
 # coverage: the top level of tests/fuzz/corpus/NAME (named inputs the
-# broken-input tests read) stays as it is; gen/ is rebuilt from a libFuzzer
-# merge on edges only (-use_counters=0: hit counts are not kept, so the
-# "ft" features drop while "cov" edges stay), in two passes - the second
-# merges the whole old corpus again into the result and adds back an input
-# whose edge the first pass lost to order. If `fuzz_NAME -runs=0` still
+# broken-input tests read) stays as it is; gen/ is rebuilt as a greedy set
+# cover of every input's edges (-use_counters=0: hit counts are not kept, so
+# the "ft" features drop while "cov" edges stay), each input's edges read
+# from a libFuzzer merge of that input alone (setcover.py). If `fuzz_NAME -runs=0` still
 # counts fewer edges than on the old corpus (the merge's view of an edge
 # and -runs=0's differ), the dropped inputs are bisected for one that
 # restores the count, until none is missing. Prints edges (cov) and
@@ -37,11 +36,19 @@ for name in "$@"; do
 	w=$work/$name
 	mkdir -p "$w/set"
 	before="$(cov "$c") files $(find "$c" -type f | wc -l)"
-	find "$c" -maxdepth 1 -type f -exec cp {} "$w/set/" \;
-	"$build/fuzz_$name" $opts -merge=1 -use_counters=0 "$w/set" "$c/gen" > "$w/merge1.log" 2>&1 ||
-		{ echo "$name: merge failed (log below)"; tail -20 "$w/merge1.log"; exit 1; }
-	"$build/fuzz_$name" $opts -merge=1 -use_counters=0 "$w/set" "$c" > "$w/merge2.log" 2>&1 ||
-		{ echo "$name: second merge failed (log below)"; tail -20 "$w/merge2.log"; exit 1; }
+	# every edge of each input, one fresh process per input (setcover.py says why)
+	mkdir -p "$w/per"
+	i=0
+	find "$c" -type f | sort > "$w/all"
+	while IFS= read -r f; do
+		# the merge writes into its first directory: a fresh empty one each time
+		rm -rf "$w/one" "$w/empty" && mkdir "$w/one" "$w/empty" && cp "$f" "$w/one/"
+		"$build/fuzz_$name" $opts -merge=1 -use_counters=0 -merge_control_file="$w/per/ctl.$i" \
+			"$w/empty" "$w/one" > /dev/null 2>&1
+		printf '%s\n' "$f" > "$w/per/name.$i"
+		i=$((i + 1))
+	done < "$w/all"
+	python3 "$src/setcover.py" "$w/per" "$c" | xargs -d '\n' cp -t "$w/set/"
 	want=$(edges "$c")
 	while [ "$(edges "$w/set")" -lt "$want" ]; do
 		# dropped inputs (by content), bisected for one that restores the count
