@@ -51,7 +51,7 @@ struct sim_options {
 
 /* A CPU model that host-side work competes with for cores (a polling
  * completion spins on one, interrupt handlers take time), registered at
- * set-up by the layer that owns it (the upper stack, models/stack/cpu.c),
+ * set-up by the layer that owns it (the upper stack's CPU model, models/sched/cpu.c),
  * so that the completion path below calls it without naming that layer.
  * hold: a free core or -1; release: give it back, busy_ns counted busy;
  * charge: busy time without a core; cores: how many. */
@@ -158,6 +158,8 @@ static inline void sim_halt(struct sim *s)
  * periodic kernel work (flusher, journal timer) still has events pending.
  * Cheap: it only calls done(). */
 void sim_workload_progress(struct sim *s);
+/* The workload has finished (done(), or fg_done() under run.stop: fg_done). */
+bool sim_workload_done(struct sim *s);
 
 /* Record a runtime failure from inside the model; stops the run. */
 void sim_fail(struct sim *s, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

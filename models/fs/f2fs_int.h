@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "models/stack/stack_int.h"
+#include "models/stack/stack_types.h"
 
 /* include/linux/f2fs_fs.h: 4 KiB blocks, 512 per segment (2 MiB). */
 #define F2FS_BLKS_PER_SEG 512u

@@ -25,7 +25,7 @@
 #include <jansson.h>
 
 #include "models/fs/fs.h"
-#include "models/stack/stack_int.h"
+#include "models/stack/stack_types.h"
 #include "sim/rng.h"
 #include "sim/sim.h"
 

@@ -1,16 +1,19 @@
 /* The file-system layer's interface: ext4's placement and journal (fs.c,
  * journal.c), fsync (fsync.c), the fs kinds' ops table (fs_kind.c; f2fs's
  * own state is in f2fs_int.h) and the helpers one fs file offers another.
- * Included by models/stack/stack_int.h, which embeds struct fs and struct
- * journal in struct stack; nothing here includes the stack's internals. */
+ * The file table is models/fs/vfs.h (vfs.c). fs calls down into mm and the
+ * sched layer (models/sched/sched.h); models/stack/stack_types.h embeds
+ * struct fs and struct journal in struct stack, and nothing here includes
+ * it (the stack's types are only named by pointer). */
 #ifndef MODELS_FS_FS_H
 #define MODELS_FS_FS_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "models/fs/vfs.h"
 #include "models/mm/mm.h"
-#include "models/stack/stack.h"
+#include "models/stack/stack_op.h"
 #include "sim/engine.h"
 #include "sim/list.h"
 #include "sim/rng.h"
@@ -18,6 +21,12 @@
 struct stack;
 struct stack_task;
 struct stack_file;
+
+/* Buckets of the file table's name hash (vfs.c). */
+#define STACK_FHASH 4096u
+/* A new file in the table; meta: the block device's own mapping "(bdev)",
+ * which the file system does not set up (vfs.c). NULL when out of memory. */
+struct stack_file *stack_file_new(struct stack *s, const char *name, bool meta);
 struct stack_bio;
 struct cfg_node;
 struct sim_error;

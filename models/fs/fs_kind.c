@@ -1,10 +1,10 @@
 /* File system kinds by name: `fs: {kind: ext4|f2fs}` picks the ops table
- * the upper stack calls (models/stack/stack_int.h struct fs_ops). ext4 is
+ * the upper stack calls (struct fs_ops, models/fs/fs.h). ext4 is
  * the Linux 3.10 ext4 + jbd2 model (fs.c, fsync.c, journal.c); f2fs is the
  * Linux 5.15 F2FS model (f2fs.c, f2fs_gc.c). */
 #include <string.h>
 
-#include "models/stack/stack_int.h"
+#include "models/stack/stack_types.h"
 
 static const struct fs_ops *const fs_kinds[] = { &ext4_fs_ops, &f2fs_fs_ops };
 

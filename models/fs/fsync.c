@@ -19,7 +19,7 @@
  * allocated blocks without mtime change, and barrier-less mounts.
  */
 #include "models/fs/fs.h"
-#include "models/stack/stack_int.h"
+#include "models/stack/stack_types.h"
 #include "sim/sim.h"
 
 enum step task_submit_pending(struct stack_task *t)

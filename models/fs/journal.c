@@ -43,7 +43,7 @@
 
 #include <jansson.h>
 
-#include "models/stack/stack_int.h"
+#include "models/stack/stack_types.h"
 #include "sim/sim.h"
 
 static const char *const journal_ordered_wait_names[] = { "range", "whole-file", NULL };

@@ -2,9 +2,10 @@
  * (zone->lru_lock, zone->lock, mapping->tree_lock), the page cache and its
  * pages (pagecache.c, pglock.c), readahead (readahead.c), dirty writeback
  * (writeback.c) and the page reclaim of Linux 3.10 mm/vmscan.c +
- * mm/page_alloc.c (reclaim.c). Included by models/stack/stack_int.h, which
- * embeds these structures in struct stack, its tasks and files; nothing
- * here includes the stack (its types are only named by pointer).
+ * mm/page_alloc.c (reclaim.c). mm calls down into the sched layer
+ * (models/sched/sched.h) and the block layer; models/stack/stack_types.h
+ * embeds these structures in struct stack, its tasks and files, and nothing
+ * here includes it (the stack's types are only named by pointer).
  */
 #ifndef MODELS_MM_H
 #define MODELS_MM_H
@@ -12,6 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "models/sched/sched.h"
 #include "sim/engine.h"
 #include "sim/list.h"
 #include "sim/metrics.h"
@@ -88,9 +90,6 @@ struct mm_reclaim {
 void mm_reclaim_task_init(struct mm_reclaim *rc);
 
 /* ------------------------------------- page cache, readahead, writeback */
-
-/* Result of a step that may block. */
-enum step { STEP_DONE = 0, STEP_BLOCK = 1 };
 
 /* include/linux/pagevec.h: PAGEVEC_SIZE 14 (3.10). */
 #define STACK_PAGEVEC_SIZE 14
@@ -293,6 +292,8 @@ void pc_mark_accessed(struct stack *s, struct pc_page *pg);
 /* Clear bits and wake sleepers on the page. */
 void pc_clear_flags(struct stack *s, struct pc_page *pg, uint16_t bits);
 void pc_wake_page(struct stack *s, struct pc_page *pg);
+/* Sleep on page until none of mask's flags is set (wait_on_page_bit). */
+void task_wait_page(struct stack_task *t, struct pc_page *pg, uint16_t mask, enum sim_wait cause);
 uint64_t pc_free_pages(const struct pagecache *pc);
 /* Clean pages of an idle file at t = 0 (clamped to leave free memory). */
 int pagecache_prefill(struct stack *s, struct stack_file *f, uint64_t npages,

@@ -28,7 +28,7 @@
 
 #include <jansson.h>
 
-#include "models/stack/stack_int.h"
+#include "models/stack/stack_types.h"
 #include "sim/sim.h"
 
 #define PC_SLAB_PAGES 4096u
@@ -509,4 +509,17 @@ struct json_t *pagecache_to_json(const struct stack *s)
 	json_object_set_new(o, "memory", cfg_params_to_json(mem_params_table, &pc->mp));
 	json_object_set_new(o, "params", cfg_params_to_json(pc_params_table, &pc->p));
 	return o;
+}
+
+/* wait_on_page_bit (mm/filemap.c): the task joins the page's hashed wait
+ * queue; pc_wake_page wakes it. */
+void task_wait_page(struct stack_task *t, struct pc_page *pg, uint16_t mask, enum sim_wait cause)
+{
+	struct stack *s = t->stack;
+	uint32_t b = (pg->file->id * 2654435761u ^ pg->index * 40503u) % STACK_WAITQ_BUCKETS;
+	pg->flags |= PG_WAITERS;
+	t->wait_page = pg;
+	t->wait_mask = mask;
+	list_add_tail(&t->waitq_node, &s->pc.waitq[b]);
+	task_block(t, cause);
 }

@@ -27,7 +27,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "models/stack/stack_int.h"
+#include "models/stack/stack_types.h"
 #include "sim/sim.h"
 
 /* mm/filemap.c */

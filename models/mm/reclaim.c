@@ -50,7 +50,7 @@
 #include <jansson.h>
 
 #include "models/mm/mm.h"
-#include "models/stack/stack_int.h"
+#include "models/stack/stack_types.h"
 #include "sim/sim.h"
 
 /* include/linux/swap.h: SWAP_CLUSTER_MAX */

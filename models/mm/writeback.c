@@ -58,7 +58,7 @@
 
 #include <jansson.h>
 
-#include "models/stack/stack_int.h"
+#include "models/stack/stack_types.h"
 #include "sim/sim.h"
 #include "sim/timeline.h"
 

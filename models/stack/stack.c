@@ -1,8 +1,9 @@
 /* The upper stack as one object: construction from the scenario's
- * sections, files, stack bios and their completion, result JSON
- * (models/stack/stack.h). The models themselves live in task.c, cpu.c,
- * pagecache.c, pglock.c, readahead.c, writeback.c, fsync.c, fs.c and
- * journal.c; this file only wires them together.
+ * sections (registering with the sched layer what each kind of task runs
+ * and the per-task set-up of mm), the completion of stack bios, result JSON
+ * (models/stack/stack.h). The models themselves live in models/sched/
+ * (task.c, cpu.c), models/mm/, models/fs/ (the file table in vfs.c) and
+ * models/stack/ops.c; this file only wires them together.
  *
  * Sections read (each optional, each a map of its module's tunables):
  * cpu, memory, pagecache, pagecache_lock, readahead, writeback, fs,
@@ -18,116 +19,25 @@
 #include "models/stack/stack_int.h"
 #include "sim/sim.h"
 
-#define STACK_FHASH 4096u
 #define SBIO_SLAB 256u
 
-/* ------------------------------------------------------------ files */
+/* ------------------------------------------------------------- tasks */
 
-static uint32_t name_hash(const char *n)
+/* The f2fs threads run what the file system kind says (fs_ops->kthread_run). */
+static void fs_kthread_run(struct stack_task *t)
 {
-	uint32_t h = 2166136261u;
-	for (; *n; n++)
-		h = (h ^ (uint8_t)*n) * 16777619u;
-	return h;
+	t->stack->fs.ops->kthread_run(t);
 }
 
-struct stack_file *stack_file_find(struct stack *s, const char *name)
+/* mm's per-task state of a new task (task_struct's nr_dirtied_pause and
+ * the reclaim state). */
+static void stack_task_init(struct stack_task *t)
 {
-	for (struct stack_file *f = s->fhash[name_hash(name) % STACK_FHASH]; f; f = f->hnext)
-		if (strcmp(f->name, name) == 0)
-			return f;
-	return NULL;
-}
-
-static struct stack_file *file_new(struct stack *s, const char *name, bool meta)
-{
-	struct stack_file *f = calloc(1, sizeof(*f));
-	if (!f)
-		return NULL;
-	f->name = strdup(name);
-	if (!f->name) {
-		free(f);
-		return NULL;
-	}
-	f->id = s->next_file_id++;
-	f->pages = RB_ROOT;
-	f->is_meta = meta;
-	f->ra.prev_page = UINT64_MAX;
-	list_init(&f->dirty_node);
-	list_init(&f->ordered_node);
-	list_add_tail(&f->all_node, &s->files);
-	uint32_t b = name_hash(name) % STACK_FHASH;
-	f->hnext = s->fhash[b];
-	s->fhash[b] = f;
-	s->nfiles++;
-	if (!meta)
-		s->fs.ops->new_file(s, f);
-	return f;
-}
-
-struct stack_file *stack_file_get(struct stack *s, const char *name, uint64_t size_bytes,
-				  struct sim_error *err)
-{
-	struct stack_file *f = stack_file_find(s, name);
-	if (f)
-		return f;
-	f = file_new(s, name, false);
-	if (!f) {
-		sim_errorf(err, SIM_E_NOMEM, "out of memory creating file %s", name);
-		return NULL;
-	}
-	if (size_bytes > 0) {
-		if (s->fs.ops->alloc_existing(s, f, pages_of(size_bytes))) {
-			sim_errorf(err, SIM_E_NOMEM, "out of memory allocating file %s", name);
-			return NULL;
-		}
-		f->size = size_bytes;
-	}
-	return f;
-}
-
-uint64_t stack_file_size(const struct stack_file *f) { return f->size; }
-uint64_t stack_file_cached_pages(const struct stack_file *f) { return f->nr_pages; }
-
-uint64_t stack_file_lba(const struct stack_file *f, uint64_t off)
-{
-	return fs_map(f, off >> STACK_PAGE_SHIFT, NULL);
+	t->nr_dirtied_pause = 32; /* ratelimit_pages (mm/page-writeback.c) */
+	mm_reclaim_task_init(&t->rc);
 }
 
 /* ------------------------------------------------------------- bios */
-
-struct stack_bio *sbio_alloc(struct stack *s)
-{
-	if (!s->bio_free) {
-		struct stack_bio **slabs = realloc(s->bio_slabs, (s->nbio_slabs + 1) * sizeof(*slabs));
-		if (!slabs)
-			return NULL;
-		s->bio_slabs = slabs;
-		struct stack_bio *slab = calloc(SBIO_SLAB, sizeof(*slab));
-		if (!slab)
-			return NULL;
-		s->bio_slabs[s->nbio_slabs++] = slab;
-		for (uint32_t i = 0; i < SBIO_SLAB; i++) {
-			slab[i].free_next = s->bio_free;
-			s->bio_free = &slab[i];
-		}
-	}
-	struct stack_bio *sb = s->bio_free;
-	s->bio_free = sb->free_next;
-	memset(sb, 0, sizeof(*sb));
-	sb->stack = s;
-	sb->bio.end_io = sbio_end_io;
-	sb->bio.private = sb;
-	s->bios_live++;
-	return sb;
-}
-
-void sbio_free(struct stack *s, struct stack_bio *sb)
-{
-	sb->free_next = s->bio_free;
-	s->bio_free = sb;
-	s->bios_live--;
-}
 
 static void read_done(struct stack *s, struct stack_bio *sb)
 {
@@ -267,6 +177,16 @@ int stack_create(struct sim *sim, struct cfg_node *root, struct stack **out, str
 	sim_event_init(&s->wb.periodic, NULL);
 	sim_event_init(&s->jn.timer, NULL);
 	s->next_pid = 100;
+	bio_pool_init(&s->bios, sizeof(struct stack_bio), offsetof(struct stack_bio, bio),
+		      offsetof(struct stack_bio, free_next), SBIO_SLAB, sbio_end_io);
+	/* what each kind of task runs, and their per-task set-up above sched,
+	 * before the first task_new (models/sched/sched.h) */
+	s->task_run_fn[TASK_USER] = stack_user_run;
+	s->task_run_fn[TASK_FLUSHER] = flusher_run;
+	s->task_run_fn[TASK_JBD2] = jbd2_run;
+	s->task_run_fn[TASK_KSWAPD] = kswapd_run;
+	s->task_run_fn[TASK_FS] = fs_kthread_run;
+	s->task_init = stack_task_init;
 	list_init(&s->tasks);
 	list_init(&s->files);
 	s->fhash = calloc(STACK_FHASH, sizeof(*s->fhash));
@@ -303,14 +223,14 @@ int stack_create(struct sim *sim, struct cfg_node *root, struct stack **out, str
 	if ((rc = writeback_init(s, n_wb, err)) || (rc = fg_parse(s, cfg_get(root, "fg"), err)))
 		goto fail;
 	s->pc.kswapd = task_new(s, TASK_KSWAPD, "kswapd0", 0, IOPRIO_CLASS_BE, IOPRIO_NORM);
-	s->fs.meta = file_new(s, "(bdev)", true);
+	s->fs.meta = stack_file_new(s, "(bdev)", true);
 	if (!s->pc.kswapd || !s->fs.meta) {
 		rc = sim_errorf(err, SIM_E_NOMEM, "out of memory");
 		goto fail;
 	}
 	s->pc.kswapd->state = TS_IDLE;
 	if (s->pc.mp.cached_bytes > 0) {
-		struct stack_file *other = file_new(s, "(other apps)", false);
+		struct stack_file *other = stack_file_new(s, "(other apps)", false);
 		if (!other) {
 			rc = sim_errorf(err, SIM_E_NOMEM, "out of memory");
 			goto fail;
@@ -358,9 +278,7 @@ void stack_destroy(struct stack *s)
 	writeback_free(s);
 	pagecache_free(s);
 	cpu_free(s);
-	for (uint32_t i = 0; i < s->nbio_slabs; i++)
-		free(s->bio_slabs[i]);
-	free(s->bio_slabs);
+	bio_pool_destroy(&s->bios);
 	free(s->fhash);
 	free(s->fg_tl);
 	free(s);

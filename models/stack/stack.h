@@ -26,6 +26,8 @@
 #include <stdint.h>
 
 #include "models/block/request.h"
+#include "models/fs/vfs.h"
+#include "models/stack/stack_op.h"
 #include "sim/config.h"
 #include "sim/error.h"
 #include "sim/metrics.h"
@@ -35,69 +37,6 @@ struct stack;
 struct stack_task;
 struct stack_file;
 struct json_t;
-
-#define STACK_PAGE_SIZE 4096u
-#define STACK_PAGE_SHIFT 12
-
-/* ------------------------------------------------------------------ ops */
-
-enum stack_op_kind {
-	STACK_OP_READ = 0,  /* read(file, off, len): buffered, with readahead */
-	STACK_OP_WRITE,     /* write(file, off, len): buffered (O_SYNC: flags) */
-	STACK_OP_FAULT,     /* page fault on a file mapping at off (len: pages touched, >= 1 page) */
-	STACK_OP_FSYNC,
-	STACK_OP_FDATASYNC,
-	STACK_OP_CPU,       /* ns of computation on a core */
-	STACK_OP_SLEEP,     /* ns of voluntary sleep (think time; not a wait cause) */
-	STACK_OP_BEGIN,     /* open region name */
-	STACK_OP_END,       /* close region name -> sim_metrics_region */
-	STACK_OP_OPEN,      /* open(file): reads the inode block if not cached */
-	STACK_OP_CLOSE,
-	STACK_OP_FG,        /* make uid (op.len) the foreground uid from now on */
-	STACK_OP_WILLNEED,  /* posix_fadvise(WILLNEED) / force_page_cache_readahead of
-			     * [off, off+len): missing pages are added and their reads
-			     * submitted exactly as asked (no readahead window), without
-			     * waiting for them */
-	STACK_OP_PLUG,      /* blk_start_plug: hold this task's requests ... */
-	STACK_OP_UNPLUG,    /* ... until blk_finish_plug (a sleep still flushes) */
-	STACK_OP_ATOMIC_START,  /* ioctl(F2FS_IOC_START_ATOMIC_WRITE): later writes are held */
-	STACK_OP_ATOMIC_COMMIT, /* ioctl(F2FS_IOC_COMMIT_ATOMIC_WRITE) */
-	STACK_OP_CREATE,    /* open(O_CREAT) of a file that does not exist: a new inode and
-			     * directory entry (ext4_create) */
-	STACK_OP_UNLINK,    /* unlink(file), last link: truncate_inode_pages waits for its
-			     * pages under writeback; inode, directory and bitmaps change */
-	STACK_OP_RENAME,    /* rename(file, new name in the same directory): directory entries
-			     * and the inode's ctime change */
-	STACK_OP_TRUNCATE,  /* ftruncate(file, len) to a smaller size: waits for pages under
-			     * writeback, frees the blocks past len */
-	STACK_NOPKIND
-};
-
-#define STACK_OPF_SYNC 1u /* WRITE: O_SYNC (generic_write_sync after the copy) */
-#define STACK_OPF_WAIT 2u /* WILLNEED: then wait for the range and copy it out, like
-			   * pread() on a POSIX_FADV_RANDOM file (explicit loading) */
-
-struct stack_op {
-	enum stack_op_kind kind;
-	struct stack_file *file; /* READ WRITE FAULT FSYNC FDATASYNC OPEN CLOSE CREATE UNLINK RENAME TRUNCATE */
-	uint64_t off, len;       /* bytes (TRUNCATE: the new size in len) */
-	int64_t ns;              /* CPU, SLEEP */
-	const char *name;        /* BEGIN/END: region name; must live until the END op completes */
-	uint32_t flags;          /* STACK_OPF_* */
-};
-
-extern const char *const stack_op_names[STACK_NOPKIND];
-
-/* Where a task's ops come from. next() fills *op and returns 1; returns 0
- * when the stream has ended (the task exits); returns -1 when no op is
- * available yet, after which the source calls stack_task_kick(). The
- * source must not block or call back into the stack from next(). */
-struct stack_op_source {
-	int (*next)(struct stack_task *t, struct stack_op *op, void *ctx);
-	/* Optional: the task has exited (after its last op completed). */
-	void (*exited)(struct stack_task *t, void *ctx);
-	void *ctx;
-};
 
 struct stack_task_attr {
 	const char *name;     /* comm; copied */
@@ -161,37 +100,10 @@ bool stack_tasks_done(const struct stack *s);
 void stack_set_fg_uid(struct stack *s, uint32_t uid);
 uint32_t stack_fg_uid(const struct stack *s);
 
-/* ------------------------------------------------------------------ cpu */
-
-/* CPU time of the I/O completion path (models/completion/completion.c, which
- * reaches these through struct sim's cpu_ops, registered by stack_create), so
- * that it competes with the tasks' computation. stack_cpu_hold() takes a free
- * core for a task that busy-polls for its I/O (no task is dispatched to
- * it until stack_cpu_release); returns the core, or -1 when every core is
- * running a task (the caller then only charges the time). release gives
- * the core back, counts busy_ns as CPU busy time and lets a queued task
- * run. stack_cpu_charge() counts short work (interrupt handlers, context
- * switches) as busy time without taking a core. */
-int stack_cpu_hold(struct stack *s);
-void stack_cpu_release(struct stack *s, int core, int64_t busy_ns);
-void stack_cpu_charge(struct stack *s, int64_t ns);
-uint32_t stack_cpu_cores(const struct stack *s);
-
 /* ---------------------------------------------------------------- files */
 
-/* The file named name, created when absent. size_bytes > 0 for a new file
- * means it already exists on disk with that much data (blocks allocated
- * now, pages not cached); 0 makes an empty file whose blocks are allocated
- * at writeback (delayed allocation). Names are copied. NULL on allocation
- * failure (err filled). */
-struct stack_file *stack_file_get(struct stack *s, const char *name, uint64_t size_bytes,
-				  struct sim_error *err);
-struct stack_file *stack_file_find(struct stack *s, const char *name);
-uint64_t stack_file_size(const struct stack_file *f);
-/* Device sector of byte offset off in f, or UINT64_MAX if not allocated. */
-uint64_t stack_file_lba(const struct stack_file *f, uint64_t off);
-/* Pages of f in the page cache now. */
-uint64_t stack_file_cached_pages(const struct stack_file *f);
+/* The file table (stack_file_get, _find, _size, _lba, _cached_pages) is the
+ * VFS's: models/fs/vfs.h, included above. */
 /* For launch planners (models/stack/stack_launch.c). The block device's own
  * mapping (metadata blocks, index = sector / 8) is the file "(bdev)". */
 const char *stack_file_name(const struct stack_file *f);

@@ -26,7 +26,8 @@
 
 #include <jansson.h>
 
-#include "models/stack/stack_int.h"
+#include "models/sched/sched.h"
+#include "models/stack/stack_types.h"
 #include "sim/sim.h"
 
 const struct cfg_param cpu_params_table[] = {

@@ -1,0 +1,139 @@
+/* The task/scheduler/CPU layer's interface, below mm and fs as kernel/sched
+ * is below mm/ and fs/ in Linux: a task blocks, is woken, is delayed, runs
+ * on a core (a burst or a non-preemptible section), charges its waits to
+ * their causes, plugs and submits bios. Every layer above may call down into
+ * it; it calls up only through what the stack registers in struct stack at
+ * set-up (the function each kind of task runs, the per-task init of the
+ * layers above). task.c is the machinery, cpu.c the CPU model (CFS-like run
+ * queue over the cores). The structures (struct stack_task, struct stack)
+ * are in models/stack/stack_types.h, the upper stack's shared types.
+ */
+#ifndef MODELS_SCHED_H
+#define MODELS_SCHED_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sim/config.h"
+#include "sim/list.h"
+#include "sim/metrics.h"
+
+struct stack;
+struct stack_task;
+struct stack_bio;
+struct cfg_node;
+struct sim_error;
+struct json_t;
+
+/* Result of a step that may block. */
+enum step { STEP_DONE = 0, STEP_BLOCK = 1 };
+
+enum task_kind { TASK_USER = 0, TASK_FLUSHER, TASK_JBD2, TASK_KSWAPD, TASK_FS };
+#define TASK_NKINDS (TASK_FS + 1)
+
+enum task_state {
+	TS_NEW = 0,
+	TS_RUNNING,     /* executing inline (inside task_run) */
+	TS_READY,       /* run event scheduled */
+	TS_BLOCKED,     /* sleeping or delayed: a wake-up will come */
+	TS_CPU,         /* on a core or in the run queue */
+	TS_IDLE,        /* kernel thread with nothing to do / user task waiting for its source */
+	TS_EXITED,
+};
+
+/* What a kind of task runs when it resumes (its thread function), and the
+ * per-task set-up of the layers above; the stack registers both in struct
+ * stack before it creates a task. */
+typedef void (*task_fn)(struct stack_task *t);
+
+struct cpu_params {
+	int64_t cores;
+	int64_t latency_ns;        /* sysctl_sched_latency (unscaled) */
+	int64_t min_gran_ns;       /* sysctl_sched_min_granularity (unscaled) */
+	int64_t wakeup_gran_ns;    /* sysctl_sched_wakeup_granularity (unscaled) */
+};
+
+struct cpu_model {
+	struct cpu_params p;
+	int64_t latency, min_gran, wakeup_gran; /* scaled by 1 + ilog2(min(cores, 8)) */
+	int64_t min_vruntime;
+	struct stack_task **core;  /* running task per core */
+	bool *held;                /* core taken by a polling I/O completion (stack_cpu_hold) */
+	struct list_head runq;
+	uint32_t nr_running;       /* on a core or queued */
+	uint64_t bursts, queued, preemptions;
+	int64_t busy_ns;
+};
+
+/* ---------------------------------------------- task.c: the machinery */
+
+enum sim_class task_class(const struct stack_task *t);
+struct stack_task *task_new(struct stack *s, enum task_kind kind, const char *name, uint32_t uid,
+			    uint8_t ioprio_class, uint8_t ioprio_level);
+void task_free(struct stack_task *t);
+/* Sleep until task_wake(); cause accounted from now until the wake. The
+ * task's plug is flushed (schedule()). */
+void task_block(struct stack_task *t, enum sim_wait cause);
+/* Charge ns of wait to cause without blocking (one part of a compound delay). */
+void task_charge(struct stack_task *t, enum sim_wait cause, int64_t ns);
+/* Charge the wait from since_ns until now (it is over). */
+void task_charge_since(struct stack_task *t, enum sim_wait cause, int64_t since_ns);
+/* A state slice of t on the run's timeline (no-op without --timeline). */
+void task_timeline_slice(struct stack_task *t, const char *cat, const char *name,
+			 int64_t start_ns, int64_t ns);
+/* The task's timeline track (pid, tid): apps under their process, kernel
+ * threads together; named on first use. */
+void task_track(struct stack_task *t, int64_t *pid, int64_t *tid);
+/* Become runnable again (resume at the current instant, via an event). */
+void task_wake(struct stack_task *t);
+/* Blocked for wait_ns (accounted to cause) then busy_ns more (not a wait),
+ * then resumes. sleeps: a real sleep (flush the plug). Returns STEP_DONE
+ * when both are zero (nothing happens), else STEP_BLOCK. */
+enum step task_delay(struct stack_task *t, int64_t wait_ns, enum sim_wait cause, int64_t busy_ns,
+		     bool sleeps);
+/* Run accumulated cpu_debt: STEP_DONE if none. */
+enum step task_pay_cpu(struct stack_task *t);
+/* Submit a bio from task context: STEP_BLOCK if it had to sleep in get_request. */
+enum step task_submit_bio(struct stack_task *t, struct stack_bio *sb);
+void task_start_plug(struct stack_task *t);
+void task_finish_plug(struct stack_task *t);
+/* Resume the task now (from an event or a wake): runs its kind's task_fn. */
+void task_run(struct stack_task *t);
+
+/* ------------------------------------------------------------ cpu.c */
+
+int cpu_init(struct stack *s, struct cfg_node *node, struct sim_error *err);
+void cpu_free(struct stack *s);
+/* Run ns on a core (FIFO run queue, round-robin quantum); the task is
+ * resumed with task_run when done. Queueing time is SIM_WAIT_CPU. True
+ * when the burst already ran to its end (nothing could happen before it):
+ * the task is running again and the caller goes on instead. */
+bool cpu_run(struct stack_task *t, int64_t ns);
+/* Run a section on a core: when t takes one, on_core(t, now) does its lock
+ * acquisitions, charges its waits and returns its length; it is never
+ * preempted (spinlocks disable preemption). may_inline: as cpu_run's
+ * return, for a caller that can go on by itself (true: the section ran). */
+bool cpu_run_section(struct stack_task *t, int64_t (*on_core)(struct stack_task *t, int64_t now),
+		     bool may_inline);
+/* Core of a task that finished a burst (from the burst's event). */
+void cpu_burst_event(struct stack_task *t);
+struct json_t *cpu_to_json(const struct cpu_model *c);
+extern const struct cfg_param cpu_params_table[];
+/* The CPU model as struct sim's cpu_ops (ctx: the stack). */
+extern const struct sim_cpu_ops stack_cpu_ops;
+
+/* CPU time of the I/O completion path (models/completion/completion.c, which
+ * reaches these through struct sim's cpu_ops, registered by stack_create), so
+ * that it competes with the tasks' computation. stack_cpu_hold() takes a free
+ * core for a task that busy-polls for its I/O (no task is dispatched to
+ * it until stack_cpu_release); returns the core, or -1 when every core is
+ * running a task (the caller then only charges the time). release gives
+ * the core back, counts busy_ns as CPU busy time and lets a queued task
+ * run. stack_cpu_charge() counts short work (interrupt handlers, context
+ * switches) as busy time without taking a core. */
+int stack_cpu_hold(struct stack *s);
+void stack_cpu_release(struct stack *s, int core, int64_t busy_ns);
+void stack_cpu_charge(struct stack *s, int64_t ns);
+uint32_t stack_cpu_cores(const struct stack *s);
+
+#endif
