@@ -1,7 +1,9 @@
 /* bfq: Budget Fair Queueing on blk-mq. Follows block/bfq-iosched.c,
- * block/bfq-wf2q.c and block/bfq-cgroup.c of Linux 6.1 (over ~1,500 lines on
- * purpose: those three kernel files folded into one scheduler file, the
- * layout docs/architecture.md §4 asks of a scheduler):
+ * block/bfq-wf2q.c and block/bfq-cgroup.c of Linux 6.1, as the kernel splits
+ * them: this file is bfq-iosched.c's part (queues, expiry and budgets,
+ * idling and injection, weight raising, the elevator hooks), B-WF2Q+ and the
+ * groups are models/iosched/bfq_wf2q.c, the shared structures
+ * models/iosched/bfq_int.h:
  * - one queue per process for sync I/O, async queues shared per priority
  *   (class, level); weight = (8 - level) * 10 (bfq_ioprio_to_weight), so
  *   the default BE 4 weighs 40; RT, BE, IDLE served in strict order, an
@@ -81,199 +83,25 @@
 
 #include <jansson.h>
 
-#include "models/block/block.h"
-#include "models/block/elevator.h"
-#include "sim/list.h"
-#include "sim/rbtree.h"
-#include "sim/sim.h"
+#include "models/iosched/bfq_int.h"
 
-/* Walk a list; pos is a pointer to type, linked by member. */
-#define bfq_for_each(pos, head, type, member)                                             \
-	for (struct list_head *bfq_it_ = (head)->next;                                      \
-	     bfq_it_ != (head) && ((pos) = list_entry(bfq_it_, type, member), 1);            \
-	     bfq_it_ = bfq_it_->next)
-#define bfq_list_for_each(pos, head, member) bfq_for_each(pos, head, struct bfq_queue, member)
-
-#define BFQ_WEIGHT_CONVERSION_COEFF 10
-#define BFQ_DEFAULT_WEIGHT 40                  /* BE level 4 */
-#define BFQ_SOFTRT_WEIGHT_FACTOR 100
-#define BFQ_DEFAULT_MAX_BUDGET (16 * 1024)     /* sectors */
-#define BFQ_STATS_MIN_BUDGETS 194
-#define BFQ_ASYNC_CHARGE_FACTOR 3
-#define BFQ_MAX_SERVICE_FROM_WR 120000         /* sectors */
-#define BFQ_CL_IDLE_TIMEOUT_NS (200 * 1000000LL) /* HZ / 5 */
-#define BFQ_RATE_MIN_INTERVAL_NS (300 * 1000000LL)
-#define BFQ_RATE_MIN_SAMPLES 32
-/* ref_rate[1] = 33000 sectors/usec << 16 = 503540 sectors/s (non-rotational) */
-#define BFQ_REF_RATE_NONROT 503540ull
-#define BFQ_REF_WR_DURATION_NONROT_NS (2500 * 1000000LL)
-#define BFQ_WR_MIN_DUR_NS (3000 * 1000000LL)
-#define BFQ_WR_MAX_DUR_NS (13000 * 1000000LL)
-#define BFQ_JIFFY_NS 4000000LL                 /* CONFIG_HZ=250 (GKI) */
-#define BFQ_SAMPLE_VALID 80
-#define BFQQ_SEEK_THR 800                      /* sectors, BFQQ_SEEK_THR 8 * 100 */
-#define BFQQ_SECT_THR_NONROT 64
-#define WFQ_SERVICE_SHIFT 22
-#define BFQ_NCLASS 3
-
-enum bfq_expire_reason {
-	BFQQE_TOO_IDLE = 0,
-	BFQQE_BUDGET_TIMEOUT,
-	BFQQE_BUDGET_EXHAUSTED,
-	BFQQE_NO_MORE_REQUESTS,
-	BFQQE_PREEMPTED,
-	BFQQE_NREASON
-};
 static const char *const bfq_reason_names[BFQQE_NREASON] = {
 	"too_idle", "budget_timeout", "budget_exhausted", "no_more_requests", "preempted",
 };
 
-struct bfq_data;
-struct bfq_group;
-
-/* bfq_entity (bfq-iosched.h): what B-WF2Q+ schedules in a group's
- * service trees - a queue, or a child group. */
-struct bfq_entity {
-	struct list_head busy_node;  /* parent->busy[cls] */
-	struct bfq_group *parent;    /* whose service trees hold it */
-	struct bfq_queue *bfqq;      /* NULL: a group's own entity */
-	struct bfq_group *my_group;  /* a group's own entity: the group */
-	int cls;                     /* 0 RT, 1 BE, 2 IDLE */
-	uint32_t weight;
-	uint64_t start, finish;
-	uint64_t budget, service;
-	bool busy;                   /* in its parent's active tree */
-};
-
-/* bfq_group (bfq-cgroup.c): one per blkio cgroup with I/O here, its
- * own service trees per class (sched_data), its async queues, and an
- * entity scheduled in its parent's trees with the group's weight. */
-struct bfq_group {
-	struct list_head node;       /* bfqd->groups */
-	struct bfq_entity entity;    /* unused for the root group */
-	uint32_t id;                 /* io_context blkcg_id; 0 = root */
-	uint32_t weight;             /* blkio.bfq.weight */
-	struct list_head busy[BFQ_NCLASS];
-	uint64_t vtime[BFQ_NCLASS];
-	uint64_t wsum[BFQ_NCLASS];
-	uint32_t busy_children;
-	int64_t last_idle_class_service; /* sd->bfq_class_idle_last_service */
-	struct bfq_queue *async[BFQ_NCLASS][8];
-	uint32_t queues_with_pending; /* num_queues_with_pending_reqs */
-	uint64_t served;             /* sectors dispatched from its queues */
-};
-
-struct bfq_queue {
-	struct list_head node;       /* bfqd->queues */
-	struct bfq_entity entity;
-	struct bfq_data *bfqd;
-	struct bfq_group *bfqg;
-	const struct io_context *ioc; /* sync: its process; async: NULL */
-	int32_t pid;
-	bool sync;
-	int cls;                     /* 0 RT, 1 BE, 2 IDLE */
-	int level;
-
-	struct rb_root sort_list;
-	struct list_head fifo;
-	uint32_t queued, dispatched;
-	uint64_t last_pos;
-
-	uint32_t orig_weight;
-	uint64_t max_budget;
-	bool pending;                /* in_groups_with_pending_reqs */
-
-	/* weight raising */
-	uint32_t wr_coeff;
-	int64_t last_wr_start_finish, wr_cur_max_time;
-	int64_t wr_start_at_switch_to_srt;
-	uint64_t service_from_wr;
-	int64_t budget_timeout;
-	bool budget_new;
-	int64_t soft_rt_next_start, last_idle_bklogged;
-	uint64_t service_from_backlogged;
-
-	/* think time and seekiness */
-	int64_t last_end_request;
-	uint64_t ttime_samples, ttime_total, ttime_mean;
-	uint32_t seek_history;
-	bool fifo_checked;
-
-	uint64_t served;             /* sectors dispatched, all slots */
-	uint32_t interactive_raises, softrt_raises;
-
-	/* injection (bfq_update_inject_limit) */
-	uint32_t inject_limit;
-	int64_t last_serv_time_ns, decrease_time;
-};
-
-struct bfq_data {
-	/* tunables */
-	int64_t slice_idle_ns;
-	int64_t timeout_ns;
-	int64_t max_budget_user;     /* 0 = auto */
-	int64_t fifo_expire_ns[2];   /* [async, sync] */
-	uint64_t back_max_bytes;
-	int64_t back_penalty;
-	bool low_latency;
-	bool strict_guarantees;
-	int64_t wr_coeff_param;
-	int64_t wr_rt_max_time_ns;
-	int64_t wr_min_idle_time_ns;
-	int64_t wr_max_softrt_rate;
-
-	bool group_iosched;
-	int64_t group_weight_default;
-
-	struct elevator *e;
-	uint32_t word_depths[2][2];  /* [weight-raised queues busy][sync write] */
-	struct list_head queues;
-	struct list_head groups;
-	struct bfq_group *root;
-	uint32_t busy_queues, wr_busy_queues;
-	uint32_t busy_per_class[BFQ_NCLASS];
-	struct bfq_queue *in_service;
-	bool wait_request;
-	struct sim_event idle_timer;
-	uint32_t rq_in_driver;
-	bool hw_tag;
-
-	uint64_t max_budget;
-	uint64_t budgets_assigned;
-	uint64_t peak_rate;          /* sectors/s */
-	int64_t rate_start;
-	uint64_t rate_sectors, rate_samples;
-
-	uint64_t queued;             /* requests inside (bfqd->queued) */
-	uint64_t preemptions;
-	uint64_t expirations[BFQQE_NREASON];
-	uint64_t idle_arms, charged_time;
-	uint64_t group_idles;        /* idle arms while several groups had requests pending */
-	uint64_t injected;           /* requests injected while idling */
-	/* injection state (bfqd->waited_rq, wait_dispatch, rqs_injected) */
-	const struct io_request *waited_rq;
-	bool wait_dispatch, rqs_injected;
-	int64_t last_empty_occupied, last_idling_start;
-	uint32_t max_rq_in_driver;
-	uint64_t group_moves;        /* sync queues moved to another group */
-	/* mobisim: boost_lba (the boost policy): lifted requests, served first */
-	struct list_head boosted;
-	uint64_t boost_hits, boost_misses;
-};
-
 /* ------------------------------------------------------------ helpers */
 
-static int64_t bfq_now(const struct bfq_data *bfqd)
+int64_t bfq_now(const struct bfq_data *bfqd)
 {
 	return sim_now(blk_queue_sim(bfqd->e->q));
 }
 
-static uint64_t bfq_delta(uint64_t service, uint32_t weight)
+uint64_t bfq_delta(uint64_t service, uint32_t weight)
 {
 	return (service << WFQ_SERVICE_SHIFT) / (weight ? weight : 1);
 }
 
-static uint64_t bfq_min_budget(const struct bfq_data *bfqd)
+uint64_t bfq_min_budget(const struct bfq_data *bfqd)
 {
 	return (bfqd->budgets_assigned < BFQ_STATS_MIN_BUDGETS ? BFQ_DEFAULT_MAX_BUDGET
 							       : bfqd->max_budget) / 32;
@@ -381,9 +209,7 @@ static void bfq_ioprio(const struct io_context *ioc, int *cls, int *level)
 		*level = ioc->ioprio_level;
 }
 
-static struct bfq_group *bfq_group_of(struct bfq_data *bfqd, const struct io_context *ioc);
 static void bfq_reset_inject_limit(struct bfq_data *bfqd, struct bfq_queue *bfqq);
-static void bfq_move_queue(struct bfq_data *bfqd, struct bfq_queue *bfqq, struct bfq_group *g);
 
 /* bfq_get_queue(): the process's sync queue, or the async queue of its
  * priority in its group (bfqg->async_bfqq). With move, a sync queue whose
@@ -461,278 +287,6 @@ static struct io_request *bfq_next_rq(struct bfq_data *bfqd, struct bfq_queue *b
 	       (bfqq->last_pos - before->sector) * (uint64_t)bfqd->back_penalty ? after : before;
 }
 
-/* ------------------------------------------------------------ B-WF2Q+ */
-
-/* bfq_update_fin_time_enqueue(): an entity joins its parent's active
- * tree at max(V, its old finish) - it cannot claim service it did not
- * use while idle - and finishes one budget / weight later. */
-static void bfq_entity_enqueue(struct bfq_entity *ent)
-{
-	struct bfq_group *g = ent->parent;
-	uint64_t v = g->vtime[ent->cls];
-
-	ent->busy = true;
-	ent->start = ent->finish > v ? ent->finish : v;
-	ent->finish = ent->start + bfq_delta(ent->budget, ent->weight);
-	g->wsum[ent->cls] += ent->weight;
-	list_add_tail(&ent->busy_node, &g->busy[ent->cls]);
-	g->busy_children++;
-}
-
-static void bfq_entity_dequeue(struct bfq_entity *ent)
-{
-	struct bfq_group *g = ent->parent;
-
-	ent->busy = false;
-	g->wsum[ent->cls] -= ent->weight;
-	list_del_init(&ent->busy_node);
-	g->busy_children--;
-}
-
-/* __bfq_lookup_next_entity(): V catches up with the smallest start when
- * nothing is eligible; then the eligible entity with the smallest finish. */
-static struct bfq_entity *bfq_lookup_class(struct bfq_group *g, int cls,
-					   const struct bfq_entity *exclude, bool update)
-{
-	struct bfq_entity *ent, *best = NULL;
-	uint64_t min_start = UINT64_MAX, v = g->vtime[cls];
-
-	bfq_for_each(ent, &g->busy[cls], struct bfq_entity, busy_node)
-		if (ent != exclude && ent->start < min_start)
-			min_start = ent->start;
-	if (min_start == UINT64_MAX)
-		return NULL;
-	if (v < min_start)
-		v = min_start;
-	if (update)
-		g->vtime[cls] = v;
-	bfq_for_each(ent, &g->busy[cls], struct bfq_entity, busy_node)
-		if (ent != exclude && ent->start <= v && (!best || ent->finish < best->finish))
-			best = ent;
-	return best;
-}
-
-/* bfq_lookup_next_entity() of one group: classes in strict order, the
- * idle class once per BFQ_CL_IDLE_TIMEOUT (per sched_data). */
-static struct bfq_entity *bfq_lookup_group(struct bfq_data *bfqd, struct bfq_group *g,
-					   const struct bfq_entity *exclude, bool update)
-{
-	int64_t now = bfq_now(bfqd);
-
-	if (!list_empty(&g->busy[2]) && now > g->last_idle_class_service + BFQ_CL_IDLE_TIMEOUT_NS) {
-		struct bfq_entity *ent = bfq_lookup_class(g, 2, exclude, update);
-
-		if (ent) {
-			if (update)
-				g->last_idle_class_service = now;
-			return ent;
-		}
-	}
-	for (int c = 0; c < BFQ_NCLASS; c++) {
-		struct bfq_entity *ent = bfq_lookup_class(g, c, exclude, update);
-
-		if (ent) {
-			if (c == 2 && update)
-				g->last_idle_class_service = now;
-			return ent;
-		}
-	}
-	return NULL;
-}
-
-/* bfq_update_parent_budget(): a group entity is enqueued with the budget
- * of the child that would be served first inside it. */
-static uint64_t bfq_group_next_budget(struct bfq_data *bfqd, struct bfq_group *g)
-{
-	struct bfq_entity *ent = bfq_lookup_group(bfqd, g, NULL, false);
-
-	return ent ? ent->budget : bfq_min_budget(bfqd);
-}
-
-/* The ancestor of ent scheduled in the root group. */
-static struct bfq_entity *bfq_top_entity(struct bfq_data *bfqd, struct bfq_entity *ent)
-{
-	while (ent->parent != bfqd->root)
-		ent = &ent->parent->entity;
-	return ent;
-}
-
-/* bfq_activate_bfqq(): a queue becomes busy; the groups above it that
- * were idle become active in their parents too. */
-static void bfq_activate(struct bfq_data *bfqd, struct bfq_queue *bfqq)
-{
-	struct bfq_entity *ent = &bfqq->entity;
-
-	bfq_entity_enqueue(ent);
-	while (ent->parent != bfqd->root && !ent->parent->entity.busy) {
-		struct bfq_group *g = ent->parent;
-
-		g->entity.budget = ent->budget;
-		ent = &g->entity;
-		bfq_entity_enqueue(ent);
-	}
-}
-
-/* bfq_deactivate_entity(): a queue leaves; so does every group above it
- * left without an active child. */
-static void bfq_deactivate(struct bfq_data *bfqd, struct bfq_queue *bfqq)
-{
-	struct bfq_entity *ent = &bfqq->entity;
-
-	bfq_entity_dequeue(ent);
-	while (ent->parent != bfqd->root && ent->parent->busy_children == 0 && ent->parent->entity.busy) {
-		ent = &ent->parent->entity;
-		bfq_entity_dequeue(ent);
-	}
-}
-
-/* bfq_group_pending(): num_queues_with_pending_reqs of the queue's group
- * (a queue counts while busy or with requests at the device; 6.1 counts
- * the root group too). */
-static void bfq_update_pending(struct bfq_queue *bfqq)
-{
-	bool want = bfqq->entity.busy || bfqq->dispatched > 0;
-
-	if (want == bfqq->pending)
-		return;
-	bfqq->pending = want;
-	if (want)
-		bfqq->bfqg->queues_with_pending++;
-	else
-		bfqq->bfqg->queues_with_pending--;
-}
-
-static void bfq_add_busy(struct bfq_data *bfqd, struct bfq_queue *bfqq)
-{
-	bfq_activate(bfqd, bfqq);
-	bfqd->busy_queues++;
-	bfqd->busy_per_class[bfqq->cls]++;
-	if (bfqq->wr_coeff > 1)
-		bfqd->wr_busy_queues++;
-	bfq_update_pending(bfqq);
-}
-
-static void bfq_del_busy(struct bfq_data *bfqd, struct bfq_queue *bfqq)
-{
-	bfq_deactivate(bfqd, bfqq);
-	bfqd->busy_queues--;
-	bfqd->busy_per_class[bfqq->cls]--;
-	if (bfqq->wr_coeff > 1)
-		bfqd->wr_busy_queues--;
-	bfq_update_pending(bfqq);
-}
-
-/* bfq_bfqq_served(): the service goes to the queue and every group
- * above it, and advances each level's virtual time. */
-static void bfq_served(struct bfq_data *bfqd, struct bfq_queue *bfqq, uint64_t charge)
-{
-	for (struct bfq_entity *ent = &bfqq->entity;; ent = &ent->parent->entity) {
-		struct bfq_group *g = ent->parent;
-		uint64_t w = g->wsum[ent->cls];
-
-		ent->service += charge;
-		g->vtime[ent->cls] += bfq_delta(charge, (uint32_t)(w ? w : 1));
-		if (g == bfqd->root)
-			break;
-	}
-}
-
-/* The end of a service slot (__bfq_requeue_entity / deactivation up the
- * path of the in-service queue): each entity's finish becomes start +
- * service / weight; a queue with requests left, and a group with active
- * children left, is requeued from there with its next budget. */
-static void bfq_requeue_path(struct bfq_data *bfqd, struct bfq_queue *bfqq, bool empty);
-
-/* sd->next_in_service of the root group: who would be served after the
- * queue in service (its root-level entity stays a candidate while other
- * children of its group are active, bfq_no_longer_next_in_service). */
-static struct bfq_entity *bfq_peek_next_root(struct bfq_data *bfqd, struct bfq_queue *in)
-{
-	struct bfq_entity *top = bfq_top_entity(bfqd, &in->entity);
-	bool keep = top->my_group && top->my_group->busy_children > 1;
-
-	return bfq_lookup_group(bfqd, bfqd->root, keep ? NULL : top, false);
-}
-
-static struct bfq_queue *bfq_lookup_next(struct bfq_data *bfqd)
-{
-	struct bfq_group *g = bfqd->root;
-
-	for (;;) {
-		struct bfq_entity *ent = bfq_lookup_group(bfqd, g, NULL, true);
-
-		if (!ent)
-			return NULL;
-		ent->service = 0;
-		if (ent->bfqq)
-			return ent->bfqq;
-		g = ent->my_group;
-	}
-}
-
-/* ------------------------------------------------------------- groups */
-
-/* bfq_find_set_group(): the group of the issuing task's blkio cgroup,
- * created on its first request; a cgroup's blkio.bfq.weight is read when
- * the group is not active (bfq_group_set_weight applies a new weight at
- * the next activation). Android's blkio hierarchy is flat (/background
- * under the root), so every group's parent is the root group. */
-static struct bfq_group *bfq_group_of(struct bfq_data *bfqd, const struct io_context *ioc)
-{
-	struct bfq_group *g;
-	uint32_t w;
-
-	if (!bfqd->group_iosched || !ioc || ioc->blkcg_id == 0)
-		return bfqd->root;
-	w = ioc->blkcg_bfq_weight ? ioc->blkcg_bfq_weight : (uint32_t)bfqd->group_weight_default;
-	bfq_for_each(g, &bfqd->groups, struct bfq_group, node)
-		if (g->id == ioc->blkcg_id) {
-			if (!g->entity.busy)
-				g->weight = g->entity.weight = w;
-			return g;
-		}
-	g = calloc(1, sizeof(*g));
-	if (!g)
-		return NULL;
-	g->id = ioc->blkcg_id;
-	g->weight = w;
-	for (int c = 0; c < BFQ_NCLASS; c++)
-		list_init(&g->busy[c]);
-	list_init(&g->entity.busy_node);
-	g->entity.parent = bfqd->root;
-	g->entity.my_group = g;
-	g->entity.cls = 1;           /* BFQ_DEFAULT_GRP_CLASS: best effort */
-	g->entity.weight = w;
-	list_add_tail(&g->node, &bfqd->groups);
-	return g;
-}
-
-static void bfq_expire(struct bfq_data *bfqd, struct bfq_queue *bfqq, enum bfq_expire_reason reason);
-
-/* bfq_bfqq_move(): a task changed cgroup (an fg switch); its sync queue
- * follows it with its requests, expired first if in service, and starts
- * afresh in the new group's virtual time. */
-static void bfq_move_queue(struct bfq_data *bfqd, struct bfq_queue *bfqq, struct bfq_group *g)
-{
-	bool busy = bfqq->entity.busy;
-
-	if (bfqd->in_service == bfqq)
-		bfq_expire(bfqd, bfqq, BFQQE_PREEMPTED);
-	busy = bfqq->entity.busy;
-	if (busy)
-		bfq_deactivate(bfqd, bfqq);
-	if (bfqq->pending) {
-		bfqq->bfqg->queues_with_pending--;
-		g->queues_with_pending++;
-	}
-	bfqq->bfqg = g;
-	bfqq->entity.parent = g;
-	bfqq->entity.finish = 0;
-	if (busy)
-		bfq_activate(bfqd, bfqq);
-	bfqd->group_moves++;
-}
-
 /* ----------------------------------------------------------- expiring */
 
 /* __bfq_bfqq_recalc_budget() */
@@ -802,7 +356,7 @@ static void bfq_cancel_idle(struct bfq_data *bfqd)
 
 /* bfq_bfqq_expire(): charge the slot, recompute the budget and requeue
  * (or let the queue go idle). */
-static void bfq_expire(struct bfq_data *bfqd, struct bfq_queue *bfqq, enum bfq_expire_reason reason)
+void bfq_expire(struct bfq_data *bfqd, struct bfq_queue *bfqq, enum bfq_expire_reason reason)
 {
 	int64_t now = bfq_now(bfqd);
 	bool empty = bfqq->sort_list.node == NULL;
@@ -838,7 +392,7 @@ static void bfq_expire(struct bfq_data *bfqd, struct bfq_queue *bfqq, enum bfq_e
 	bfq_requeue_path(bfqd, bfqq, empty);
 }
 
-static void bfq_requeue_path(struct bfq_data *bfqd, struct bfq_queue *bfqq, bool empty)
+void bfq_requeue_path(struct bfq_data *bfqd, struct bfq_queue *bfqq, bool empty)
 {
 	struct bfq_entity *ent = &bfqq->entity;
 
