@@ -20,17 +20,22 @@
  * of the start at t = 0; a workload without hold) and runs the plain way.
  * tests/integration/sweep_fork.sh compares the two byte for byte.
  *
- * Memory: a master keeps at most -j children alive (it waits for one before
- * forking the next), so a family is the prefix plus -j runs. Families run
- * one after the other.
+ * Memory: at most -j runs are alive at once, whichever family they are of
+ * (a pipe holds a byte per free slot; a master takes one before each fork,
+ * whoever reaps the run gives it back), plus one master: a master that has
+ * forked its last point ends at once, its runs go on under the main
+ * process (a subreaper), and the next family's master starts.
  */
 #include "sim/cli/sweep_fork.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -202,7 +207,8 @@ struct master {
 	volatile pid_t *pids;        /* live children, o->jobs slots */
 	int *slot_point;
 	int live, failed;
-	int report_fd;               /* forked point indices go to the main process */
+	int report_fd;               /* forked points (struct fork_rec) go to the main process */
+	int token_rd, token_wr;      /* a byte per free job slot, shared by every family */
 	/* in a child */
 	int me;                      /* -1 in the master */
 };
@@ -240,15 +246,14 @@ static void report_status(const struct master *m, int point, int status)
 			WEXITSTATUS(status));
 }
 
-/* Reap one child (blocking). */
-static void reap_one(struct master *m)
-{
-	int status;
+struct fork_rec {
+	int index;
 	pid_t pid;
-	while ((pid = wait(&status)) < 0 && errno == EINTR)
-		;
-	if (pid < 0)
-		return;
+};
+
+/* A child of ours ended: give its job slot back, say if it failed. */
+static void child_ended(struct master *m, pid_t pid, int status)
+{
 	for (int k = 0; k < m->o->jobs; k++) {
 		if (m->pids[k] != pid)
 			continue;
@@ -258,7 +263,32 @@ static void reap_one(struct master *m)
 			m->failed++;
 			report_status(m, m->slot_point[k], status);
 		}
+		char t = 't';
+		while (write(m->token_wr, &t, 1) < 0 && errno == EINTR)
+			;
 		return;
+	}
+}
+
+/* Take a job slot: at most -j children run, this family's and the ones
+ * an earlier family's master left to the main process. */
+static void take_slot(struct master *m)
+{
+	for (;;) {
+		int status;
+		pid_t pid;
+		while ((pid = waitpid(-1, &status, WNOHANG)) > 0)
+			child_ended(m, pid, status);
+		char t;
+		if (read(m->token_rd, &t, 1) == 1)
+			return;
+		if (m->live > 0) {
+			if ((pid = wait(&status)) > 0)
+				child_ended(m, pid, status);
+			continue;
+		}
+		struct pollfd pfd = { .fd = m->token_rd, .events = POLLIN };
+		(void)poll(&pfd, 1, -1);
 	}
 }
 
@@ -314,6 +344,8 @@ static void become_point(struct master *m, int i, bool at_start)
 	const struct sweep_point *p = &m->sw->points[m->fp[i].index];
 	m->me = i;
 	close(m->report_fd);
+	close(m->token_rd);
+	close(m->token_wr);
 	results_signal_children(NULL, 0);
 	results_signal_quiet();
 	/* its config echo: the prefix's resolved doc with this point's phases */
@@ -349,8 +381,7 @@ static void become_point(struct master *m, int i, bool at_start)
 static bool fork_next(struct master *m, bool at_start)
 {
 	for (;;) {
-		while (m->live >= m->o->jobs)
-			reap_one(m);
+		take_slot(m);
 		int k = 0;
 		while (m->pids[k])
 			k++;
@@ -371,17 +402,22 @@ static bool fork_next(struct master *m, bool at_start)
 		}
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		if (pid < 0) {
+			char t = 't';
+			while (write(m->token_wr, &t, 1) < 0 && errno == EINTR)
+				;
 			if (m->live == 0) {
 				/* cannot fork at all: the rest run the plain way */
 				m->n = m->next;
 				return false;
 			}
-			reap_one(m);
+			int status;
+			if ((pid = wait(&status)) > 0)
+				child_ended(m, pid, status);
 			continue;
 		}
 		m->next++;
-		int idx = m->fp[i].index;
-		if (write(m->report_fd, &idx, sizeof(idx)) != (ssize_t)sizeof(idx))
+		struct fork_rec rec = { .index = m->fp[i].index, .pid = pid };
+		if (write(m->report_fd, &rec, sizeof(rec)) != (ssize_t)sizeof(rec))
 			m->n = m->next; /* the main process is gone */
 		return false;
 	}
@@ -430,9 +466,10 @@ static bool master_cross(struct sim *s, void *ctx, int64_t when)
  * as "fork: REASON"; the main process runs the family the plain way). */
 static void __attribute__((noreturn))
 master_main(const struct sweep *sw, const struct fork_plan *pl, const struct fork_family *fam,
-	    const struct sweep_run_opts *o, int report_fd, int why_fd)
+	    const struct sweep_run_opts *o, int report_fd, int why_fd, const int tok[2])
 {
-	struct master m = { .sw = sw, .pl = pl, .o = o, .n = fam->n, .report_fd = report_fd, .me = -1 };
+	struct master m = { .sw = sw, .pl = pl, .o = o, .n = fam->n, .report_fd = report_fd,
+			    .token_rd = tok[0], .token_wr = tok[1], .me = -1 };
 	struct sim_error err = { 0 };
 	char why[SIM_ERRMSG_MAX] = "";
 	m.fp = calloc((size_t)fam->n, sizeof(*m.fp));
@@ -477,6 +514,7 @@ master_main(const struct sweep *sw, const struct fork_plan *pl, const struct for
 	}
 	qsort(m.fp, (size_t)fam->n, sizeof(*m.fp), cmp_fork_at);
 	close(why_fd);
+	fcntl(m.token_rd, F_SETFL, fcntl(m.token_rd, F_GETFL) | O_NONBLOCK);
 	results_signal_children(m.pids, (size_t)o->jobs);
 	s->on_pause = master_pause;
 	s->on_cross = master_cross;
@@ -495,10 +533,13 @@ master_main(const struct sweep *sw, const struct fork_plan *pl, const struct for
 		_exit(rc ? sim_error_exit_status(rc) : 0);
 	}
 	/* the master: the prefix ended (its last fork, or the run ended before
-	 * a phase: those points were not forked and run the plain way) */
-	while (m.live > 0)
-		reap_one(&m);
-	results_signal_children(NULL, 0);
+	 * a phase: those points were not forked and run the plain way). Its
+	 * children still running go to the main process (a subreaper), which
+	 * gives their slots back, so the next family starts now. */
+	int status;
+	pid_t pid;
+	while ((pid = waitpid(-1, &status, WNOHANG)) > 0)
+		child_ended(&m, pid, status);
 	_exit(m.failed ? 1 : 0);
 refuse:
 	if (write(why_fd, why, strlen(why)) < 0)
@@ -506,9 +547,72 @@ refuse:
 	_exit(3);
 }
 
-/* Run one family through its master; *forked gets the points it forked. */
+/* The main process's view of the forked runs: which point each live
+ * one is (they come to it when their master ended first), for the signal
+ * handler and the failure message. */
+struct grand {
+	volatile pid_t *pids;  /* [0]: the master; then the runs, 0 when gone */
+	int *point;
+	int cap;
+	int tok_wr;
+};
+
+/* Reap what has ended: a run that came to us gives its slot back. The
+ * master's status goes to *mstatus. block: wait for one at least. false
+ * when no child is left. */
+static bool main_reap(const struct sweep *sw, const struct sweep_run_opts *o, struct grand *g,
+		      bool block, int *mstatus)
+{
+	int status;
+	pid_t pid;
+	while ((pid = waitpid(-1, &status, block ? 0 : WNOHANG)) != 0) {
+		if (pid < 0) {
+			if (errno == EINTR)
+				continue;
+			return errno != ECHILD;
+		}
+		block = false;
+		if (pid == g->pids[0]) {
+			*mstatus = status;
+			g->pids[0] = 0;
+			continue;
+		}
+		int k = 1;
+		while (k < g->cap && g->pids[k] != pid)
+			k++;
+		char t = 't';
+		while (write(g->tok_wr, &t, 1) < 0 && errno == EINTR)
+			;
+		if (k == g->cap)
+			continue;
+		g->pids[k] = 0;
+		if ((!WIFEXITED(status) || WEXITSTATUS(status) != 0) && o->log) {
+			const char *id = sw->points[g->point[k]].id;
+			if (WIFSIGNALED(status))
+				fprintf(o->log, "mobisim: point %s: crashed (signal %d, %s)\n", id,
+					WTERMSIG(status), strsignal(WTERMSIG(status)));
+			else
+				fprintf(o->log, "mobisim: point %s: failed (exit status %d)\n", id,
+					WEXITSTATUS(status));
+		}
+	}
+	return true;
+}
+
+static void grand_add(struct grand *g, pid_t pid, int point)
+{
+	for (int k = 1; k < g->cap; k++)
+		if (!g->pids[k]) {
+			g->point[k] = point;
+			g->pids[k] = pid;
+			return;
+		}
+}
+
+/* Run one family through its master; *forked gets the points it forked.
+ * Returns when the master has ended (its last runs may go on). */
 static int family_run(const struct sweep *sw, const struct fork_plan *pl, const struct fork_family *fam,
-		      const struct sweep_run_opts *o, volatile pid_t *sigpids, bool *forked, int *nfailed,
+		      const struct sweep_run_opts *o, struct grand *g, const int tok[2], bool *forked,
 		      char *why, size_t whylen)
 {
 	int rep[2], wp[2];
@@ -528,10 +632,10 @@ static int family_run(const struct sweep *sw, const struct fork_plan *pl, const 
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		close(rep[0]);
 		close(wp[0]);
-		master_main(sw, pl, fam, o, rep[1], wp[1]);
+		master_main(sw, pl, fam, o, rep[1], wp[1], tok);
 	}
 	if (pid > 0)
-		sigpids[0] = pid;
+		g->pids[0] = pid;
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	close(rep[1]);
 	close(wp[1]);
@@ -540,26 +644,39 @@ static int family_run(const struct sweep *sw, const struct fork_plan *pl, const 
 		close(wp[0]);
 		return -1;
 	}
-	int idx;
-	ssize_t r;
-	while ((r = read(rep[0], &idx, sizeof(idx))) == (ssize_t)sizeof(idx) || (r < 0 && errno == EINTR))
-		if (r > 0 && idx >= 0 && idx < sw->npoints)
-			forked[idx] = true;
+	/* the forked runs as the master reports them, reaping meanwhile what
+	 * earlier families left us (their slots are what the master waits for) */
+	int mstatus = 0;
+	struct pollfd pfd = { .fd = rep[0], .events = POLLIN };
+	for (;;) {
+		main_reap(sw, o, g, false, &mstatus);
+		int pr = poll(&pfd, 1, 20);
+		if (pr <= 0)
+			continue;
+		struct fork_rec rec;
+		ssize_t r = read(rep[0], &rec, sizeof(rec));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r != (ssize_t)sizeof(rec))
+			break; /* EOF: the master and its runs closed it */
+		if (rec.index >= 0 && rec.index < sw->npoints) {
+			forked[rec.index] = true;
+			block_stop_signals(&old);
+			grand_add(g, rec.pid, rec.index);
+			sigprocmask(SIG_SETMASK, &old, NULL);
+		}
+	}
 	close(rep[0]);
 	size_t n = 0;
+	ssize_t r;
 	while (n + 1 < whylen && ((r = read(wp[0], why + n, whylen - 1 - n)) > 0 || (r < 0 && errno == EINTR)))
 		if (r > 0)
 			n += (size_t)r;
 	why[n] = '\0';
 	close(wp[0]);
-	int status;
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+	while (g->pids[0] && main_reap(sw, o, g, true, &mstatus))
 		;
-	sigpids[0] = 0;
-	int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-	if (code == 1)
-		(*nfailed)++;
-	return code;
+	return WIFEXITED(mstatus) ? WEXITSTATUS(mstatus) : -1;
 }
 
 int sweep_fork_run(const struct sweep *sw, const struct sweep_run_opts *o, int *todo, int *ntodo,
@@ -576,28 +693,46 @@ int sweep_fork_run(const struct sweep *sw, const struct sweep_run_opts *o, int *
 		return 0;
 	}
 	bool *forked = calloc((size_t)sw->npoints, sizeof(bool));
-	volatile pid_t *sigpids = calloc(1, sizeof(*sigpids));
-	if (!forked || !sigpids) {
+	/* a slot per point: a run the master reaped itself may still be listed */
+	struct grand g = { .cap = 1 + sw->npoints };
+	g.pids = calloc((size_t)g.cap, sizeof(*g.pids));
+	g.point = calloc((size_t)g.cap, sizeof(*g.point));
+	int tok[2] = { -1, -1 };
+	if (!forked || !g.pids || !g.point || pipe(tok)) {
 		free(forked);
-		free((void *)sigpids);
+		free((void *)g.pids);
+		free(g.point);
 		plan_free(&pl);
 		return sim_errorf(err, SIM_E_NOMEM, "out of memory");
 	}
-	results_signal_children(sigpids, 1);
+	g.tok_wr = tok[1];
+	for (int j = 0; j < o->jobs; j++)
+		if (write(tok[1], "t", 1) != 1)
+			break;
+	/* a master's runs still going when it ends come to us */
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	results_signal_children(g.pids, (size_t)g.cap);
 	bool said = false;
-	int nfail = 0;
 	for (int f = 0; f < pl.nfam; f++) {
 		if (pl.fam[f].n < 2)
 			continue;
 		why[0] = '\0';
-		int code = family_run(sw, &pl, &pl.fam[f], o, sigpids, forked, &nfail, why, sizeof(why));
+		int code = family_run(sw, &pl, &pl.fam[f], o, &g, tok, forked, why, sizeof(why));
 		if (code == 3 && !said && o->log) {
 			fprintf(o->log, "mobisim: %s: runs from t = 0 where it cannot fork: %s\n", sw->file,
 				why[0] ? why : "the prefix could not be built");
 			said = true;
 		}
 	}
+	/* the last families' runs */
+	int mstatus = 0;
+	while (main_reap(sw, o, &g, true, &mstatus))
+		;
+	close(tok[0]);
+	close(tok[1]);
 	results_signal_children(NULL, 0);
+	free((void *)g.pids);
+	free(g.point);
 	/* what was forked is done (or failed and said so); the rest runs the
 	 * plain way */
 	int k = 0;
@@ -609,7 +744,6 @@ int sweep_fork_run(const struct sweep *sw, const struct sweep_run_opts *o, int *
 	}
 	*ntodo = k;
 	free(forked);
-	free((void *)sigpids);
 	plan_free(&pl);
 	return 0;
 }
