@@ -3,8 +3,13 @@
  * torvalds/linux for the later differences). Facts and numbers carry over
  * with their source; the code is written afresh against models/block/elevator.h.
  * Over ~1,500 lines on purpose: one scheduler, one file (docs/architecture.md
- * §4), laid out like the kernel's own (larger) file, whose helpers all share
- * cfq_data and would only scatter if split.
+ * §4), laid out like the kernel's own (larger, single) file. The cuts a split
+ * would make are not jobs of their own here: the Samsung variant is a branch
+ * of cfq_may_dispatch and two tunables, not a scheduler; slice, idle and
+ * dispatch logic call each other both ways over cfq_data's state
+ * (cfq_select_queue, cfq_should_idle, __cfq_slice_expired, the idle timer);
+ * the statistics are counters in cfq_data echoed by one function. bfq, whose
+ * kernel source is itself split (bfq-wf2q.c), is two files.
  *
  * Modelled, with the kernel's structure and names:
  *  - one cfq_queue per process for sync I/O (a cfq_io_cq behind
