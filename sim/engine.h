@@ -78,18 +78,19 @@ struct sim_engine {
 	int64_t now;
 	uint64_t next_seq;
 	uint64_t fired;      /* events fired since init */
-	uint64_t skipped;    /* clock advances that replaced an event (sim_engine_advance) */
+	uint64_t max_events; /* 0 = unlimited */
+	bool stop;
+	struct sim *owner;   /* passed to every fire() */
+	/* sim_engine_advance (after the fields fire() uses, which keep their place) */
+	int64_t until;       /* time limit of the run in progress */
+	uint64_t skipped;    /* clock advances that replaced an event */
 	int64_t peek_min;    /* a lower bound of the earliest pending time ... */
 	uint64_t peek_seq;   /* ... valid while next_seq is this (nothing scheduled since) */
-	uint64_t max_events; /* 0 = unlimited */
-	int64_t until;       /* time limit of the run in progress */
-	bool stop;
-	bool no_advance;     /* sim_engine_advance always refuses (run.per_event) */
+	bool no_advance;     /* always refuse (run.per_event) */
 	/* Fork at a phase: an advance to barrier or past it asks cross(owner,
 	 * when) first (true: advance); SIM_TIME_MAX: none. */
 	int64_t barrier;
 	bool (*cross)(struct sim *owner, int64_t when);
-	struct sim *owner;   /* passed to every fire() */
 };
 
 static inline void sim_event_init(struct sim_event *ev, sim_event_fn fire)

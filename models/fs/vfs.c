@@ -38,7 +38,6 @@ struct stack_file *stack_file_new(struct stack *s, const char *name, bool meta)
 		return NULL;
 	}
 	f->id = s->next_file_id++;
-	f->pages = RB_ROOT;
 	f->is_meta = meta;
 	f->ra.prev_page = UINT64_MAX;
 	list_init(&f->dirty_node);

@@ -176,12 +176,26 @@ enum pc_flag {
 enum pc_lru { PC_LRU_NONE = 0, PC_LRU_INACTIVE, PC_LRU_ACTIVE };
 
 struct pc_page {
-	struct rb_node node;       /* file->pages, by index */
 	struct list_head lru;      /* inactive/active list, or the free pool */
 	struct stack_file *file;
 	uint32_t index;
 	uint16_t flags;
 	uint8_t lru_list;
+};
+
+/* A file's pages by index, as mapping->page_tree: leaves of 64 slots
+ * with a bitmap of the present ones, reached through a directory indexed
+ * by index / 64 (grown to the highest leaf used; a leaf is freed with its
+ * last page). Lookup, insert and remove are O(1); the next present page
+ * is a bit scan. */
+#define PC_LEAF_SHIFT 6
+struct pc_leaf {
+	uint64_t map;
+	struct pc_page *slot[1u << PC_LEAF_SHIFT];
+};
+struct pc_index {
+	struct pc_leaf **leaf;     /* by index >> PC_LEAF_SHIFT; NULL: no page there */
+	uint32_t nleaf;            /* entries of leaf[] */
 };
 
 struct ra_state {          /* struct file_ra_state */
@@ -282,6 +296,8 @@ struct pc_page *pc_find(struct stack_file *f, uint64_t index);
 /* First page of f with index >= index, or NULL. */
 struct pc_page *pc_find_ge(struct stack_file *f, uint64_t index);
 struct pc_page *pc_next(struct pc_page *pg);
+/* Free a file's page index (its pages belong to the pool). */
+void pc_index_free(struct pc_index *ix);
 /* Allocate and insert a new locked page (not uptodate) at index for t.
  * *out NULL with STEP_BLOCK when t must wait (reclaim, policy, lock);
  * the caller retries at the same index after the wake. */

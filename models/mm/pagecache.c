@@ -18,8 +18,9 @@
  * insert) and, every PAGEVEC_SIZE pages, zone->lru_lock (pagevec drain);
  * its allocation takes zone->lock once per per-cpu list refill.
  *
- * Lookup is a red-black tree per file keyed by page index (the radix tree
- * plays this role in the kernel; only ordered walks matter here).
+ * Lookup is a two-level index per file keyed by page index (struct
+ * pc_index, models/mm/mm.h), a flat stand-in for the kernel's radix tree:
+ * only lookups and ordered walks matter here.
  */
 #include <math.h>
 #include <stddef.h>
@@ -102,82 +103,116 @@ static struct pc_page *page_alloc(struct pagecache *pc)
 
 /* ------------------------------------------------------------- lookup */
 
+static inline struct pc_leaf *leaf_of(const struct stack_file *f, uint64_t index)
+{
+	uint64_t l = index >> PC_LEAF_SHIFT;
+	return l < f->pages.nleaf ? f->pages.leaf[l] : NULL;
+}
+
 struct pc_page *pc_find(struct stack_file *f, uint64_t index)
 {
-	/* appends look past the end; most other lookups are the page after
-	 * the last one found (sequential I/O) */
+	/* appends look past the end */
 	if (!f->last || index > f->last->index)
 		return NULL;
-	struct pc_page *fg = f->finger;
-	if (fg && fg != f->last) {
-		if (fg->index == index)
-			return fg;
-		if (fg->index + 1 == index) {
-			struct rb_node *nx = rb_next(&fg->node);
-			struct pc_page *q = nx ? rb_entry(nx, struct pc_page, node) : NULL;
-			if (q && q->index == index) {
-				f->finger = q;
-				return q;
-			}
-			if (!q || q->index > index)
-				return NULL;
-		}
-	}
-	struct rb_node *n = f->pages.node;
-	while (n) {
-		struct pc_page *pg = rb_entry(n, struct pc_page, node);
-		if (index < pg->index)
-			n = n->left;
-		else if (index > pg->index)
-			n = n->right;
-		else
-			return f->finger = pg;
-	}
-	return NULL;
+	struct pc_leaf *lf = leaf_of(f, index);
+	return lf ? lf->slot[index & ((1u << PC_LEAF_SHIFT) - 1)] : NULL;
 }
 
 struct pc_page *pc_find_ge(struct stack_file *f, uint64_t index)
 {
-	struct rb_node *n = f->pages.node;
-	struct pc_page *best = NULL;
-	while (n) {
-		struct pc_page *pg = rb_entry(n, struct pc_page, node);
-		if (index <= pg->index) {
-			best = pg;
-			if (index == pg->index)
-				return pg;
-			n = n->left;
-		} else {
-			n = n->right;
-		}
+	if (!f->last || index > f->last->index)
+		return NULL;
+	/* the last page is at or after index: the scan ends by its leaf */
+	uint64_t l = index >> PC_LEAF_SHIFT;
+	uint64_t m = ~0ull << (index & ((1u << PC_LEAF_SHIFT) - 1));
+	for (;; l++, m = ~0ull) {
+		struct pc_leaf *lf = f->pages.leaf[l];
+		if (lf && (lf->map & m))
+			return lf->slot[__builtin_ctzll(lf->map & m)];
 	}
-	return best;
 }
 
 struct pc_page *pc_next(struct pc_page *pg)
 {
-	struct rb_node *n = rb_next(&pg->node);
-	return n ? rb_entry(n, struct pc_page, node) : NULL;
+	return pc_find_ge(pg->file, (uint64_t)pg->index + 1);
 }
 
-static void tree_insert(struct stack_file *f, struct pc_page *pg)
+/* The page of highest index <= index, or NULL (last not consulted). */
+static struct pc_page *find_le(struct stack_file *f, uint64_t index)
 {
-	struct rb_node **link = &f->pages.node, *parent = NULL;
-	if (f->last && pg->index > f->last->index) {
-		/* an append: the highest page has no right child */
-		parent = &f->last->node;
-		link = &parent->right;
+	uint64_t l = index >> PC_LEAF_SHIFT;
+	unsigned b = (unsigned)(index & ((1u << PC_LEAF_SHIFT) - 1));
+	uint64_t m = b == 63 ? ~0ull : (2ull << b) - 1;
+	if (l >= f->pages.nleaf) {
+		l = f->pages.nleaf;
+		m = ~0ull;
+		if (l-- == 0)
+			return NULL;
 	}
-	while (*link) {
-		parent = *link;
-		struct pc_page *o = rb_entry(parent, struct pc_page, node);
-		link = pg->index < o->index ? &parent->left : &parent->right;
+	for (;; m = ~0ull) {
+		struct pc_leaf *lf = f->pages.leaf[l];
+		if (lf && (lf->map & m))
+			return lf->slot[63 - __builtin_clzll(lf->map & m)];
+		if (l-- == 0)
+			return NULL;
 	}
-	rb_link_node(&pg->node, parent, link);
-	rb_insert_color(&pg->node, &f->pages);
-	f->finger = pg;
+}
+
+/* Put pg in its file's index: 0, or SIM_E_NOMEM. */
+static int index_insert(struct stack_file *f, struct pc_page *pg)
+{
+	struct pc_index *ix = &f->pages;
+	uint64_t l = pg->index >> PC_LEAF_SHIFT;
+	if (l >= ix->nleaf) {
+		uint64_t n = ix->nleaf ? (uint64_t)ix->nleaf * 2 : 16;
+		if (n < l + 1)
+			n = l + 1;
+		struct pc_leaf **d = realloc(ix->leaf, n * sizeof(*d));
+		if (!d)
+			return SIM_E_NOMEM;
+		for (uint64_t i = ix->nleaf; i < n; i++)
+			d[i] = NULL;
+		ix->leaf = d;
+		ix->nleaf = (uint32_t)n;
+	}
+	struct pc_leaf *lf = ix->leaf[l];
+	if (!lf) {
+		lf = calloc(1, sizeof(*lf));
+		if (!lf)
+			return SIM_E_NOMEM;
+		ix->leaf[l] = lf;
+	}
+	unsigned b = pg->index & ((1u << PC_LEAF_SHIFT) - 1);
+	lf->slot[b] = pg;
+	lf->map |= 1ull << b;
 	if (!f->last || pg->index > f->last->index)
 		f->last = pg;
+	return 0;
+}
+
+static void index_remove(struct stack_file *f, struct pc_page *pg)
+{
+	struct pc_index *ix = &f->pages;
+	uint64_t l = pg->index >> PC_LEAF_SHIFT;
+	struct pc_leaf *lf = ix->leaf[l];
+	unsigned b = pg->index & ((1u << PC_LEAF_SHIFT) - 1);
+	lf->slot[b] = NULL;
+	lf->map &= ~(1ull << b);
+	if (!lf->map) {
+		free(lf);
+		ix->leaf[l] = NULL;
+	}
+	if (f->last == pg)
+		f->last = pg->index ? find_le(f, (uint64_t)pg->index - 1) : NULL;
+}
+
+void pc_index_free(struct pc_index *ix)
+{
+	for (uint32_t i = 0; i < ix->nleaf; i++)
+		free(ix->leaf[i]);
+	free(ix->leaf);
+	ix->leaf = NULL;
+	ix->nleaf = 0;
 }
 
 uint64_t pc_free_pages(const struct pagecache *pc)
@@ -230,13 +265,7 @@ void pc_page_free(struct stack *s, struct pc_page *pg)
 	struct pagecache *pc = &s->pc;
 	struct stack_file *f = pg->file;
 	pc_lru_del(pc, pg);
-	if (f->finger == pg)
-		f->finger = NULL;
-	if (f->last == pg) {
-		struct rb_node *pv = rb_prev(&pg->node);
-		f->last = pv ? rb_entry(pv, struct pc_page, node) : NULL;
-	}
-	rb_erase(&pg->node, &f->pages);
+	index_remove(f, pg);
 	f->nr_pages--;
 	pc->used--;
 	pc->evicted++;
@@ -271,7 +300,11 @@ enum step pc_add_page(struct stack_task *t, struct stack_file *f, uint64_t index
 	pg->flags = PG_LOCKED;
 	pg->lru_list = PC_LRU_NONE;
 	list_init(&pg->lru);
-	tree_insert(f, pg);
+	if (index_insert(f, pg)) {
+		list_add(&pg->lru, &pc->free_pages);
+		sim_fail(s->sim, SIM_E_NOMEM, "out of memory indexing a page");
+		return task_delay(t, 0, SIM_NWAIT, 1, false);
+	}
 	f->nr_pages++;
 	pc->used++;
 	pc->inserted++;
@@ -435,7 +468,8 @@ int pagecache_prefill(struct stack *s, struct stack_file *f, uint64_t npages,
 		pg->index = (uint32_t)i;
 		pg->flags = PG_UPTODATE;
 		list_init(&pg->lru);
-		tree_insert(f, pg);
+		if (index_insert(f, pg))
+			return sim_errorf(err, SIM_E_NOMEM, "out of memory");
 		f->nr_pages++;
 		pc->used++;
 		pc_lru_add_head(pc, pg, PC_LRU_INACTIVE);

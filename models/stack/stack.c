@@ -271,6 +271,7 @@ void stack_destroy(struct stack *s)
 		struct stack_file *f = list_entry(pos, struct stack_file, all_node);
 		free(f->name);
 		free(f->ext);
+		pc_index_free(&f->pages);
 		free(f);
 	}
 	if (s->sim)

@@ -43,8 +43,7 @@ struct stack_file {
 	uint32_t id;
 	char *name;
 	uint64_t size;             /* i_size */
-	struct rb_root pages;
-	struct pc_page *finger;    /* last page found or inserted: sequential lookups start here */
+	struct pc_index pages;
 	struct pc_page *last;      /* the page of highest index (appends look past it) */
 	uint64_t nr_pages, nr_dirty, nr_writeback;
 	struct mm_lock tree_lock;  /* mapping->tree_lock */

@@ -1,7 +1,8 @@
 /* Page cache: hits on re-read, memory bounded by the configured size with
  * kswapd reclaim, direct reclaim when everything is dirty, the LRU keeping
- * mapped (faulted) pages over streamed ones, and the lru lock's pagevec
- * batching. */
+ * mapped (faulted) pages over streamed ones, the lru lock's pagevec
+ * batching, and the per-file page index (lookup, ordered walk, last page)
+ * through scattered inserts and evictions. */
 #include "tests/models/stack/stack_harness.h"
 
 #define PC_DEV "device: {model: ideal, service: fixed, mean_us: 100, queue_depth: 1}\n"
@@ -123,6 +124,78 @@ static void test_pagecache_lock_batches_per_pagevec(void **state)
 	sh_free(h);
 }
 
+/* The index of f against a walk of every index up to the last page:
+ * pc_find, pc_find_ge and pc_next agree, the walk is ascending, counts
+ * and the last page match. */
+static void check_index(struct stack_file *f)
+{
+	uint64_t n = 0;
+	struct pc_page *prev = NULL;
+	for (struct pc_page *pg = pc_find_ge(f, 0); pg; pg = pc_next(pg)) {
+		assert_ptr_equal(pg->file, f);
+		assert_ptr_equal(pc_find(f, pg->index), pg);
+		if (prev)
+			assert_true(pg->index > prev->index);
+		prev = pg;
+		n++;
+	}
+	assert_int_equal(n, f->nr_pages);
+	assert_ptr_equal(f->last, prev);
+	if (!prev)
+		return;
+	struct pc_page *ge = NULL; /* the smallest page at or after i, from the top */
+	for (uint64_t i = prev->index + 1; i-- > 0;) {
+		struct pc_page *pg = pc_find(f, i);
+		if (pg)
+			ge = pg;
+		assert_ptr_equal(pc_find_ge(f, i), ge);
+	}
+	assert_null(pc_find(f, (uint64_t)prev->index + 1));
+	assert_null(pc_find_ge(f, (uint64_t)prev->index + 1));
+}
+
+/* Scattered 4 KiB reads over a file 8x the cache: pages land all over the
+ * index and reclaim takes them out again; then pages are freed by hand in
+ * a scattered order, the last page among them. */
+static void test_pagecache_index_scattered(void **state)
+{
+	(void)state;
+	struct sh *h = sh_new(PC_DEV PC_SMALL PC_FS "readahead: {read_ahead_kib: 0}\n");
+	struct stack_file *f = sh_file(h, "db", 512 << 20);
+	struct sh_gen g = { .kind = STACK_OP_READ, .f = f, .len = 4096, .count = 40000,
+			    .stride = 4096 * 4099 + 4096, .wrap = 512 << 20 };
+	sh_gen_task(h, "reader", 10001, 0, &g);
+	sh_run(h, SIM_TIME_MAX);
+	assert_true(g.exited_at > 0);
+	assert_true(h->st->pc.evicted > 0);
+	assert_true(f->nr_pages > 1000);
+	check_index(f);
+	uint64_t n = f->nr_pages, k = 0;
+	struct pc_page **all = malloc(n * sizeof(*all));
+	assert_non_null(all);
+	for (struct pc_page *pg = pc_find_ge(f, 0); pg; pg = pc_next(pg))
+		all[k++] = pg;
+	assert_int_equal(k, n);
+	for (uint64_t i = 0; i < n; i++) { /* every 7th page in a stride order, last first */
+		uint64_t j = (n - 1 + i * 7919) % n;
+		if (j % 7 == 0 || j == n - 1) {
+			pc_page_free(h->st, all[j]);
+			all[j] = NULL;
+		}
+	}
+	check_index(f);
+	for (uint64_t i = n; i-- > 0;) /* the rest from the top: last moves down each time */
+		if (all[i]) {
+			pc_page_free(h->st, all[i]);
+			if (i % 97 == 0)
+				check_index(f);
+		}
+	check_index(f);
+	assert_null(f->last);
+	free(all);
+	sh_free(h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -131,6 +204,7 @@ int main(void)
 		cmocka_unit_test(test_pagecache_direct_reclaim_waits_for_writeback),
 		cmocka_unit_test(test_pagecache_lru_keeps_mapped_pages),
 		cmocka_unit_test(test_pagecache_lock_batches_per_pagevec),
+		cmocka_unit_test(test_pagecache_index_scattered),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
