@@ -25,6 +25,7 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -445,20 +446,28 @@ int pagecache_prefill(struct stack *s, struct stack_file *f, uint64_t npages,
 	struct pagecache *pc = &s->pc;
 	if (npages + pc->wmark_high > pc->capacity)
 		npages = pc->capacity > 2 * pc->wmark_high ? pc->capacity - 2 * pc->wmark_high : 0;
-	/* Every cached page is a record here; a config asking for more records
-	 * than this machine can hold would allocate for minutes and die out of
-	 * memory, so refuse it at once with the figure it asks for. */
-	double need = (double)npages * (double)sizeof(struct pc_page);
+	/* Every cached page is a record here (with its index slot); a config
+	 * asking for more records than this machine - or this process's
+	 * address-space limit - can hold would allocate for minutes and die out
+	 * of memory, so refuse it at once with the figure it asks for. */
+	size_t rec = sizeof(struct pc_page) + sizeof(struct pc_leaf) / (1u << PC_LEAF_SHIFT);
+	double need = (double)npages * (double)rec;
 	long phys_pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
 	double phys = phys_pages > 0 && psize > 0 ? (double)phys_pages * (double)psize : 0;
+	struct rlimit as;
+	bool limited = getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY &&
+		       (phys <= 0 || (double)as.rlim_cur < phys);
+	if (limited)
+		phys = (double)as.rlim_cur;
 	if (phys > 0 && need > phys / 2)
 		return sim_errorf(err, SIM_E_INPUT,
 				  "memory.cached_bytes: %llu MiB of cached pages asks for %llu page records "
 				  "of %zu bytes = %.1f GiB of simulator memory, more than half of this "
-				  "machine's %.1f GiB (the page cache is simulated page by page); lower "
+				  "%s %.1f GiB (the page cache is simulated page by page); lower "
 				  "memory.cached_bytes",
 				  (unsigned long long)(npages >> (20 - STACK_PAGE_SHIFT)),
-				  (unsigned long long)npages, sizeof(struct pc_page), need / 1073741824.0,
+				  (unsigned long long)npages, rec, need / 1073741824.0,
+				  limited ? "process's address-space limit (ulimit -v) of" : "machine's",
 				  phys / 1073741824.0);
 	for (uint64_t i = 0; i < npages; i++) {
 		struct pc_page *pg = page_alloc(pc);
