@@ -685,8 +685,8 @@ int sweep_fork_run(const struct sweep *sw, const struct sweep_run_opts *o, int *
 	char why[SIM_ERRMSG_MAX];
 	struct fork_plan pl;
 	*nforked = 0;
-	if (o->no_fork)
-		return 0;
+	if (o->no_fork || *ntodo < 2)
+		return 0; /* nothing to share (a resumed sweep with a point left) */
 	if (!plan_make(sw, todo, *ntodo, &pl, why, sizeof(why))) {
 		if (o->log && pl.nph) /* a sweep without a phase axis has nothing to fork */
 			fprintf(o->log, "mobisim: %s: every point runs from t = 0: %s\n", sw->file, why);
