@@ -135,7 +135,15 @@ struct pc_page *pc_find_ge(struct stack_file *f, uint64_t index)
 
 struct pc_page *pc_next(struct pc_page *pg)
 {
-	return pc_find_ge(pg->file, (uint64_t)pg->index + 1);
+	uint64_t i = (uint64_t)pg->index + 1;
+	unsigned b = (unsigned)(i & ((1u << PC_LEAF_SHIFT) - 1));
+	if (b) { /* most walks find the next page in pg's own leaf */
+		const struct pc_leaf *lf = pg->file->pages.leaf[pg->index >> PC_LEAF_SHIFT];
+		uint64_t m = lf->map & (~0ull << b);
+		if (m)
+			return lf->slot[__builtin_ctzll(m)];
+	}
+	return pc_find_ge(pg->file, i);
 }
 
 /* The page of highest index <= index, or NULL (last not consulted). */
