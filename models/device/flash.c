@@ -337,17 +337,31 @@ static int64_t flash_unit_prog_ns(struct flash_dev *d, struct flash_timeline *tl
 static uint32_t flash_pick_die(const struct flash_dev *d, const struct flash_timeline *tl,
 			       bool fl, uint32_t *pos_out)
 {
-	struct rr_walk w = rr_walk_at(d, tl->wptr);
-	uint32_t best_pos = w.pos;
-	uint32_t best = rr_walk_die(d, &w);
-	bool best_ok = !fl || ftl_die_ok(d->ftl, best);
-	for (uint32_t i = 1; i < d->ndies; i++) {
-		rr_walk_next(d, &w);
-		uint32_t die = rr_walk_die(d, &w);
-		bool ok = !fl || ftl_die_ok(d->ftl, die);
+	/* called for every program unit and every drain step: the positions'
+	 * dies come from a table, and without the FTL every die is ok */
+	uint32_t n = d->ndies, p = tl->wptr % n, best_pos = p, best = d->rr_die[p];
+	if (!fl) {
+		for (uint32_t i = 1; i < n; i++) {
+			if (++p == n)
+				p = 0;
+			uint32_t die = d->rr_die[p];
+			if (tl->die_free[die] < tl->die_free[best]) {
+				best = die;
+				best_pos = p;
+			}
+		}
+		*pos_out = best_pos;
+		return best;
+	}
+	bool best_ok = ftl_die_ok(d->ftl, best);
+	for (uint32_t i = 1; i < n; i++) {
+		if (++p == n)
+			p = 0;
+		uint32_t die = d->rr_die[p];
+		bool ok = ftl_die_ok(d->ftl, die);
 		if ((ok && !best_ok) || (ok == best_ok && tl->die_free[die] < tl->die_free[best])) {
 			best = die;
-			best_pos = w.pos;
+			best_pos = p;
 			best_ok = ok;
 		}
 	}
@@ -1013,11 +1027,18 @@ static int flash_init(struct device *dev, struct cfg_node *node, struct sim_erro
 	d->round_key = calloc(d->ndies, sizeof(*d->round_key));
 	d->round_ready = calloc(d->ndies, sizeof(*d->round_ready));
 	d->round_gen = calloc(d->ndies, sizeof(*d->round_gen));
-	if (!d->round_key || !d->round_ready || !d->round_gen || tl_init(&d->tl, d) ||
+	d->rr_die = calloc(d->ndies, sizeof(*d->rr_die));
+	if (d->rr_die)
+		for (uint32_t pos = 0; pos < d->ndies; pos++) {
+			struct rr_walk w = rr_walk_at(d, pos);
+			d->rr_die[pos] = rr_walk_die(d, &w);
+		}
+	if (!d->round_key || !d->round_ready || !d->round_gen || !d->rr_die || tl_init(&d->tl, d) ||
 	    tl_init(&d->scratch, d)) {
 		free(d->round_key);
 		free(d->round_ready);
 		free(d->round_gen);
+		free(d->rr_die);
 		tl_free(&d->tl);
 		tl_free(&d->scratch);
 		return sim_errorf(err, SIM_E_NOMEM, "out of memory building the flash device");
@@ -1038,6 +1059,7 @@ static int flash_init(struct device *dev, struct cfg_node *node, struct sim_erro
 			free(d->round_key);
 			free(d->round_ready);
 			free(d->round_gen);
+			free(d->rr_die);
 			tl_free(&d->tl);
 			tl_free(&d->scratch);
 			return rc;
@@ -1058,6 +1080,7 @@ static void flash_destroy(struct device *dev)
 	free(d->round_key);
 	free(d->round_ready);
 	free(d->round_gen);
+	free(d->rr_die);
 	tl_free(&d->tl);
 	tl_free(&d->scratch);
 	ftl_destroy(d->ftl);

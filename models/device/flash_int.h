@@ -126,6 +126,7 @@ struct flash_dev {
 	uint64_t *round_key;
 	int64_t *round_ready;
 	uint64_t *round_gen;
+	uint32_t *rr_die;         /* die at each round-robin position (rr_walk's order) */
 	uint64_t gen;
 
 	/* FTL (models/device/ftl.h), NULL when ftl.enabled is false */

@@ -205,16 +205,20 @@ static void wb_wake_all(struct stack *s)
  * dirties a million pages, and the curve is what a reader looks at. */
 #define WB_TIMELINE_INTERVAL_NS 1000000LL
 
-static void wb_timeline(struct stack *s)
+static __attribute__((noinline)) void wb_timeline_write(struct stack *s, struct sim_timeline *tl)
 {
-	struct sim_timeline *tl = s->sim->timeline;
-	if (!tl)
-		return;
 	int64_t now = sim_now(s->sim);
 	sim_timeline_counter(tl, TIMELINE_PID_MEMORY, "dirty pages", now, (double)s->wb.nr_dirty,
 			     WB_TIMELINE_INTERVAL_NS);
 	sim_timeline_counter(tl, TIMELINE_PID_MEMORY, "writeback pages", now,
 			     (double)s->wb.nr_writeback, WB_TIMELINE_INTERVAL_NS);
+}
+
+/* per page dirtied and per bio done: the check stays at the caller */
+static inline void wb_timeline(struct stack *s)
+{
+	if (s->sim->timeline)
+		wb_timeline_write(s, s->sim->timeline);
 }
 
 void wb_page_dirtied(struct stack *s, struct pc_page *pg)
