@@ -310,7 +310,11 @@ void pc_clear_flags(struct stack *s, struct pc_page *pg, uint16_t bits);
 void pc_wake_page(struct stack *s, struct pc_page *pg);
 /* Sleep on page until none of mask's flags is set (wait_on_page_bit). */
 void task_wait_page(struct stack_task *t, struct pc_page *pg, uint16_t mask, enum sim_wait cause);
-uint64_t pc_free_pages(const struct pagecache *pc);
+/* Free pages: asked at every allocation, hence inline. */
+static inline uint64_t pc_free_pages(const struct pagecache *pc)
+{
+	return pc->used >= pc->capacity ? 0 : pc->capacity - pc->used;
+}
 /* Clean pages of an idle file at t = 0 (clamped to leave free memory). */
 int pagecache_prefill(struct stack *s, struct stack_file *f, uint64_t npages,
 		      struct sim_error *err);

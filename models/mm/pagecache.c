@@ -224,11 +224,6 @@ void pc_index_free(struct pc_index *ix)
 	ix->nleaf = 0;
 }
 
-uint64_t pc_free_pages(const struct pagecache *pc)
-{
-	return pc->used >= pc->capacity ? 0 : pc->capacity - pc->used;
-}
-
 /* ---------------------------------------------------------------- LRU */
 
 void pc_lru_del(struct pagecache *pc, struct pc_page *pg)
