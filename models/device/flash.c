@@ -375,6 +375,7 @@ static uint32_t flash_pick_die(const struct flash_dev *d, const struct flash_tim
 static int64_t flash_book_unit(struct flash_dev *d, struct flash_timeline *tl, uint64_t bytes,
 			       int64_t ready, uint32_t best, uint32_t best_pos, bool account)
 {
+	d->tl_gen++;
 	bool fl = d->ftl && account;
 	tl->wptr = best_pos + 1;
 	/* Foreground GC: the die copies and erases before it can take the
@@ -462,6 +463,7 @@ static int64_t wb_reserve(struct flash_dev *d, struct flash_timeline *tl, int64_
 static int64_t flash_book_read(struct flash_dev *d, struct flash_timeline *tl, int64_t now,
 			       uint64_t sector, uint32_t nr_sectors, bool account)
 {
+	d->tl_gen++;
 	int64_t t0 = max64(now, tl->ctrl_free) + d->cmd_read_ns;
 	tl->ctrl_free = t0;
 	int64_t done = t0;
@@ -620,6 +622,7 @@ static int64_t flash_book_write(struct flash_dev *d, struct flash_timeline *tl, 
 static int64_t flash_book_discard(struct flash_dev *d, struct flash_timeline *tl, int64_t now,
 				  uint64_t sector, uint32_t nr_sectors, bool account)
 {
+	d->tl_gen++;
 	int64_t t0 = max64(now, tl->ctrl_free) + d->cmd_write_ns;
 	tl->ctrl_free = t0;
 	if (d->ftl && account)
@@ -633,6 +636,7 @@ static int64_t flash_book_discard(struct flash_dev *d, struct flash_timeline *tl
  * command never waits for background GC). */
 static void flash_bg_gc(struct flash_dev *d, int64_t now)
 {
+	d->tl_gen++;
 	struct flash_timeline *tl = &d->tl;
 	int64_t idle = ftl_bg_idle_ns(d->ftl);
 	if (!idle)
@@ -722,10 +726,29 @@ static void rp_close_open(struct flash_dev *d)
  * now takes the unit instead of every unit queueing behind the preferred
  * one (booking at admission spreads them because each commit moves the
  * preference; a drain that waits does not). */
+static uint32_t rp_refuse(struct flash_dev *d, const struct flash_unit *u, int64_t now,
+			  int64_t next)
+{
+	d->memo_valid = true;
+	d->memo_gen = d->tl_gen;
+	d->memo_now = now;
+	d->memo_u = u;
+	d->memo_ready = u->ready;
+	d->memo_next = next;
+	return UINT32_MAX;
+}
+
 static uint32_t rp_choose(struct flash_dev *d, const struct flash_unit *u, int64_t now,
 			  uint32_t *pos_out, int64_t *next)
 {
 	struct flash_timeline *tl = &d->tl;
+	/* each unit admitted and each drain step asks again for the same
+	 * waiting head: nothing it depends on has moved since a refusal */
+	if (d->memo_valid && d->memo_gen == d->tl_gen && d->memo_now == now && d->memo_u == u &&
+	    d->memo_ready == u->ready) {
+		*next = d->memo_next;
+		return UINT32_MAX;
+	}
 	uint32_t dpc = d->ndies / (uint32_t)d->channels;
 	uint32_t die = flash_pick_die(d, tl, d->ftl != NULL, pos_out);
 	int64_t cs = max64(u->ready, max64(tl->ch_free[die / dpc], tl->die_free[die]));
@@ -733,7 +756,7 @@ static uint32_t rp_choose(struct flash_dev *d, const struct flash_unit *u, int64
 		return die;
 	*next = cs;
 	if (!d->ftl)
-		return UINT32_MAX;
+		return rp_refuse(d, u, now, *next);
 	uint32_t best = UINT32_MAX;
 	struct rr_walk w = rr_walk_at(d, tl->wptr);
 	for (uint32_t i = 0; i < d->ndies; i++, rr_walk_next(d, &w)) {
@@ -750,7 +773,7 @@ static uint32_t rp_choose(struct flash_dev *d, const struct flash_unit *u, int64
 			*pos_out = pos;
 		}
 	}
-	return best;
+	return best == UINT32_MAX ? rp_refuse(d, u, now, *next) : best;
 }
 
 /* Book the queued units whose program starts by now (force: all of them,

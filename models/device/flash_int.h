@@ -127,6 +127,14 @@ struct flash_dev {
 	int64_t *round_ready;
 	uint64_t *round_gen;
 	uint32_t *rr_die;         /* die at each round-robin position (rr_walk's order) */
+	/* rp_choose's last refusal (no die takes the head unit by now), valid
+	 * while tl_gen - bumped by everything that books or frees a die, a
+	 * channel or FTL space - has not moved */
+	uint64_t tl_gen;
+	uint64_t memo_gen;
+	int64_t memo_now, memo_ready, memo_next;
+	const struct flash_unit *memo_u;
+	bool memo_valid;
 	uint64_t gen;
 
 	/* FTL (models/device/ftl.h), NULL when ftl.enabled is false */
