@@ -374,7 +374,7 @@ void pc_wake_page(struct stack *s, struct pc_page *pg)
 		pg->flags &= (uint16_t)~PG_WAITERS;
 }
 
-void pc_clear_flags(struct stack *s, struct pc_page *pg, uint16_t bits)
+void pc_clear_flags_slow(struct stack *s, struct pc_page *pg, uint16_t bits)
 {
 	if ((bits & PG_WRITEBACK) && (pg->flags & PG_RECLAIM))
 		mm_writeback_end(s, pg);

@@ -132,7 +132,7 @@ static int64_t periodic_fit(struct mm_lock *l, int64_t t, int64_t hold_ns)
 	return t;
 }
 
-int64_t mm_lock_acquire(struct mm_lock *l, int64_t now, int64_t hold_ns, enum sim_class c)
+int64_t mm_lock_acquire_slow(struct mm_lock *l, int64_t now, int64_t hold_ns, enum sim_class c)
 {
 	int64_t t = l->free_at > now ? l->free_at : now;
 	t = periodic_fit(l, t, hold_ns);
