@@ -492,7 +492,7 @@ static int64_t peek_min(struct sim_engine *e)
 	return min;
 }
 
-bool sim_engine_advance(struct sim_engine *e, int64_t when)
+bool sim_engine_advance_slow(struct sim_engine *e, int64_t when)
 {
 	if (e->no_advance || e->stop || e->max_events || when > e->until)
 		return false;

@@ -154,7 +154,20 @@ bool sim_engine_step(struct sim_engine *e);
  * clock to when and return true - the caller then does the event's work
  * inline, exactly as its handler would have, since nothing can come in
  * between. Counted in skipped, not fired. False: schedule as usual. */
-bool sim_engine_advance(struct sim_engine *e, int64_t when);
+bool sim_engine_advance_slow(struct sim_engine *e, int64_t when);
+static inline bool sim_engine_advance(struct sim_engine *e, int64_t when)
+{
+	/* asked for every CPU burst: the cached bound still holds and no
+	 * barrier is crossed - advance here, else the full check */
+	if (!e->no_advance && !e->stop && !e->max_events && when <= e->until &&
+	    e->peek_seq == e->next_seq && e->peek_min > when && when < e->barrier &&
+	    when >= e->now) {
+		e->now = when;
+		e->skipped++;
+		return true;
+	}
+	return sim_engine_advance_slow(e, when);
+}
 
 static inline void sim_engine_stop(struct sim_engine *e) { e->stop = true; }
 static inline int64_t sim_engine_now(const struct sim_engine *e) { return e->now; }
