@@ -406,9 +406,32 @@ struct json_t *mm_reclaim_to_json(const struct stack *s);
 
 /* -------------------------------------------------------- pagecache.c */
 
-/* LRU primitives reclaim uses (lru: enum pc_lru). */
-void pc_lru_del(struct pagecache *pc, struct pc_page *pg);
-void pc_lru_add_head(struct pagecache *pc, struct pc_page *pg, int lru);
+/* LRU primitives reclaim uses (lru: enum pc_lru); per page inserted,
+ * reclaimed or put back, hence inline. */
+static inline void pc_lru_del(struct pagecache *pc, struct pc_page *pg)
+{
+	if (pg->lru_list == PC_LRU_INACTIVE)
+		pc->nr_inactive--;
+	else if (pg->lru_list == PC_LRU_ACTIVE)
+		pc->nr_active--;
+	list_del_init(&pg->lru);
+	pg->lru_list = PC_LRU_NONE;
+}
+
+static inline void pc_lru_add_head(struct pagecache *pc, struct pc_page *pg, int which)
+{
+	if (which == PC_LRU_ACTIVE) {
+		list_add(&pg->lru, &pc->active);
+		pc->nr_active++;
+		pg->flags |= PG_ACTIVE;
+	} else {
+		list_add(&pg->lru, &pc->inactive);
+		pc->nr_inactive++;
+		pg->flags &= (uint16_t)~PG_ACTIVE;
+	}
+	pg->lru_list = (uint8_t)which;
+}
+
 /* Remove pg from its file and return it to the pool (__remove_mapping). */
 void pc_page_free(struct stack *s, struct pc_page *pg);
 

@@ -226,30 +226,6 @@ void pc_index_free(struct pc_index *ix)
 
 /* ---------------------------------------------------------------- LRU */
 
-void pc_lru_del(struct pagecache *pc, struct pc_page *pg)
-{
-	if (pg->lru_list == PC_LRU_INACTIVE)
-		pc->nr_inactive--;
-	else if (pg->lru_list == PC_LRU_ACTIVE)
-		pc->nr_active--;
-	list_del_init(&pg->lru);
-	pg->lru_list = PC_LRU_NONE;
-}
-
-void pc_lru_add_head(struct pagecache *pc, struct pc_page *pg, int which)
-{
-	if (which == PC_LRU_ACTIVE) {
-		list_add(&pg->lru, &pc->active);
-		pc->nr_active++;
-		pg->flags |= PG_ACTIVE;
-	} else {
-		list_add(&pg->lru, &pc->inactive);
-		pc->nr_inactive++;
-		pg->flags &= (uint16_t)~PG_ACTIVE;
-	}
-	pg->lru_list = (uint8_t)which;
-}
-
 void pc_mark_accessed(struct stack *s, struct pc_page *pg)
 {
 	struct pagecache *pc = &s->pc;
