@@ -287,7 +287,10 @@ static int rebase(struct sim_engine *e, int64_t new_last)
 	return rc;
 }
 
-int sim_engine_schedule(struct sim_engine *e, struct sim_event *ev, int64_t when)
+/* Put ev (pending or not) at when with sequence number seq; *bi is the
+ * bucket it went to. */
+static inline int enqueue(struct sim_engine *e, struct sim_event *ev, int64_t when, uint64_t seq,
+			  unsigned *bi)
 {
 	SIM_ASSERT(when >= e->now);
 	SIM_ASSERT(ev->fire != NULL);
@@ -296,14 +299,21 @@ int sim_engine_schedule(struct sim_engine *e, struct sim_event *ev, int64_t when
 	if (when < e->last && rebase(e, when))
 		return SIM_E_NOMEM;
 	ev->when = when;
-	ev->seq = e->next_seq++;
+	ev->seq = seq;
+	*bi = bucket_of(when, e->last);
 	struct sim_heap_entry ent = { .when = when, .ev = ev };
-	if (bucket_append(e, bucket_of(when, e->last), ent)) {
+	if (bucket_append(e, *bi, ent)) {
 		ev->slot = SIM_EVENT_IDLE;
 		return SIM_E_NOMEM;
 	}
 	e->n++;
 	return 0;
+}
+
+int sim_engine_schedule(struct sim_engine *e, struct sim_event *ev, int64_t when)
+{
+	unsigned bi;
+	return enqueue(e, ev, when, e->next_seq++, &bi);
 }
 
 uint64_t sim_engine_reserve_seq(struct sim_engine *e)
@@ -314,26 +324,14 @@ uint64_t sim_engine_reserve_seq(struct sim_engine *e)
 int sim_engine_schedule_seq(struct sim_engine *e, struct sim_event *ev, int64_t when,
 			    uint64_t seq)
 {
-	SIM_ASSERT(when >= e->now);
-	SIM_ASSERT(ev->fire != NULL);
 	SIM_ASSERT(seq < e->next_seq);
-	if (sim_event_pending(ev))
-		entry_remove(e, ev);
-	if (when < e->last && rebase(e, when))
+	unsigned bi;
+	if (enqueue(e, ev, when, seq, &bi))
 		return SIM_E_NOMEM;
-	ev->when = when;
-	ev->seq = seq;
 	/* next_seq does not move, so keep sim_engine_advance's cached bound a
 	 * bound */
 	if (when < e->peek_min)
 		e->peek_min = when;
-	unsigned bi = bucket_of(when, e->last);
-	struct sim_heap_entry ent = { .when = when, .ev = ev };
-	if (bucket_append(e, bi, ent)) {
-		ev->slot = SIM_EVENT_IDLE;
-		return SIM_E_NOMEM;
-	}
-	e->n++;
 	if (bi != cur_index(e))
 		return 0; /* sorted by seq when its bucket becomes current */
 	/* The current instant's bucket is consumed in seq order from head:
