@@ -20,6 +20,7 @@
 #ifndef SIM_SWEEP_H
 #define SIM_SWEEP_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -182,6 +183,14 @@ struct sweep_run_opts {
 	FILE *log;                    /* failures and warnings; NULL: silent */
 	bool no_fork;                 /* --no-fork: every point from t = 0 (sweep_fork.c) */
 };
+
+/* The pool's pieces the fork at a phase (sweep_fork.c) shares
+ * (sweep_run.c): SIGINT, SIGTERM and SIGHUP blocked (SIG_BLOCK, the old
+ * mask into *old) or restored (SIG_SETMASK from *old) while the set of
+ * running children changes, so the handler (sim/results.c) sees every one;
+ * and a child's failure or crash said on log (NULL: nothing). */
+void sweep_pool_signals(int how, sigset_t *old);
+void sweep_report_child(FILE *log, const struct sweep_point *p, int status);
 
 /* Run point index in this process and write OUT/points/<id>.json
  * atomically (creating the directories): the result document plus

@@ -213,37 +213,12 @@ struct master {
 	int me;                      /* -1 in the master */
 };
 
-/* SIGINT, SIGTERM, SIGHUP blocked while a fork changes who is running, so
- * the handler (sim/results.c) always sees every child. */
-static void block_stop_signals(sigset_t *old)
-{
-	sigset_t set;
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGHUP);
-	sigprocmask(SIG_BLOCK, &set, old);
-}
-
 static int cmp_fork_at(const void *a, const void *b)
 {
 	const struct fpoint *x = a, *y = b;
 	if (x->fork_at != y->fork_at)
 		return x->fork_at < y->fork_at ? -1 : 1;
 	return (x->index > y->index) - (x->index < y->index);
-}
-
-static void report_status(const struct master *m, int point, int status)
-{
-	if (!m->o->log)
-		return;
-	const char *id = m->sw->points[point].id;
-	if (WIFSIGNALED(status))
-		fprintf(m->o->log, "mobisim: point %s: crashed (signal %d, %s)\n", id, WTERMSIG(status),
-			strsignal(WTERMSIG(status)));
-	else
-		fprintf(m->o->log, "mobisim: point %s: failed (exit status %d)\n", id,
-			WEXITSTATUS(status));
 }
 
 struct fork_rec {
@@ -261,7 +236,7 @@ static void child_ended(struct master *m, pid_t pid, int status)
 		m->live--;
 		if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
 			m->failed++;
-			report_status(m, m->slot_point[k], status);
+			sweep_report_child(m->o->log, &m->sw->points[m->slot_point[k]], status);
 		}
 		char t = 't';
 		while (write(m->token_wr, &t, 1) < 0 && errno == EINTR)
@@ -388,10 +363,10 @@ static bool fork_next(struct master *m, bool at_start)
 		int i = m->next;
 		fflush(NULL);
 		sigset_t old;
-		block_stop_signals(&old);
+		sweep_pool_signals(SIG_BLOCK, &old);
 		pid_t pid = fork();
 		if (pid == 0) {
-			sigprocmask(SIG_SETMASK, &old, NULL);
+			sweep_pool_signals(SIG_SETMASK, &old);
 			become_point(m, i, at_start);
 			return true;
 		}
@@ -400,7 +375,7 @@ static bool fork_next(struct master *m, bool at_start)
 			m->slot_point[k] = m->fp[i].index;
 			m->live++;
 		}
-		sigprocmask(SIG_SETMASK, &old, NULL);
+		sweep_pool_signals(SIG_SETMASK, &old);
 		if (pid < 0) {
 			char t = 't';
 			while (write(m->token_wr, &t, 1) < 0 && errno == EINTR)
@@ -625,18 +600,18 @@ static int family_run(const struct sweep *sw, const struct fork_plan *pl, const 
 	}
 	fflush(NULL);
 	sigset_t old;
-	block_stop_signals(&old);
+	sweep_pool_signals(SIG_BLOCK, &old);
 	pid_t pid = fork();
 	if (pid == 0) {
 		results_signal_children(NULL, 0);
-		sigprocmask(SIG_SETMASK, &old, NULL);
+		sweep_pool_signals(SIG_SETMASK, &old);
 		close(rep[0]);
 		close(wp[0]);
 		master_main(sw, pl, fam, o, rep[1], wp[1], tok);
 	}
 	if (pid > 0)
 		g->pids[0] = pid;
-	sigprocmask(SIG_SETMASK, &old, NULL);
+	sweep_pool_signals(SIG_SETMASK, &old);
 	close(rep[1]);
 	close(wp[1]);
 	if (pid < 0) {
@@ -661,9 +636,9 @@ static int family_run(const struct sweep *sw, const struct fork_plan *pl, const 
 			break; /* EOF: the master and its runs closed it */
 		if (rec.index >= 0 && rec.index < sw->npoints) {
 			forked[rec.index] = true;
-			block_stop_signals(&old);
+			sweep_pool_signals(SIG_BLOCK, &old);
 			grand_add(g, rec.pid, rec.index);
-			sigprocmask(SIG_SETMASK, &old, NULL);
+			sweep_pool_signals(SIG_SETMASK, &old);
 		}
 	}
 	close(rep[0]);

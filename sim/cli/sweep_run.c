@@ -234,9 +234,7 @@ struct slot {
 	int point;
 };
 
-/* SIGINT, SIGTERM, SIGHUP: blocked while the pool changes (fork, reap), so
- * the handler (sim/results.c) always sees every running worker. */
-static void pool_signals(int how, sigset_t *old)
+void sweep_pool_signals(int how, sigset_t *old)
 {
 	sigset_t set;
 	sigemptyset(&set);
@@ -246,7 +244,7 @@ static void pool_signals(int how, sigset_t *old)
 	sigprocmask(how, how == SIG_SETMASK ? old : &set, how == SIG_SETMASK ? NULL : old);
 }
 
-static void report_child(FILE *log, const struct sweep_point *p, int status)
+void sweep_report_child(FILE *log, const struct sweep_point *p, int status)
 {
 	if (!log)
 		return;
@@ -365,17 +363,17 @@ int sweep_run_all(const struct sweep *sw, const struct sweep_run_opts *o, int *n
 				k++;
 			fflush(NULL);
 			sigset_t old;
-			pool_signals(SIG_BLOCK, &old);
+			sweep_pool_signals(SIG_BLOCK, &old);
 			pid_t pid = fork();
 			if (pid == 0) {
 				results_signal_children(NULL, 0);
 				results_signal_quiet();
-				pool_signals(SIG_SETMASK, &old);
+				sweep_pool_signals(SIG_SETMASK, &old);
 				child_main(sw, todo[next], o);
 			}
 			if (pid > 0)
 				pids[k] = pid;
-			pool_signals(SIG_SETMASK, &old);
+			sweep_pool_signals(SIG_SETMASK, &old);
 			if (pid < 0) {
 				if (running > 0)
 					break; /* wait for a child to finish, then retry */
@@ -403,13 +401,13 @@ int sweep_run_all(const struct sweep *sw, const struct sweep_run_opts *o, int *n
 		while (k < o->jobs && pids[k] != pid)
 			k++;
 		sigset_t old;
-		pool_signals(SIG_BLOCK, &old);
+		sweep_pool_signals(SIG_BLOCK, &old);
 		if (k < o->jobs)
 			pids[k] = 0;
 		pid_t got;
 		while ((got = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
 			;
-		pool_signals(SIG_SETMASK, &old);
+		sweep_pool_signals(SIG_SETMASK, &old);
 		if (k == o->jobs || got != pid)
 			continue; /* not ours */
 		const struct sweep_point *p = &sw->points[slots[k].point];
@@ -424,7 +422,7 @@ int sweep_run_all(const struct sweep *sw, const struct sweep_run_opts *o, int *n
 				worst = code;
 			if (pg.on)
 				fputc('\n', pg.f);
-			report_child(o->log, p, status);
+			sweep_report_child(o->log, p, status);
 		}
 		progress_draw(&pg, false);
 	}
