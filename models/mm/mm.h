@@ -49,6 +49,23 @@ struct mm_lock {
 	uint64_t acq_cls[SIM_NCLASS];
 };
 
+/* Count n acquisitions of l by class c, each held hold_ns, the first
+ * after spinning wait. */
+static inline void mm_lock_count(struct mm_lock *l, int64_t wait, int64_t hold_ns,
+				 enum sim_class c, uint32_t n)
+{
+	l->acquisitions += n;
+	l->acq_cls[c] += n;
+	l->hold_ns += hold_ns * n;
+	if (wait > 0) {
+		l->contended++;
+		l->wait_ns += wait;
+		l->wait_cls_ns[c] += wait;
+		if (wait > l->max_wait_ns)
+			l->max_wait_ns = wait;
+	}
+}
+
 /* Spin time before the holder gets l at now; l is then held for hold_ns. */
 int64_t mm_lock_acquire_slow(struct mm_lock *l, int64_t now, int64_t hold_ns, enum sim_class c);
 /* Taken per page inserted: a free lock with no reclaimer's holds to come
@@ -60,9 +77,7 @@ static inline int64_t mm_lock_acquire(struct mm_lock *l, int64_t now, int64_t ho
 		return mm_lock_acquire_slow(l, now, hold_ns, c);
 	if (now + hold_ns > l->free_at)
 		l->free_at = now + hold_ns;
-	l->acquisitions++;
-	l->acq_cls[c]++;
-	l->hold_ns += hold_ns;
+	mm_lock_count(l, 0, hold_ns, c, 1);
 	return 0;
 }
 /* n holds of hold_ns every period_ns from start (a loop taking the lock

@@ -91,19 +91,10 @@ int pglock_init(struct stack *s, struct cfg_node *node, struct sim_error *err)
 	return cfg_apply(pglock_params_table, node, &l->p, err);
 }
 
-static void lock_count(struct mm_lock *l, int64_t wait, int64_t hold_ns, enum sim_class c,
-		       uint32_t n)
+/* End of the last periodic hold to come (per_n > 0). */
+static int64_t periodic_end(const struct mm_lock *l)
 {
-	l->acquisitions += n;
-	l->acq_cls[c] += n;
-	l->hold_ns += hold_ns * n;
-	if (wait > 0) {
-		l->contended++;
-		l->wait_ns += wait;
-		l->wait_cls_ns[c] += wait;
-		if (wait > l->max_wait_ns)
-			l->max_wait_ns = wait;
-	}
+	return l->per_start + (int64_t)(l->per_n - 1) * l->per_period + l->per_hold;
 }
 
 /* The first instant >= t at which hold_ns fits between the periodic
@@ -112,8 +103,7 @@ static int64_t periodic_fit(struct mm_lock *l, int64_t t, int64_t hold_ns)
 {
 	if (l->per_n == 0)
 		return t;
-	int64_t end = l->per_start + (int64_t)(l->per_n - 1) * l->per_period + l->per_hold;
-	if (t >= end) {
+	if (t >= periodic_end(l)) {
 		l->per_n = 0;
 		return t;
 	}
@@ -139,7 +129,7 @@ int64_t mm_lock_acquire_slow(struct mm_lock *l, int64_t now, int64_t hold_ns, en
 	int64_t wait = t - now;
 	if (t + hold_ns > l->free_at)
 		l->free_at = t + hold_ns;
-	lock_count(l, wait, hold_ns, c, 1);
+	mm_lock_count(l, wait, hold_ns, c, 1);
 	return wait;
 }
 
@@ -151,17 +141,15 @@ int64_t mm_lock_reserve_periodic(struct mm_lock *l, int64_t start, int64_t perio
 	if (n == 1)
 		return mm_lock_acquire(l, start, hold_ns, c);
 	int64_t t = l->free_at > start ? l->free_at : start;
-	if (l->per_n) /* another reclaimer's holds: start after them */
-		t = t > l->per_start + (int64_t)(l->per_n - 1) * l->per_period + l->per_hold
-			    ? t
-			    : l->per_start + (int64_t)(l->per_n - 1) * l->per_period + l->per_hold;
+	if (l->per_n && t < periodic_end(l)) /* another reclaimer's holds: start after them */
+		t = periodic_end(l);
 	l->per_start = t;
 	l->per_period = period_ns > hold_ns ? period_ns : hold_ns;
 	l->per_hold = hold_ns;
 	l->per_n = n;
 	if (t + hold_ns > l->free_at)
 		l->free_at = t + hold_ns;
-	lock_count(l, t - start, hold_ns, c, n);
+	mm_lock_count(l, t - start, hold_ns, c, n);
 	return t - start;
 }
 
