@@ -561,15 +561,8 @@ static bool main_reap(const struct sweep *sw, const struct sweep_run_opts *o, st
 		if (k == g->cap)
 			continue;
 		g->pids[k] = 0;
-		if ((!WIFEXITED(status) || WEXITSTATUS(status) != 0) && o->log) {
-			const char *id = sw->points[g->point[k]].id;
-			if (WIFSIGNALED(status))
-				fprintf(o->log, "mobisim: point %s: crashed (signal %d, %s)\n", id,
-					WTERMSIG(status), strsignal(WTERMSIG(status)));
-			else
-				fprintf(o->log, "mobisim: point %s: failed (exit status %d)\n", id,
-					WEXITSTATUS(status));
-		}
+		if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+			sweep_report_child(o->log, &sw->points[g->point[k]], status);
 	}
 	return true;
 }
