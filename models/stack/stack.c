@@ -146,6 +146,18 @@ static int fg_parse(struct stack *s, struct cfg_node *fg, struct sim_error *err)
 	return 0;
 }
 
+bool stack_uid_named_fg(const struct stack *s, uint32_t uid)
+{
+	if (uid == 0)
+		return false;
+	if (uid == s->fg_uid)
+		return true;
+	for (uint32_t i = 0; i < s->fg_n; i++)
+		if (s->fg_tl[i].uid == uid)
+			return true;
+	return false;
+}
+
 /* ------------------------------------------------------------ create */
 
 static int section(struct cfg_node *root, const char *key, struct cfg_node **out,

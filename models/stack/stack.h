@@ -99,6 +99,9 @@ bool stack_tasks_done(const struct stack *s);
 /* Foreground uid from now on (the activity manager's sysfs write). */
 void stack_set_fg_uid(struct stack *s, uint32_t uid);
 uint32_t stack_fg_uid(const struct stack *s);
+/* Whether the scenario's fg: names uid (nonzero), in front at set-up or at
+ * one of its switches; asked before the run starts. */
+bool stack_uid_named_fg(const struct stack *s, uint32_t uid);
 
 /* ---------------------------------------------------------------- files */
 

@@ -1020,33 +1020,15 @@ static bool wl_done(struct sim *sim, void *state)
 	return true;
 }
 
-/* Is uid ever in front? The scenario's fg: (a uid, or a list of {at, uid}),
- * already checked by the stack that parsed it. */
-static bool uid_in_fg(const struct sim *sim, uint32_t uid)
-{
-	const struct cfg_node *fg = sim->doc ? cfg_get(cfg_root(sim->doc), "fg") : NULL;
-	int64_t v;
-	struct sim_error err;
-	if (!fg)
-		return false;
-	if (fg->kind == CFG_SCALAR)
-		return !cfg_parse_int(fg->value, &v, &err) && v == (int64_t)uid;
-	for (const struct cfg_node *c = fg->kind == CFG_SEQ ? fg->child : NULL; c; c = c->next) {
-		const struct cfg_node *u = c->kind == CFG_MAP ? cfg_get(c, "uid") : NULL;
-		if (u && u->kind == CFG_SCALAR && !cfg_parse_int(u->value, &v, &err) &&
-		    v == (int64_t)uid)
-			return true;
-	}
-	return false;
-}
-
 static int wl_fg_count(struct sim *sim, void *state)
 {
 	struct wl_state *ws = state;
+	(void)sim;
 	int n = 0;
 	for (uint32_t i = 0; i < ws->ntasks; i++) {
 		struct wl_task *wt = &ws->tasks[i];
-		wt->fg = wt->t && wt->c.uid != 0 && (wt->c.become_fg || uid_in_fg(sim, (uint32_t)wt->c.uid));
+		wt->fg = wt->t && wt->c.uid != 0 &&
+			 (wt->c.become_fg || stack_uid_named_fg(ws->stack, (uint32_t)wt->c.uid));
 		n += wt->fg;
 	}
 	return n;
