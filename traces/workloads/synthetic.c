@@ -907,6 +907,13 @@ static int wl_create(struct sim *sim, struct cfg_node *node, void **state, struc
 
 /* Launch planners (prefetch, padding: models/policies/policy.h) hear of every app
  * launch before its first op, with the launch region's name. */
+/* A launch a planner policy hears of (with its start) at t = 0. */
+static bool planned_launch(const struct sim *sim, const struct wl_task *wt)
+{
+	return (wt->c.gen == GEN_LAUNCH || wt->c.gen == GEN_APP) &&
+	       policy_set_has_planner(sim->policies);
+}
+
 static void wl_start(struct sim *sim, void *state)
 {
 	struct wl_state *ws = state;
@@ -918,8 +925,7 @@ static void wl_start(struct sim *sim, void *state)
 			wt->held_seq = sim_reserve_seq(sim);
 			continue;
 		}
-		if ((wt->c.gen == GEN_LAUNCH || wt->c.gen == GEN_APP) &&
-		    policy_set_has_planner(sim->policies)) {
+		if (planned_launch(sim, wt)) {
 			struct policy_app app = {
 				.task = wt->t,
 				.name = stack_task_name(wt->t),
@@ -960,8 +966,7 @@ static int wl_hold(struct sim *sim, void *state, const char *task, struct sim_er
 	if (wt->c.start_random)
 		return sim_errorf(err, SIM_E_INPUT,
 				  "task '%s' has a random start, drawn per seed at set-up", task);
-	if ((wt->c.gen == GEN_LAUNCH || wt->c.gen == GEN_APP) &&
-	    policy_set_has_planner(sim->policies))
+	if (planned_launch(sim, wt))
 		return sim_errorf(err, SIM_E_INPUT,
 				  "a launch planner hears of task '%s' (and its start) at t = 0", task);
 	wt->held = true;
