@@ -77,28 +77,36 @@ static const struct cfg_param pc_params_table[] = {
 
 /* ------------------------------------------------------------ the pool */
 
-static struct pc_page *page_alloc(struct pagecache *pc)
+/* A new slab when the free list is empty and the last slab is full (one
+ * call in PC_SLAB_PAGES), then the next record of the last slab. */
+static __attribute__((noinline)) struct pc_page *page_alloc_slab(struct pagecache *pc)
+{
+	if (pc->nslabs == pc->cap_slabs) {
+		uint32_t cap = pc->cap_slabs ? pc->cap_slabs * 2 : 16;
+		struct pc_page **n = realloc(pc->slabs, cap * sizeof(*n));
+		if (!n)
+			return NULL;
+		pc->slabs = n;
+		pc->cap_slabs = cap;
+	}
+	struct pc_page *slab = malloc(PC_SLAB_PAGES * sizeof(*slab));
+	if (!slab)
+		return NULL;
+	pc->slabs[pc->nslabs++] = slab;
+	pc->slab_used = 0;
+	return &pc->slabs[pc->nslabs - 1][pc->slab_used++];
+}
+
+/* Per page inserted: a freed record first, else the next of the last slab. */
+static inline struct pc_page *page_alloc(struct pagecache *pc)
 {
 	if (!list_empty(&pc->free_pages)) {
 		struct pc_page *pg = list_first_entry(&pc->free_pages, struct pc_page, lru);
 		list_del_init(&pg->lru);
 		return pg;
 	}
-	if (pc->nslabs == 0 || pc->slab_used == PC_SLAB_PAGES) {
-		if (pc->nslabs == pc->cap_slabs) {
-			uint32_t cap = pc->cap_slabs ? pc->cap_slabs * 2 : 16;
-			struct pc_page **n = realloc(pc->slabs, cap * sizeof(*n));
-			if (!n)
-				return NULL;
-			pc->slabs = n;
-			pc->cap_slabs = cap;
-		}
-		struct pc_page *slab = malloc(PC_SLAB_PAGES * sizeof(*slab));
-		if (!slab)
-			return NULL;
-		pc->slabs[pc->nslabs++] = slab;
-		pc->slab_used = 0;
-	}
+	if (pc->nslabs == 0 || pc->slab_used == PC_SLAB_PAGES)
+		return page_alloc_slab(pc);
 	return &pc->slabs[pc->nslabs - 1][pc->slab_used++];
 }
 
@@ -167,18 +175,19 @@ static struct pc_page *find_le(struct stack_file *f, uint64_t index)
 	}
 }
 
-/* Put pg in its file's index: 0, or SIM_E_NOMEM. */
-static int index_insert(struct stack_file *f, struct pc_page *pg)
+/* The leaf for directory slot l, growing the directory and allocating
+ * the leaf as needed (once per 64 pages of an append): NULL when out of
+ * memory. */
+static __attribute__((noinline)) struct pc_leaf *index_leaf(struct stack_file *f, uint64_t l)
 {
 	struct pc_index *ix = &f->pages;
-	uint64_t l = pg->index >> PC_LEAF_SHIFT;
 	if (l >= ix->nleaf) {
 		uint64_t n = ix->nleaf ? (uint64_t)ix->nleaf * 2 : 16;
 		if (n < l + 1)
 			n = l + 1;
 		struct pc_leaf **d = realloc(ix->leaf, n * sizeof(*d));
 		if (!d)
-			return SIM_E_NOMEM;
+			return NULL;
 		for (uint64_t i = ix->nleaf; i < n; i++)
 			d[i] = NULL;
 		ix->leaf = d;
@@ -188,9 +197,21 @@ static int index_insert(struct stack_file *f, struct pc_page *pg)
 	if (!lf) {
 		lf = calloc(1, sizeof(*lf));
 		if (!lf)
-			return SIM_E_NOMEM;
+			return NULL;
 		ix->leaf[l] = lf;
 	}
+	return lf;
+}
+
+/* Put pg in its file's index: 0, or SIM_E_NOMEM. Inline for the common
+ * case of a page whose leaf exists (the next index of an append). */
+static inline int index_insert(struct stack_file *f, struct pc_page *pg)
+{
+	struct pc_index *ix = &f->pages;
+	uint64_t l = pg->index >> PC_LEAF_SHIFT;
+	struct pc_leaf *lf = l < ix->nleaf ? ix->leaf[l] : NULL;
+	if (!lf && !(lf = index_leaf(f, l)))
+		return SIM_E_NOMEM;
 	unsigned b = pg->index & ((1u << PC_LEAF_SHIFT) - 1);
 	lf->slot[b] = pg;
 	lf->map |= 1ull << b;
@@ -255,8 +276,12 @@ void pc_page_free(struct stack *s, struct pc_page *pg)
 
 /* ------------------------------------------------------------- insert */
 
-enum step pc_add_page(struct stack_task *t, struct stack_file *f, uint64_t index,
-		      struct pc_page **out)
+/* pc_add_page with nofs given: pc_add_page works it out from the task's
+ * op, pc_add_page_write knows it (always inlined into both, so that a
+ * write's copy drops the branches nofs decides). */
+static inline __attribute__((always_inline)) enum step
+add_page(struct stack_task *t, struct stack_file *f, uint64_t index, struct pc_page **out,
+	 bool nofs)
 {
 	struct stack *s = t->stack;
 	struct pagecache *pc = &s->pc;
@@ -266,8 +291,6 @@ enum step pc_add_page(struct stack_task *t, struct stack_file *f, uint64_t index
 		if (d > 0)
 			return task_delay(t, d, SIM_WAIT_POLICY, 0, true);
 	}
-	/* ext4's write_begin allocates GFP_NOFS (AOP_FLAG_NOFS) */
-	bool nofs = t->os.active && t->os.op.kind == STACK_OP_WRITE;
 	if (mm_alloc_page(t, nofs))
 		return STEP_BLOCK;
 	struct pc_page *pg = page_alloc(pc);
@@ -277,10 +300,9 @@ enum step pc_add_page(struct stack_task *t, struct stack_file *f, uint64_t index
 	}
 	pg->file = f;
 	pg->index = (uint32_t)index;
-	pg->flags = PG_LOCKED;
-	pg->lru_list = PC_LRU_NONE;
-	list_init(&pg->lru);
 	if (index_insert(f, pg)) {
+		pg->flags = PG_LOCKED;
+		pg->lru_list = PC_LRU_NONE;
 		list_add(&pg->lru, &pc->free_pages);
 		sim_fail(s->sim, SIM_E_NOMEM, "out of memory indexing a page");
 		return task_delay(t, 0, SIM_NWAIT, 1, false);
@@ -290,7 +312,12 @@ enum step pc_add_page(struct stack_task *t, struct stack_file *f, uint64_t index
 	pc->inserted++;
 	if (pc->used > pc->peak_used)
 		pc->peak_used = pc->used;
-	pc_lru_add_head(pc, pg, PC_LRU_INACTIVE);
+	/* a new locked page at the inactive head (pc_lru_add_head of a page
+	 * on no list: PG_active clear) */
+	pg->flags = PG_LOCKED;
+	list_add(&pg->lru, &pc->inactive);
+	pc->nr_inactive++;
+	pg->lru_list = PC_LRU_INACTIVE;
 	*out = pg;
 	if (s->hooks.on_page_insert && !f->is_meta)
 		s->hooks.on_page_insert(t, s->hooks.ctx);
@@ -324,6 +351,19 @@ enum step pc_add_page(struct stack_task *t, struct stack_file *f, uint64_t index
 	if (hold > 0)
 		return pglock_take(t, hold);
 	return STEP_DONE;
+}
+
+enum step pc_add_page(struct stack_task *t, struct stack_file *f, uint64_t index,
+		      struct pc_page **out)
+{
+	/* ext4's write_begin allocates GFP_NOFS (AOP_FLAG_NOFS) */
+	return add_page(t, f, index, out, t->os.active && t->os.op.kind == STACK_OP_WRITE);
+}
+
+enum step pc_add_page_write(struct stack_task *t, struct stack_file *f, uint64_t index,
+			    struct pc_page **out)
+{
+	return add_page(t, f, index, out, true);
 }
 
 /* ------------------------------------------------------------ waiting */

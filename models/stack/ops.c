@@ -266,13 +266,9 @@ static enum step write_step(struct stack_task *t)
 			}
 			if (task_pay_cpu(t) == STEP_BLOCK)
 				return STEP_BLOCK;
-			if (pc_add_page(t, f, idx, &pg) == STEP_BLOCK) {
-				if (pg) { /* added; only the lock batch delays us */
-					pg->flags |= PG_UPTODATE;
-					pc_clear_flags(s, pg, PG_LOCKED);
-				}
+			/* a write's insert blocks only before it adds the page */
+			if (pc_add_page_write(t, f, idx, &pg) == STEP_BLOCK)
 				return STEP_BLOCK;
-			}
 			pg->flags |= PG_UPTODATE;
 			pc_clear_flags(s, pg, PG_LOCKED);
 		}
