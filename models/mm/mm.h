@@ -101,6 +101,17 @@ enum mm_rc_phase {
 	MM_RC_DONE,          /* reclaim returned; retry the allocation */
 };
 
+/* include/linux/swap.h: SWAP_CLUSTER_MAX 32, the reclaim batch. */
+#define STACK_SWAP_CLUSTER_MAX 32
+
+/* A run of consecutive isolated pages of one file that shrink_page_list
+ * frees: their __remove_mapping holds of the file's tree_lock. */
+struct mm_free_run {
+	struct stack_file *file;
+	uint32_t first;          /* position of its first page in the chunk */
+	uint32_t n;              /* pages */
+};
+
 struct mm_reclaim {
 	uint8_t phase;           /* enum mm_rc_phase */
 	int8_t priority;
@@ -111,7 +122,12 @@ struct mm_reclaim {
 	uint64_t total_scanned;  /* this run (do_try_to_free_pages) */
 	uint64_t scan_inactive, scan_active; /* get_scan_count targets left in the pass */
 	uint32_t taken, writeback, freed;    /* the chunk being processed */
-	struct list_head isolated;           /* the chunk's pages (page->lru) */
+	/* the chunk's pages in isolation order (inactive tail first); while
+	 * isolated a page is on no list (lru_list PC_LRU_NONE) and only its
+	 * reclaimer touches its lru links */
+	struct pc_page *isolated[STACK_SWAP_CLUSTER_MAX];
+	struct mm_free_run runs[STACK_SWAP_CLUSTER_MAX]; /* the chunk's freed pages */
+	uint32_t nruns;
 	bool vmw_waited;         /* GFP_NOFS: throttle_vm_writeout waits once */
 	uint32_t pcp_count;      /* per-cpu free list of the core it allocates on */
 };
@@ -122,8 +138,6 @@ void mm_reclaim_task_init(struct mm_reclaim *rc);
 
 /* include/linux/pagevec.h: PAGEVEC_SIZE 14 (3.10). */
 #define STACK_PAGEVEC_SIZE 14
-/* include/linux/swap.h: SWAP_CLUSTER_MAX 32, the reclaim batch. */
-#define STACK_SWAP_CLUSTER_MAX 32
 /* Largest readahead / read-around job in pages (read_ahead_kb <= 2048). */
 #define STACK_FILL_MAX_PAGES 512
 
@@ -410,6 +424,20 @@ void wb_wait_any(struct stack_task *t, enum sim_wait cause, int64_t timeout_ns);
  * again after the wake. The zone->lock of a per-cpu list refill is added
  * to t's CPU debt. */
 bool mm_alloc_page(struct stack_task *t, bool nofs);
+/* mm_alloc_page's common case, asked first at every page allocation: a
+ * task in no reclaim, free above the low watermark and a page on its
+ * per-cpu list. mm_alloc_page does the same there (takes the page, no
+ * kswapd wake, no refill) and returns false; true here means taken. */
+static inline bool mm_alloc_page_fast(struct pagecache *pc, struct mm_reclaim *rc)
+{
+	uint64_t free_pages = pc_free_pages(pc);
+	if (rc->phase != MM_RC_IDLE || rc->pcp_count == 0 || free_pages <= pc->wmark_low)
+		return false;
+	rc->pcp_count--;
+	if (free_pages - 1 < pc->min_free_seen) /* the page about to be taken */
+		pc->min_free_seen = free_pages - 1;
+	return true;
+}
 /* wakeup_kswapd */
 void mm_wake_kswapd(struct stack *s);
 /* kswapd's state machine step (TASK_KSWAPD). */
@@ -454,5 +482,7 @@ static inline void pc_lru_add_head(struct pagecache *pc, struct pc_page *pg, int
 
 /* Remove pg from its file and return it to the pool (__remove_mapping). */
 void pc_page_free(struct stack *s, struct pc_page *pg);
+/* The same for n pages on no list (a reclaimer's isolated pages), in order. */
+void pc_pages_free_isolated(struct stack *s, struct pc_page *const *pages, uint32_t n);
 
 #endif

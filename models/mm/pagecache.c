@@ -261,17 +261,25 @@ void pc_mark_accessed(struct stack *s, struct pc_page *pg)
 	}
 }
 
-void pc_page_free(struct stack *s, struct pc_page *pg)
+void pc_pages_free_isolated(struct stack *s, struct pc_page *const *pages, uint32_t n)
 {
 	struct pagecache *pc = &s->pc;
-	struct stack_file *f = pg->file;
-	pc_lru_del(pc, pg);
-	index_remove(f, pg);
-	f->nr_pages--;
-	pc->used--;
-	pc->evicted++;
-	pg->file = NULL;
-	list_add(&pg->lru, &pc->free_pages);
+	for (uint32_t i = 0; i < n; i++) {
+		struct pc_page *pg = pages[i];
+		struct stack_file *f = pg->file;
+		index_remove(f, pg);
+		f->nr_pages--;
+		pg->file = NULL;
+		list_add(&pg->lru, &pc->free_pages);
+	}
+	pc->used -= n;
+	pc->evicted += n;
+}
+
+void pc_page_free(struct stack *s, struct pc_page *pg)
+{
+	pc_lru_del(&s->pc, pg);
+	pc_pages_free_isolated(s, &pg, 1);
 }
 
 /* ------------------------------------------------------------- insert */
@@ -291,7 +299,7 @@ add_page(struct stack_task *t, struct stack_file *f, uint64_t index, struct pc_p
 		if (d > 0)
 			return task_delay(t, d, SIM_WAIT_POLICY, 0, true);
 	}
-	if (mm_alloc_page(t, nofs))
+	if (!mm_alloc_page_fast(pc, &t->rc) && mm_alloc_page(t, nofs))
 		return STEP_BLOCK;
 	struct pc_page *pg = page_alloc(pc);
 	if (!pg) {

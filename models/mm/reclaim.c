@@ -71,7 +71,6 @@ int64_t mm_jiffies_timeout_ns(const struct pagecache *pc, int64_t now, int64_t j
 void mm_reclaim_task_init(struct mm_reclaim *rc)
 {
 	rc->phase = MM_RC_IDLE;
-	list_init(&rc->isolated);
 }
 
 /* ------------------------------------------------------------ sleeping */
@@ -161,55 +160,41 @@ static bool rc_run_lru(struct stack_task *t, int64_t hold, int64_t cpu)
  * zone->lock (free_pcppages_bulk) when the list passes pcp->high. The
  * tree_lock is taken once per freed page: a run of freed pages of one file
  * reserves its holds one page's work apart, others take the lock between
- * them. */
+ * them. Walking the chunk page by page, the k-th page's work ends at now +
+ * (k + 1) x reclaim_page_ns + delete_ns x (freed pages before it) + the
+ * spins of the runs before it, so a run's first hold starts there and
+ * shrink_page_list's runs (rc->runs) give every reservation without the
+ * walk. */
 static int64_t rc_shrink_section(struct stack_task *t, int64_t now)
 {
 	struct stack *s = t->stack;
 	struct pagecache *pc = &s->pc;
+	struct mm_reclaim *rc = &t->rc;
 	enum sim_class c = task_class(t);
-	int64_t per_page = pc->p.reclaim_page_ns + s->lock.p.delete_ns;
-	int64_t at = now, spin_tree = 0, spin_zone = 0, run_start = 0;
-	struct stack_file *run_file = NULL;
-	uint32_t run_n = 0;
-	struct list_head *pos;
-	list_for_each(pos, &t->rc.isolated) {
-		struct pc_page *pg = list_entry(pos, struct pc_page, lru);
-		bool frees = pg->flags & PG_RECLAIM_FREE;
-		if (run_file && (!frees || pg->file != run_file)) {
-			int64_t w = mm_lock_reserve_periodic(&run_file->tree_lock, run_start, per_page,
-							     s->lock.p.delete_ns, run_n, c);
-			spin_tree += w;
-			at += w;
-			run_file = NULL;
-		}
-		at += pc->p.reclaim_page_ns;
-		if (!frees)
-			continue;
-		if (!run_file) {
-			run_file = pg->file;
-			run_start = at;
-			run_n = 0;
-		}
-		run_n++;
-		at += s->lock.p.delete_ns;
+	int64_t page_ns = pc->p.reclaim_page_ns, delete_ns = s->lock.p.delete_ns;
+	int64_t per_page = page_ns + delete_ns;
+	int64_t spin_tree = 0, spin_zone = 0;
+	uint32_t freed_before = 0;
+	for (uint32_t r = 0; r < rc->nruns; r++) {
+		const struct mm_free_run *run = &rc->runs[r];
+		int64_t start = now + spin_tree + (int64_t)(run->first + 1) * page_ns +
+				(int64_t)freed_before * delete_ns;
+		spin_tree += mm_lock_reserve_periodic(&run->file->tree_lock, start, per_page,
+						      delete_ns, run->n, c);
+		freed_before += run->n;
 	}
-	if (run_file) {
-		int64_t w = mm_lock_reserve_periodic(&run_file->tree_lock, run_start, per_page,
-						     s->lock.p.delete_ns, run_n, c);
-		spin_tree += w;
-		at += w;
-	}
-	t->rc.pcp_count += t->rc.freed;
-	while (t->rc.pcp_count >= pc->pcp_high) {
+	int64_t at = now + spin_tree + (int64_t)rc->taken * page_ns + (int64_t)rc->freed * delete_ns;
+	rc->pcp_count += rc->freed;
+	while (rc->pcp_count >= pc->pcp_high) {
 		int64_t hold = s->lock.p.zone_batch_ns + pc->pcp_batch * s->lock.p.zone_page_ns;
 		int64_t w = mm_lock_acquire(&s->zone_lock, at, hold, c);
 		spin_zone += w;
 		at += w + hold;
-		t->rc.pcp_count -= pc->pcp_batch;
+		rc->pcp_count -= pc->pcp_batch;
 	}
 	task_charge(t, SIM_WAIT_TREE_LOCK, spin_tree);
 	task_charge(t, SIM_WAIT_ZONE_LOCK, spin_zone);
-	if (!t->rc.kswapd)
+	if (!rc->kswapd)
 		task_charge(t, SIM_WAIT_DIRECT_RECLAIM, at - now - spin_tree - spin_zone);
 	return at - now;
 }
@@ -228,16 +213,23 @@ static bool too_many_isolated(const struct stack_task *t)
 }
 
 /* isolate_lru_pages from the inactive tail (isolate_mode 0: may_unmap
- * and may_writepage are set, every page on the list is taken). */
+ * and may_writepage are set, every page on the list is taken): the last
+ * min(nr, nr_inactive) pages, cut off the list as one piece. */
 static void isolate_chunk(struct stack_task *t, uint32_t nr)
 {
 	struct pagecache *pc = &t->stack->pc;
-	uint32_t taken = 0;
-	while (taken < nr && pc->nr_inactive > 0) {
-		struct pc_page *pg = list_last_entry(&pc->inactive, struct pc_page, lru);
-		pc_lru_del(pc, pg);
-		list_add_tail(&pg->lru, &t->rc.isolated);
-		taken++;
+	uint32_t taken = nr < pc->nr_inactive ? nr : (uint32_t)pc->nr_inactive;
+	struct list_head *pos = &pc->inactive;
+	for (uint32_t i = 0; i < taken; i++) {
+		pos = pos->prev;
+		struct pc_page *pg = list_entry(pos, struct pc_page, lru);
+		pg->lru_list = PC_LRU_NONE;
+		t->rc.isolated[i] = pg;
+	}
+	if (taken) {
+		pos->prev->next = &pc->inactive;
+		pc->inactive.prev = pos->prev;
+		pc->nr_inactive -= taken;
 	}
 	t->rc.taken = taken;
 	t->rc.nr_scanned += taken;
@@ -247,46 +239,69 @@ static void isolate_chunk(struct stack_task *t, uint32_t nr)
 	pc->scanned += taken;
 }
 
+/* shrink_page_list's decision for one isolated page: true when it is
+ * freed (marked for the timed section), false when it stays for putback. */
+static inline bool shrink_page(struct pagecache *pc, struct mm_reclaim *rc, struct pc_page *pg)
+{
+	uint16_t fl = pg->flags;
+	if (fl & (PG_LOCKED | PG_ATOMIC))
+		return false; /* trylock_page fails / held by an atomic write */
+	if (fl & PG_WRITEBACK) {
+		pg->flags = fl | PG_RECLAIM;
+		rc->writeback++;
+		pc->reclaim_writeback++;
+		return false;
+	}
+	bool ref_ptes = (fl & (PG_MAPPED | PG_YOUNG)) == (PG_MAPPED | PG_YOUNG);
+	fl &= (uint16_t)~(PG_YOUNG | PG_REFERENCED);
+	if (ref_ptes) {
+		/* page_check_references: a young pte activates the page
+		 * when it was referenced before or its mapping is VM_EXEC;
+		 * the model does not know which mappings are code and
+		 * treats every faulted page as such (assumed) */
+		pg->flags = fl | PG_REFERENCED | PG_ACTIVE; /* PAGEREF_ACTIVATE */
+		return false;
+	}
+	if (fl & PG_DIRTY) {
+		/* direct reclaim, and kswapd above DEF_PRIORITY - 2, leave
+		 * file pages to the flusher: PG_reclaim, keep */
+		pg->flags = fl | PG_RECLAIM;
+		pc->reclaim_dirty++;
+		return false;
+	}
+	pg->flags = fl | PG_RECLAIM_FREE;
+	return true;
+}
+
 /* shrink_page_list: decide every isolated page; freed pages leave the
- * cache now (they are marked for the timed section), the others stay on
- * the isolated list for putback. */
+ * cache at putback, after the timed section, which takes the file's
+ * tree_lock for each: their runs of one file are noted here. */
 static void shrink_page_list(struct stack_task *t)
 {
-	struct stack *s = t->stack;
-	struct pagecache *pc = &s->pc;
+	struct pagecache *pc = &t->stack->pc;
 	struct mm_reclaim *rc = &t->rc;
-	rc->writeback = rc->freed = 0;
-	struct list_head *pos;
-	list_for_each(pos, &rc->isolated) {
-		struct pc_page *pg = list_entry(pos, struct pc_page, lru);
-		if (pg->flags & (PG_LOCKED | PG_ATOMIC))
-			continue; /* trylock_page fails / held by an atomic write */
-		if (pg->flags & PG_WRITEBACK) {
-			pg->flags |= PG_RECLAIM;
-			rc->writeback++;
-			pc->reclaim_writeback++;
-			continue;
+	struct stack_file *run_file = NULL; /* the file of the run going on */
+	uint32_t freed = 0, nruns = 0, run_first = 0, taken = rc->taken;
+	rc->writeback = 0;
+	for (uint32_t k = 0; k < taken; k++) {
+		struct pc_page *pg = rc->isolated[k];
+		bool frees = shrink_page(pc, rc, pg);
+		if (run_file && (!frees || pg->file != run_file)) {
+			rc->runs[nruns++] = (struct mm_free_run){ run_file, run_first, k - run_first };
+			run_file = NULL;
 		}
-		bool ref_ptes = (pg->flags & (PG_MAPPED | PG_YOUNG)) == (PG_MAPPED | PG_YOUNG);
-		pg->flags &= (uint16_t)~(PG_YOUNG | PG_REFERENCED);
-		if (ref_ptes) {
-			/* page_check_references: a young pte activates the page
-			 * when it was referenced before or its mapping is VM_EXEC;
-			 * the model does not know which mappings are code and
-			 * treats every faulted page as such (assumed) */
-			pg->flags |= PG_REFERENCED | PG_ACTIVE; /* PAGEREF_ACTIVATE */
+		if (!frees)
 			continue;
+		if (!run_file) {
+			run_file = pg->file;
+			run_first = k;
 		}
-		if (pg->flags & PG_DIRTY) {
-			/* direct reclaim, and kswapd above DEF_PRIORITY - 2, leave
-			 * file pages to the flusher: PG_reclaim, keep */
-			pg->flags |= PG_RECLAIM;
-			pc->reclaim_dirty++;
-			continue;
-		}
-		pg->flags |= PG_RECLAIM_FREE;
-		rc->freed++;
+		freed++;
 	}
+	if (run_file)
+		rc->runs[nruns++] = (struct mm_free_run){ run_file, run_first, taken - run_first };
+	rc->freed = freed;
+	rc->nruns = nruns;
 }
 
 /* Remove the freed pages (after the timed section) and put the rest back
@@ -296,17 +311,16 @@ static void putback_chunk(struct stack_task *t)
 	struct stack *s = t->stack;
 	struct pagecache *pc = &s->pc;
 	struct mm_reclaim *rc = &t->rc;
+	struct pc_page *gone[RC_CLUSTER];
 	uint32_t freed = 0;
-	while (!list_empty(&rc->isolated)) {
-		struct pc_page *pg = list_first_entry(&rc->isolated, struct pc_page, lru);
-		list_del_init(&pg->lru);
+	for (uint32_t k = 0; k < rc->taken; k++) {
+		struct pc_page *pg = rc->isolated[k];
 		bool free_it = pg->flags & PG_RECLAIM_FREE;
 		pg->flags &= (uint16_t)~PG_RECLAIM_FREE;
 		/* __remove_mapping fails if the page was used meanwhile */
 		if (free_it && !(pg->flags & (PG_DIRTY | PG_WRITEBACK | PG_LOCKED | PG_ATOMIC |
 					      PG_WAITERS))) {
-			pc_page_free(s, pg);
-			freed++;
+			gone[freed++] = pg;
 			continue;
 		}
 		if (pg->flags & PG_ACTIVE) {
@@ -317,6 +331,9 @@ static void putback_chunk(struct stack_task *t)
 			pc->rotated++;
 		}
 	}
+	/* after the loop, in the same order: the free pool and the LRU are
+	 * separate lists */
+	pc_pages_free_isolated(s, gone, freed);
 	pc->nr_isolated -= rc->taken;
 	rc->nr_reclaimed += freed;
 }
