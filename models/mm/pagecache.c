@@ -30,6 +30,7 @@
 
 #include <jansson.h>
 
+#include "models/mm/mm_inline.h"
 #include "models/stack/stack_types.h"
 #include "sim/sim.h"
 
@@ -112,19 +113,9 @@ static inline struct pc_page *page_alloc(struct pagecache *pc)
 
 /* ------------------------------------------------------------- lookup */
 
-static inline struct pc_leaf *leaf_of(const struct stack_file *f, uint64_t index)
-{
-	uint64_t l = index >> PC_LEAF_SHIFT;
-	return l < f->pages.nleaf ? f->pages.leaf[l] : NULL;
-}
-
 struct pc_page *pc_find(struct stack_file *f, uint64_t index)
 {
-	/* appends look past the end */
-	if (!f->last || index > f->last->index)
-		return NULL;
-	struct pc_leaf *lf = leaf_of(f, index);
-	return lf ? lf->slot[index & ((1u << PC_LEAF_SHIFT) - 1)] : NULL;
+	return pc_lookup(f, index);
 }
 
 struct pc_page *pc_find_ge(struct stack_file *f, uint64_t index)
@@ -249,16 +240,7 @@ void pc_index_free(struct pc_index *ix)
 
 void pc_mark_accessed(struct stack *s, struct pc_page *pg)
 {
-	struct pagecache *pc = &s->pc;
-	if (!(pg->flags & PG_ACTIVE) && (pg->flags & PG_REFERENCED) &&
-	    pg->lru_list == PC_LRU_INACTIVE) {
-		pc_lru_del(pc, pg);
-		pc_lru_add_head(pc, pg, PC_LRU_ACTIVE);
-		pg->flags &= (uint16_t)~PG_REFERENCED;
-		pc->activations++;
-	} else {
-		pg->flags |= PG_REFERENCED;
-	}
+	pc_accessed(&s->pc, pg);
 }
 
 void pc_pages_free_isolated(struct stack *s, struct pc_page *const *pages, uint32_t n)
@@ -368,10 +350,11 @@ enum step pc_add_page(struct stack_task *t, struct stack_file *f, uint64_t index
 	return add_page(t, f, index, out, t->os.active && t->os.op.kind == STACK_OP_WRITE);
 }
 
-enum step pc_add_page_write(struct stack_task *t, struct stack_file *f, uint64_t index,
-			    struct pc_page **out)
+struct pc_page *pc_add_page_write(struct stack_task *t, struct stack_file *f, uint64_t index)
 {
-	return add_page(t, f, index, out, true);
+	struct pc_page *pg;
+	add_page(t, f, index, &pg, true);
+	return pg;
 }
 
 /* ------------------------------------------------------------ waiting */

@@ -58,6 +58,7 @@
 
 #include <jansson.h>
 
+#include "models/mm/mm_inline.h"
 #include "models/stack/stack_types.h"
 #include "sim/sim.h"
 #include "sim/timeline.h"
@@ -221,14 +222,9 @@ static inline void wb_timeline(struct stack *s)
 		wb_timeline_write(s, s->sim->timeline);
 }
 
-void wb_page_dirtied(struct stack *s, struct pc_page *pg)
+void wb_dirtied_slow(struct stack *s, struct stack_file *f)
 {
 	struct writeback *wb = &s->wb;
-	struct stack_file *f = pg->file;
-	wb->nr_dirty++;
-	f->nr_dirty++;
-	if (wb->nr_dirty + wb->nr_writeback > wb->peak_dirty)
-		wb->peak_dirty = wb->nr_dirty + wb->nr_writeback;
 	wb_timeline(s);
 	if (!f->on_dirty_list) {
 		f->on_dirty_list = true;
@@ -237,6 +233,11 @@ void wb_page_dirtied(struct stack *s, struct pc_page *pg)
 		wb->nr_dirty_inodes++;
 	}
 	wb_arm_periodic(s);
+}
+
+void wb_page_dirtied(struct stack *s, struct pc_page *pg)
+{
+	wb_dirtied(s, pg);
 }
 
 static uint64_t dirty_poll_interval(uint64_t dirty, uint64_t thresh)

@@ -18,6 +18,7 @@
 
 #include <jansson.h>
 
+#include "models/mm/mm_inline.h"
 #include "models/stack/stack_int.h"
 #include "sim/assert.h"
 #include "sim/sim.h"
@@ -255,7 +256,7 @@ static enum step write_step(struct stack_task *t)
 		uint64_t pstart = idx << STACK_PAGE_SHIFT, pend = pstart + STACK_PAGE_SIZE;
 		if (lookup_lock(t, idx) == STEP_BLOCK)
 			return STEP_BLOCK;
-		struct pc_page *pg = pc_find(f, idx);
+		struct pc_page *pg = pc_lookup(f, idx);
 		if (!pg) {
 			bool partial = off > pstart || end < pend;
 			bool has_data = pstart < f->size;
@@ -266,8 +267,7 @@ static enum step write_step(struct stack_task *t)
 			}
 			if (task_pay_cpu(t) == STEP_BLOCK)
 				return STEP_BLOCK;
-			/* a write's insert blocks only before it adds the page */
-			if (pc_add_page_write(t, f, idx, &pg) == STEP_BLOCK)
+			if (!(pg = pc_add_page_write(t, f, idx)))
 				return STEP_BLOCK;
 			pg->flags |= PG_UPTODATE;
 			pc_clear_flags(s, pg, PG_LOCKED);
@@ -279,7 +279,7 @@ static enum step write_step(struct stack_task *t)
 			return STEP_BLOCK;
 		}
 		t->cpu_debt += s->pc.p.write_copy_ns;
-		pc_mark_accessed(s, pg);
+		pc_accessed(&s->pc, pg);
 		pg->flags |= PG_UPTODATE;
 		if (f->atomic) {
 			/* f2fs_set_data_page_dirty of an atomic file registers the
@@ -291,7 +291,7 @@ static enum step write_step(struct stack_task *t)
 		} else {
 			if (!(pg->flags & PG_DIRTY)) {
 				pg->flags |= PG_DIRTY;
-				wb_page_dirtied(s, pg);
+				wb_dirtied(s, pg);
 			}
 			t->nr_dirtied++;
 		}
