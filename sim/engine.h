@@ -155,10 +155,12 @@ bool sim_engine_step(struct sim_engine *e);
  * inline, exactly as its handler would have, since nothing can come in
  * between. Counted in skipped, not fired. False: schedule as usual. */
 bool sim_engine_advance_slow(struct sim_engine *e, int64_t when);
-static inline bool sim_engine_advance(struct sim_engine *e, int64_t when)
+/* sim_engine_advance's own test, without refreshing its cached bound: the
+ * bound still holds (nothing scheduled since it was taken) and no barrier
+ * is crossed - advance and return true; false: nothing changed (the
+ * caller may still ask sim_engine_advance). */
+static inline bool sim_engine_advance_fast(struct sim_engine *e, int64_t when)
 {
-	/* asked for every CPU burst: the cached bound still holds and no
-	 * barrier is crossed - advance here, else the full check */
 	if (!e->no_advance && !e->stop && !e->max_events && when <= e->until &&
 	    e->peek_seq == e->next_seq && e->peek_min > when && when < e->barrier &&
 	    when >= e->now) {
@@ -166,7 +168,12 @@ static inline bool sim_engine_advance(struct sim_engine *e, int64_t when)
 		e->skipped++;
 		return true;
 	}
-	return sim_engine_advance_slow(e, when);
+	return false;
+}
+static inline bool sim_engine_advance(struct sim_engine *e, int64_t when)
+{
+	/* asked for every CPU burst: the fast test, else the full check */
+	return sim_engine_advance_fast(e, when) || sim_engine_advance_slow(e, when);
 }
 
 static inline void sim_engine_stop(struct sim_engine *e) { e->stop = true; }

@@ -190,19 +190,28 @@ void cpu_burst_event(struct stack_task *t)
  * it. A per-page loop then costs no event per page while its timing,
  * waits and counters stay those of the per-event path (run.per_event
  * keeps that path for the comparison). */
+/* cpu_slice would run all of left in one slice (nr: nr_running). */
+static inline bool cpu_one_slice(const struct cpu_model *c, const struct stack_task *t,
+				 int64_t left, uint32_t nr)
+{
+	return !(left > c->min_gran && !t->nopreempt && c->latency / (nr ? nr : 1) < left);
+}
+
 static bool cpu_burst_inline(struct cpu_model *c, struct stack_task *t, int64_t now,
 			     int64_t min_at_start)
 {
 	struct stack *s = t->stack;
-	if (t->cpu_left > c->min_gran && !t->nopreempt &&
-	    c->latency / (c->nr_running ? c->nr_running : 1) < t->cpu_left)
+	if (!cpu_one_slice(c, t, t->cpu_left, c->nr_running))
 		return false; /* cpu_start would give it a shorter slice */
 	if (!sim_engine_advance(&s->sim->engine, now + t->cpu_left))
 		return false;
 	int64_t len = t->cpu_left;
-	t->slice_start = now;
-	t->slice_len = len;
-	task_timeline_slice(t, "cpu", "running", now, len);
+	/* slice_start and slice_len are read only while t is on a core with
+	 * its burst event pending (cpu_slice sets them first), so they are
+	 * not kept here; the timeline test is task_timeline_slice's own,
+	 * made before the call */
+	if (s->sim->timeline)
+		task_timeline_slice(t, "cpu", "running", now, len);
 	t->vruntime += len;
 	c->busy_ns += len;
 	t->cpu_left = 0;
@@ -217,23 +226,38 @@ static bool cpu_burst_inline(struct cpu_model *c, struct stack_task *t, int64_t 
 	return true;
 }
 
-/* cpu_run, may_inline: the caller goes on by itself when the burst ran
- * to its end at once (cpu_burst_inline). */
-static bool cpu_run_ex(struct stack_task *t, int64_t ns, bool may_inline)
+/* t (cpu_run, may_inline) takes the free core i: its burst runs to its
+ * end at once when it can (true), else its first slice starts. */
+static inline bool cpu_take_free(struct cpu_model *c, struct stack_task *t, int i, int64_t now,
+				 int64_t min_now)
+{
+	cpu_take_core(c, t, i, now);
+	if (list_empty(&c->runq) && cpu_burst_inline(c, t, now, min_now)) {
+		c->core[i] = NULL;
+		t->core = -1;
+		return true;
+	}
+	cpu_slice(c, t, now);
+	return false;
+}
+
+/* place_entity: sleeper credit of half a latency period */
+static inline void cpu_place(struct cpu_model *c, struct stack_task *t)
+{
+	if (t->vruntime < c->min_vruntime - c->half_latency)
+		t->vruntime = c->min_vruntime - c->half_latency;
+}
+
+/* cpu_run_ex with t among others: nr_running (t included) counts the
+ * tasks on cores and queued. */
+static __attribute__((noinline)) bool cpu_run_shared(struct cpu_model *c, struct stack_task *t,
+						     int64_t now, bool may_inline)
 {
 	struct stack *s = t->stack;
-	struct cpu_model *c = &s->cpu;
-	int64_t now = sim_now(s->sim);
-	t->state = TS_CPU;
-	t->cpu_left = ns > 0 ? ns : 1;
-	c->bursts++;
 	c->nr_running++;
-	/* nr_running counts the tasks on cores and queued, t now included:
-	 * alone, there is no smallest vruntime to move min_vruntime to */
+	/* alone, there is no smallest vruntime to move min_vruntime to */
 	int64_t min_now = c->nr_running > 1 ? cpu_update_min(c, now) : INT64_MAX;
-	/* place_entity: sleeper credit of half a latency period */
-	if (t->vruntime < c->min_vruntime - c->latency / 2)
-		t->vruntime = c->min_vruntime - c->latency / 2;
+	cpu_place(c, t);
 	int victim = -1;
 	int64_t worst = INT64_MIN;
 	for (int i = 0; i < (int)c->p.cores; i++) {
@@ -245,14 +269,7 @@ static bool cpu_run_ex(struct stack_task *t, int64_t ns, bool may_inline)
 				cpu_start(c, t, i, now);
 				return false;
 			}
-			cpu_take_core(c, t, i, now);
-			if (list_empty(&c->runq) && cpu_burst_inline(c, t, now, min_now)) {
-				c->core[i] = NULL;
-				t->core = -1;
-				return true;
-			}
-			cpu_slice(c, t, now);
-			return false;
+			return cpu_take_free(c, t, i, now, min_now);
 		}
 		if (u->nopreempt)
 			continue;
@@ -288,6 +305,100 @@ static bool cpu_run_ex(struct stack_task *t, int64_t ns, bool may_inline)
 	return false;
 }
 
+/* cpu_run_shared when nobody is on a core or queued (nr_running 0) and
+ * the caller can go on by itself, the common case of a per-page loop.
+ * The same steps: nr_running becomes 1, so there is no smallest vruntime
+ * (min_now INT64_MAX, min_vruntime does not move); every core has no
+ * task, so the loop takes the first core not held, or, all held, finds
+ * no victim and queues t; the run queue is empty. */
+static inline bool cpu_run_alone(struct cpu_model *c, struct stack_task *t, int64_t now)
+{
+	c->nr_running = 1;
+	cpu_place(c, t);
+	int i = 0, n = (int)c->p.cores;
+	while (i < n && c->held[i])
+		i++;
+	if (i == n) {
+		cpu_enqueue(c, t, now);
+		return false;
+	}
+	return cpu_take_free(c, t, i, now, INT64_MAX);
+}
+
+/* cpu_run, may_inline: the caller goes on by itself when the burst ran
+ * to its end at once (cpu_burst_inline). */
+static inline bool cpu_run_ex(struct stack_task *t, int64_t ns, bool may_inline)
+{
+	struct cpu_model *c = &t->stack->cpu;
+	int64_t now = sim_now(t->stack->sim);
+	t->state = TS_CPU;
+	t->cpu_left = ns > 0 ? ns : 1;
+	c->bursts++;
+	if (c->nr_running == 0 && may_inline)
+		return cpu_run_alone(c, t, now);
+	return cpu_run_shared(c, t, now, may_inline);
+}
+
+/* The lock spins inside a debt are waits, not run time: charged to their
+ * causes before the debt is run (out of line: few debts have them). */
+static __attribute__((noinline)) void task_pay_spins(struct stack_task *t)
+{
+	static const enum sim_wait spin_cause[MM_NSPIN] = {
+		SIM_WAIT_PAGECACHE_LOCK, SIM_WAIT_ZONE_LOCK, SIM_WAIT_TREE_LOCK
+	};
+	for (int i = 0; i < MM_NSPIN; i++)
+		if (t->spin_debt[i] > 0) {
+			task_charge(t, spin_cause[i], t->spin_debt[i]);
+			t->spin_debt[i] = 0;
+		}
+}
+
+/* task_pay_cpu in general: task.c's machinery for a task's accumulated
+ * CPU debt, here so that the burst it starts is cpu_run_ex inlined. */
+static __attribute__((noinline)) enum step task_pay_cpu_slow(struct stack_task *t)
+{
+	int64_t ns = t->cpu_debt;
+	t->cpu_debt = 0;
+	if (t->spin_debt[MM_SPIN_LRU] | t->spin_debt[MM_SPIN_ZONE] | t->spin_debt[MM_SPIN_TREE])
+		task_pay_spins(t);
+	return cpu_run_ex(t, ns, true) ? STEP_DONE : STEP_BLOCK;
+}
+
+/* The debt of nearly every page of a write() (no lock spin in it), paid
+ * by a task alone on the cores, is task_pay_cpu_slow -> cpu_run_alone on
+ * core 0 (not held) -> cpu_burst_inline with sim_engine_advance's fast
+ * test, in one function that calls nothing: the same tests first (the
+ * run queue is empty as nr_running is 0; no --timeline; no section, as
+ * on_core is set only for cpu_run_section), then the same changes, less
+ * those undone before the end (nr_running 1 then 0 again, core[0] t then
+ * NULL, state TS_CPU then TS_RUNNING, cpu_left ns then 0; min_vruntime
+ * does not move, no smallest vruntime besides t's). Any test failing:
+ * the general path, which makes every test again from the start. */
+enum step task_pay_cpu(struct stack_task *t)
+{
+	int64_t ns = t->cpu_debt;
+	if (ns <= 0)
+		return STEP_DONE;
+	struct stack *s = t->stack;
+	struct cpu_model *c = &s->cpu;
+	struct sim_engine *e = &s->sim->engine;
+	if (!(t->spin_debt[MM_SPIN_LRU] | t->spin_debt[MM_SPIN_ZONE] | t->spin_debt[MM_SPIN_TREE]) &&
+	    c->nr_running == 0 && !c->held[0] && !t->on_core && !s->sim->timeline &&
+	    cpu_one_slice(c, t, ns, 1) && sim_engine_advance_fast(e, e->now + ns)) {
+		t->cpu_debt = 0;
+		c->bursts++;
+		cpu_place(c, t);
+		t->vruntime += ns;
+		c->busy_ns += ns;
+		t->cpu_left = 0;
+		t->nopreempt = false;
+		t->core = -1;
+		t->state = TS_RUNNING;
+		return STEP_DONE;
+	}
+	return task_pay_cpu_slow(t);
+}
+
 bool cpu_run(struct stack_task *t, int64_t ns)
 {
 	return cpu_run_ex(t, ns, true);
@@ -315,6 +426,7 @@ int cpu_init(struct stack *s, struct cfg_node *node, struct sim_error *err)
 	c->latency = c->p.latency_ns * factor;
 	c->min_gran = c->p.min_gran_ns * factor;
 	c->wakeup_gran = c->p.wakeup_gran_ns * factor;
+	c->half_latency = c->latency / 2;
 	c->core = calloc((size_t)c->p.cores, sizeof(*c->core));
 	c->held = calloc((size_t)c->p.cores, sizeof(*c->held));
 	if (!c->core || !c->held)

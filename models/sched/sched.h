@@ -56,6 +56,7 @@ struct cpu_params {
 struct cpu_model {
 	struct cpu_params p;
 	int64_t latency, min_gran, wakeup_gran; /* scaled by 1 + ilog2(min(cores, 8)) */
+	int64_t half_latency;      /* latency / 2: place_entity's sleeper credit */
 	int64_t min_vruntime;
 	struct stack_task **core;  /* running task per core */
 	bool *held;                /* core taken by a polling I/O completion (stack_cpu_hold) */
@@ -91,8 +92,6 @@ void task_wake(struct stack_task *t);
  * when both are zero (nothing happens), else STEP_BLOCK. */
 enum step task_delay(struct stack_task *t, int64_t wait_ns, enum sim_wait cause, int64_t busy_ns,
 		     bool sleeps);
-/* Run accumulated cpu_debt: STEP_DONE if none. */
-enum step task_pay_cpu(struct stack_task *t);
 /* Submit a bio from task context: STEP_BLOCK if it had to sleep in get_request. */
 enum step task_submit_bio(struct stack_task *t, struct stack_bio *sb);
 void task_start_plug(struct stack_task *t);
@@ -115,6 +114,9 @@ bool cpu_run(struct stack_task *t, int64_t ns);
  * return, for a caller that can go on by itself (true: the section ran). */
 bool cpu_run_section(struct stack_task *t, int64_t (*on_core)(struct stack_task *t, int64_t now),
 		     bool may_inline);
+/* Run accumulated cpu_debt (its lock spins charged as waits first):
+ * STEP_DONE if none, or when the burst ran to its end at once (cpu_run). */
+enum step task_pay_cpu(struct stack_task *t);
 /* Core of a task that finished a burst (from the burst's event). */
 void cpu_burst_event(struct stack_task *t);
 struct json_t *cpu_to_json(const struct cpu_model *c);

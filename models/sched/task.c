@@ -214,25 +214,6 @@ enum step task_delay(struct stack_task *t, int64_t wait_ns, enum sim_wait cause,
 	return STEP_BLOCK;
 }
 
-enum step task_pay_cpu(struct stack_task *t)
-{
-	if (t->cpu_debt <= 0)
-		return STEP_DONE;
-	int64_t ns = t->cpu_debt;
-	t->cpu_debt = 0;
-	/* lock spins inside the debt are waits, not run time */
-	static const enum sim_wait spin_cause[MM_NSPIN] = {
-		SIM_WAIT_PAGECACHE_LOCK, SIM_WAIT_ZONE_LOCK, SIM_WAIT_TREE_LOCK
-	};
-	if (t->spin_debt[MM_SPIN_LRU] | t->spin_debt[MM_SPIN_ZONE] | t->spin_debt[MM_SPIN_TREE])
-		for (int i = 0; i < MM_NSPIN; i++)
-			if (t->spin_debt[i] > 0) {
-				task_charge(t, spin_cause[i], t->spin_debt[i]);
-				t->spin_debt[i] = 0;
-			}
-	return cpu_run(t, ns) ? STEP_DONE : STEP_BLOCK;
-}
-
 void task_start_plug(struct stack_task *t)
 {
 	if (!t->plug.active)
