@@ -180,9 +180,14 @@ static const struct cfg_param flash_params[] = {
 
 static inline int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
 
-/* ceil(bytes * 1e9 / rate): transfers never round down to earlier. */
+/* ceil(bytes * 1e9 / rate): transfers never round down to earlier. Below
+ * 2^34 bytes and 2^40 bytes/s the numerator fits in 64 bits (< 1.72e19 +
+ * 1.1e12), so the same quotient comes from a 64-bit division instead of
+ * the 128-bit library call (every page and program unit takes one). */
 static inline int64_t xfer_ns(uint64_t bytes, uint64_t rate)
 {
+	if (bytes < (1ull << 34) && rate < (1ull << 40))
+		return (int64_t)((bytes * 1000000000u + rate - 1) / rate);
 	unsigned __int128 num = (unsigned __int128)bytes * 1000000000u + rate - 1;
 	return (int64_t)(num / rate);
 }
@@ -334,38 +339,50 @@ static int64_t flash_unit_prog_ns(struct flash_dev *d, struct flash_timeline *tl
  * round-robin order). With the FTL, a die whose valid data is at its limit
  * is passed over (ftl_die_ok), so GC always has stale pages to gain. *pos
  * is its round-robin position. */
-static uint32_t flash_pick_die(const struct flash_dev *d, const struct flash_timeline *tl,
-			       bool fl, uint32_t *pos_out)
+static __attribute__((noinline)) uint32_t
+flash_pick_die_ftl(const struct flash_dev *d, const struct flash_timeline *tl, uint32_t *pos_out)
 {
-	/* called for every program unit and every drain step: the positions'
-	 * dies come from a table, and without the FTL every die is ok */
-	uint32_t n = d->ndies, p = tl->wptr % n, best_pos = p, best = d->rr_die[p];
-	if (!fl) {
-		for (uint32_t i = 1; i < n; i++) {
-			if (++p == n)
-				p = 0;
-			uint32_t die = d->rr_die[p];
-			if (tl->die_free[die] < tl->die_free[best]) {
-				best = die;
-				best_pos = p;
-			}
-		}
-		*pos_out = best_pos;
-		return best;
-	}
+	uint32_t n = d->ndies, s = tl->wptr, bi = 0;
+	const uint32_t *rr = d->rr_die + s;
+	uint32_t best = rr[0];
 	bool best_ok = ftl_die_ok(d->ftl, best);
 	for (uint32_t i = 1; i < n; i++) {
-		if (++p == n)
-			p = 0;
-		uint32_t die = d->rr_die[p];
+		uint32_t die = rr[i];
 		bool ok = ftl_die_ok(d->ftl, die);
 		if ((ok && !best_ok) || (ok == best_ok && tl->die_free[die] < tl->die_free[best])) {
 			best = die;
-			best_pos = p;
+			bi = i;
 			best_ok = ok;
 		}
 	}
-	*pos_out = best_pos;
+	*pos_out = s + bi < n ? s + bi : s + bi - n;
+	return best;
+}
+
+static inline uint32_t flash_pick_die(const struct flash_dev *d, const struct flash_timeline *tl,
+				      bool fl, uint32_t *pos_out)
+{
+	/* called for every program unit and every drain step: the positions'
+	 * dies come from a table that holds the round-robin order twice, so
+	 * the walk from wptr (kept below ndies) never wraps; without the FTL
+	 * every die is ok and the best time rides in a register */
+	if (fl)
+		return flash_pick_die_ftl(d, tl, pos_out);
+	uint32_t n = d->ndies, s = tl->wptr, bi = 0;
+	const uint32_t *rr = d->rr_die + s;
+	const int64_t *df = tl->die_free;
+	uint32_t best = rr[0];
+	int64_t bv = df[best];
+	for (uint32_t i = 1; i < n; i++) {
+		uint32_t die = rr[i];
+		int64_t v = df[die];
+		if (v < bv) {
+			bv = v;
+			best = die;
+			bi = i;
+		}
+	}
+	*pos_out = s + bi < n ? s + bi : s + bi - n;
 	return best;
 }
 
@@ -377,7 +394,7 @@ static int64_t flash_book_unit(struct flash_dev *d, struct flash_timeline *tl, u
 {
 	d->tl_gen++;
 	bool fl = d->ftl && account;
-	tl->wptr = best_pos + 1;
+	tl->wptr = best_pos + 1 < d->ndies ? best_pos + 1 : 0; /* every use takes it mod ndies */
 	/* Foreground GC: the die copies and erases before it can take the
 	 * unit, from when the unit is ready (the need arises) or the die is
 	 * free, whichever is later. */
@@ -682,7 +699,7 @@ int64_t flash_book(struct flash_dev *d, struct flash_timeline *tl, int64_t now, 
  * Without reads in between, every program starts at the time the booking
  * at admission (read_priority: false) gives it. */
 
-static int64_t rp_drain(struct flash_dev *d, int64_t now, bool force);
+static int64_t rp_drain_slow(struct flash_dev *d, int64_t now, bool force);
 
 /* Releases of buffer space up to time a; the part of e's wait for space
  * that foreground GC before the released program caused is charged to e. */
@@ -707,7 +724,7 @@ static void rp_close_open(struct flash_dev *d)
 	if (!tl->open_fill)
 		return;
 	if (d->qn == d->qcap) /* cannot happen while units are full; kept for safety */
-		rp_drain(d, 0, true);
+		rp_drain_slow(d, 0, true);
 	struct flash_unit *u = &d->q[(d->qhead + d->qn) % d->qcap];
 	u->bytes = tl->open_fill;
 	u->ready = tl->open_ready;
@@ -738,17 +755,18 @@ static uint32_t rp_refuse(struct flash_dev *d, const struct flash_unit *u, int64
 	return UINT32_MAX;
 }
 
-static uint32_t rp_choose(struct flash_dev *d, const struct flash_unit *u, int64_t now,
-			  uint32_t *pos_out, int64_t *next)
+/* Nothing rp_choose depends on has moved since it refused u at now: each
+ * unit admitted and each drain step asks again for the same waiting head. */
+static inline bool rp_memo_hit(const struct flash_dev *d, const struct flash_unit *u, int64_t now)
+{
+	return d->memo_valid && d->memo_gen == d->tl_gen && d->memo_now == now && d->memo_u == u &&
+	       d->memo_ready == u->ready;
+}
+
+static uint32_t rp_choose_slow(struct flash_dev *d, const struct flash_unit *u, int64_t now,
+			       uint32_t *pos_out, int64_t *next)
 {
 	struct flash_timeline *tl = &d->tl;
-	/* each unit admitted and each drain step asks again for the same
-	 * waiting head: nothing it depends on has moved since a refusal */
-	if (d->memo_valid && d->memo_gen == d->tl_gen && d->memo_now == now && d->memo_u == u &&
-	    d->memo_ready == u->ready) {
-		*next = d->memo_next;
-		return UINT32_MAX;
-	}
 	uint32_t dpc = d->ndies / (uint32_t)d->channels;
 	uint32_t die = flash_pick_die(d, tl, d->ftl != NULL, pos_out);
 	int64_t cs = max64(u->ready, max64(tl->ch_free[die / dpc], tl->die_free[die]));
@@ -776,9 +794,19 @@ static uint32_t rp_choose(struct flash_dev *d, const struct flash_unit *u, int64
 	return best == UINT32_MAX ? rp_refuse(d, u, now, *next) : best;
 }
 
+static inline uint32_t rp_choose(struct flash_dev *d, const struct flash_unit *u, int64_t now,
+				 uint32_t *pos_out, int64_t *next)
+{
+	if (rp_memo_hit(d, u, now)) {
+		*next = d->memo_next;
+		return UINT32_MAX;
+	}
+	return rp_choose_slow(d, u, now, pos_out, next);
+}
+
 /* Book the queued units whose program starts by now (force: all of them,
  * as a flush or FUA needs). Returns the foreground GC booked before them. */
-static int64_t rp_drain(struct flash_dev *d, int64_t now, bool force)
+static int64_t rp_drain_slow(struct flash_dev *d, int64_t now, bool force)
 {
 	struct flash_timeline *tl = &d->tl;
 	int64_t gc = 0;
@@ -786,9 +814,11 @@ static int64_t rp_drain(struct flash_dev *d, int64_t now, bool force)
 		struct flash_unit *u = &d->q[d->qhead];
 		uint32_t pos, die;
 		int64_t next;
+		/* rp_choose without its memo: rp_drain found it missing for the
+		 * first head, and each booking below moves tl_gen past it */
 		if (force)
 			die = flash_pick_die(d, tl, d->ftl != NULL, &pos);
-		else if ((die = rp_choose(d, u, now, &pos, &next)) == UINT32_MAX)
+		else if ((die = rp_choose_slow(d, u, now, &pos, &next)) == UINT32_MAX)
 			break;
 		for (uint32_t i = 0; d->ftl && i < u->nlpn; i++) {
 			SIM_ASSERT(d->ln > 0);
@@ -802,6 +832,13 @@ static int64_t rp_drain(struct flash_dev *d, int64_t now, bool force)
 		d->qn--;
 	}
 	return gc;
+}
+
+static inline int64_t rp_drain(struct flash_dev *d, int64_t now, bool force)
+{
+	if (!d->qn || (!force && rp_memo_hit(d, &d->q[d->qhead], now)))
+		return 0;
+	return rp_drain_slow(d, now, force);
 }
 
 /* Admit as much of e as fits; true when all of it is in (its completion
@@ -1050,9 +1087,9 @@ static int flash_init(struct device *dev, struct cfg_node *node, struct sim_erro
 	d->round_key = calloc(d->ndies, sizeof(*d->round_key));
 	d->round_ready = calloc(d->ndies, sizeof(*d->round_ready));
 	d->round_gen = calloc(d->ndies, sizeof(*d->round_gen));
-	d->rr_die = calloc(d->ndies, sizeof(*d->rr_die));
+	d->rr_die = calloc(2 * (size_t)d->ndies, sizeof(*d->rr_die));
 	if (d->rr_die)
-		for (uint32_t pos = 0; pos < d->ndies; pos++) {
+		for (uint32_t pos = 0; pos < 2 * d->ndies; pos++) {
 			struct rr_walk w = rr_walk_at(d, pos);
 			d->rr_die[pos] = rr_walk_die(d, &w);
 		}

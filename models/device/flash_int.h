@@ -52,7 +52,7 @@ struct flash_timeline {
 	int64_t open_ready;      /* when the last of them arrived */
 	struct flash_release *rel;
 	uint32_t nrel, caprel;
-	uint32_t wptr;           /* round-robin position of the next program */
+	uint32_t wptr;           /* round-robin position of the next program, < ndies */
 	uint64_t next_wsector;   /* end of the previous write (sequential detection) */
 	double slc_used;         /* bytes in the SLC cache at slc_t */
 	int64_t slc_t;
@@ -126,7 +126,7 @@ struct flash_dev {
 	uint64_t *round_key;
 	int64_t *round_ready;
 	uint64_t *round_gen;
-	uint32_t *rr_die;         /* die at each round-robin position (rr_walk's order) */
+	uint32_t *rr_die;         /* die at each round-robin position (rr_walk's order), twice over */
 	/* rp_choose's last refusal (no die takes the head unit by now), valid
 	 * while tl_gen - bumped by everything that books or frees a die, a
 	 * channel or FTL space - has not moved */
