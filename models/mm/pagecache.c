@@ -246,14 +246,21 @@ void pc_mark_accessed(struct stack *s, struct pc_page *pg)
 void pc_pages_free_isolated(struct stack *s, struct pc_page *const *pages, uint32_t n)
 {
 	struct pagecache *pc = &s->pc;
+	/* each page goes to the head of the pool, as list_add one by one
+	 * would put it: the chain is linked first and joined at the end */
+	struct list_head *head = &pc->free_pages, *next = head->next;
 	for (uint32_t i = 0; i < n; i++) {
 		struct pc_page *pg = pages[i];
 		struct stack_file *f = pg->file;
 		index_remove(f, pg);
 		f->nr_pages--;
 		pg->file = NULL;
-		list_add(&pg->lru, &pc->free_pages);
+		pg->lru.next = next;
+		next->prev = &pg->lru;
+		next = &pg->lru;
 	}
+	head->next = next;
+	next->prev = head;
 	pc->used -= n;
 	pc->evicted += n;
 }

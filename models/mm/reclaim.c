@@ -244,6 +244,12 @@ static void isolate_chunk(struct stack_task *t, uint32_t nr)
 static inline bool shrink_page(struct pagecache *pc, struct mm_reclaim *rc, struct pc_page *pg)
 {
 	uint16_t fl = pg->flags;
+	/* most pages: clean, unlocked, not under writeback and not mapped
+	 * (so no young pte), where every test below falls through to the end */
+	if (!(fl & (PG_LOCKED | PG_ATOMIC | PG_WRITEBACK | PG_DIRTY | PG_MAPPED))) {
+		pg->flags = (uint16_t)((fl & ~(PG_YOUNG | PG_REFERENCED)) | PG_RECLAIM_FREE);
+		return true;
+	}
 	if (fl & (PG_LOCKED | PG_ATOMIC))
 		return false; /* trylock_page fails / held by an atomic write */
 	if (fl & PG_WRITEBACK) {
@@ -285,14 +291,17 @@ static void shrink_page_list(struct stack_task *t)
 	rc->writeback = 0;
 	for (uint32_t k = 0; k < taken; k++) {
 		struct pc_page *pg = rc->isolated[k];
-		bool frees = shrink_page(pc, rc, pg);
-		if (run_file && (!frees || pg->file != run_file)) {
-			rc->runs[nruns++] = (struct mm_free_run){ run_file, run_first, k - run_first };
+		if (!shrink_page(pc, rc, pg)) {
+			if (run_file)
+				rc->runs[nruns++] =
+					(struct mm_free_run){ run_file, run_first, k - run_first };
 			run_file = NULL;
-		}
-		if (!frees)
 			continue;
-		if (!run_file) {
+		}
+		if (pg->file != run_file) { /* a page has a file: a new run */
+			if (run_file)
+				rc->runs[nruns++] =
+					(struct mm_free_run){ run_file, run_first, k - run_first };
 			run_file = pg->file;
 			run_first = k;
 		}
@@ -315,11 +324,12 @@ static void putback_chunk(struct stack_task *t)
 	uint32_t freed = 0;
 	for (uint32_t k = 0; k < rc->taken; k++) {
 		struct pc_page *pg = rc->isolated[k];
-		bool free_it = pg->flags & PG_RECLAIM_FREE;
-		pg->flags &= (uint16_t)~PG_RECLAIM_FREE;
-		/* __remove_mapping fails if the page was used meanwhile */
-		if (free_it && !(pg->flags & (PG_DIRTY | PG_WRITEBACK | PG_LOCKED | PG_ATOMIC |
-					      PG_WAITERS))) {
+		uint16_t fl = pg->flags;
+		pg->flags = (uint16_t)(fl & ~PG_RECLAIM_FREE);
+		/* marked to free, and __remove_mapping fails if the page was
+		 * used meanwhile */
+		if ((fl & (PG_RECLAIM_FREE | PG_DIRTY | PG_WRITEBACK | PG_LOCKED | PG_ATOMIC |
+			   PG_WAITERS)) == PG_RECLAIM_FREE) {
 			gone[freed++] = pg;
 			continue;
 		}
