@@ -76,19 +76,13 @@ enum step fsync_write_and_wait(struct stack_task *t, struct stack_file *f)
 			wait_writeback(t, pg);
 			return STEP_BLOCK;
 		}
-		uint64_t start = pg->index, n = 1;
-		struct pc_page *q = pc_next(pg);
-		while (q && q->index == start + n && (q->flags & PG_DIRTY) && !(q->flags & PG_WRITEBACK)) {
-			n++;
-			q = pc_next(q);
-		}
+		uint64_t start = pg->index;
+		uint64_t n = pc_dirty_run(f, start, UINT64_MAX);
 		os->fcursor = start + n;
 		wb_build_bios(s, f, start, n, true, &t->pend);
 	}
 	if (os->fphase == 2) {
-		struct pc_page *pg = pc_find_ge(f, os->fcursor);
-		while (pg && !(pg->flags & PG_WRITEBACK))
-			pg = pc_next(pg);
+		struct pc_page *pg = pc_find_writeback(f, os->fcursor, UINT64_MAX);
 		if (pg) {
 			os->fcursor = pg->index;
 			wait_writeback(t, pg);
@@ -102,9 +96,7 @@ enum step fsync_write_and_wait(struct stack_task *t, struct stack_file *f)
 enum step fs_wait_all_writeback(struct stack_task *t, struct stack_file *f)
 {
 	struct task_opstate *os = &t->os;
-	struct pc_page *pg = pc_find_ge(f, os->fcursor);
-	while (pg && !(pg->flags & PG_WRITEBACK))
-		pg = pc_next(pg);
+	struct pc_page *pg = pc_find_writeback(f, os->fcursor, UINT64_MAX);
 	if (!pg)
 		return STEP_DONE;
 	os->fcursor = pg->index;

@@ -239,19 +239,6 @@ void journal_ordered_progress(struct stack *s, struct stack_file *f)
 	task_wake(j);
 }
 
-/* filemap_fdatawait over the whole file, from the walk's position: the
- * first page at or after it under writeback, or NULL when the walk has
- * passed the last page (i_size - 1 when the wait on this file began:
- * filemap_fdatawait_range(mapping, 0, i_size - 1), so the chase ends where
- * the writer was, however far it has written since). */
-static struct pc_page *ow_next(struct stack_file *f, uint64_t from, uint64_t last)
-{
-	for (struct pc_page *pg = pc_find_ge(f, from); pg && pg->index <= last; pg = pc_next(pg))
-		if (pg->flags & PG_WRITEBACK)
-			return pg;
-	return NULL;
-}
-
 void journal_bio_done(struct stack *s, struct stack_bio *sb)
 {
 	struct stack_task *j = sb->owner;
@@ -394,7 +381,14 @@ void jbd2_run(struct stack_task *j)
 							continue;
 						jn->ow_last = (f->size - 1) >> STACK_PAGE_SHIFT;
 					}
-					struct pc_page *pg = ow_next(f, from, jn->ow_last);
+					/* filemap_fdatawait over the whole file, from the
+					 * walk's position: the first page at or after it under
+					 * writeback, or none once the walk has passed the last
+					 * page (i_size - 1 when the wait on this file began:
+					 * filemap_fdatawait_range(mapping, 0, i_size - 1), so
+					 * the chase ends where the writer was, however far it
+					 * has written since) */
+					struct pc_page *pg = pc_find_writeback(f, from, jn->ow_last);
 					if (!pg)
 						continue;
 					if (!j->wb_file)
@@ -415,9 +409,7 @@ void jbd2_run(struct stack_task *j)
 						if (!j->wb_file)
 							jn->ordered_waits++;
 						j->wb_file = f;
-						struct pc_page *pg = pc_find_ge(f, 0);
-						while (pg && !(pg->flags & PG_WRITEBACK))
-							pg = pc_next(pg);
+						struct pc_page *pg = pc_find_writeback(f, 0, UINT64_MAX);
 						if (pg)
 							ordered_wait_hook(s, j, pg);
 						task_block(j, SIM_WAIT_WRITEBACK);

@@ -234,6 +234,11 @@ struct pc_page {
 #define PC_LEAF_SHIFT 6
 struct pc_leaf {
 	uint64_t map;
+	/* PAGECACHE_TAG_WRITEBACK: bit set exactly while that slot's page has
+	 * PG_WRITEBACK (wb_build_bios sets both, wb_bio_done clears both; a page
+	 * under writeback is never freed), so waits find the next page under
+	 * writeback a word at a time, as pagevec_lookup_tag does */
+	uint64_t wb;
 	struct pc_page *slot[1u << PC_LEAF_SHIFT];
 };
 struct pc_index {
@@ -339,6 +344,13 @@ struct pc_page *pc_find(struct stack_file *f, uint64_t index);
 /* First page of f with index >= index, or NULL. */
 struct pc_page *pc_find_ge(struct stack_file *f, uint64_t index);
 struct pc_page *pc_next(struct pc_page *pg);
+/* First page of f with index in [from, last] under writeback, or NULL
+ * (by the leaves' writeback tags). */
+struct pc_page *pc_find_writeback(const struct stack_file *f, uint64_t from, uint64_t last);
+/* Pages in the run from start (present, dirty, not under writeback)
+ * through start + 1, start + 2, ... while each is present, dirty and not
+ * under writeback, at most lim (>= 1) in all. */
+uint64_t pc_dirty_run(const struct stack_file *f, uint64_t start, uint64_t lim);
 /* Free a file's page index (its pages belong to the pool). */
 void pc_index_free(struct pc_index *ix);
 /* Allocate and insert a new locked page (not uptodate) at index for t.

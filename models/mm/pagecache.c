@@ -145,6 +145,59 @@ struct pc_page *pc_next(struct pc_page *pg)
 	return pc_find_ge(pg->file, i);
 }
 
+/* pagevec_lookup_tag(PAGECACHE_TAG_WRITEBACK) from from: a leaf's wb word
+ * holds the bits of its pages with PG_WRITEBACK, so this is the page a
+ * pc_next walk from pc_find_ge(f, from) testing PG_WRITEBACK would stop
+ * at, 64 slots per step instead of one page. */
+struct pc_page *pc_find_writeback(const struct stack_file *f, uint64_t from, uint64_t last)
+{
+	if (!f->last)
+		return NULL;
+	if (last > f->last->index)
+		last = f->last->index; /* so every leaf up to last's is in the directory */
+	if (from > last)
+		return NULL;
+	uint64_t l = from >> PC_LEAF_SHIFT, le = last >> PC_LEAF_SHIFT;
+	uint64_t m = ~0ull << (from & ((1u << PC_LEAF_SHIFT) - 1));
+	for (; l <= le; l++, m = ~0ull) {
+		const struct pc_leaf *lf = f->pages.leaf[l];
+		uint64_t w = lf ? lf->wb & m : 0;
+		if (w) {
+			struct pc_page *pg = lf->slot[__builtin_ctzll(w)];
+			return pg->index <= last ? pg : NULL;
+		}
+	}
+	return NULL;
+}
+
+/* The flusher's and fsync's run of contiguous writable pages: the walk
+ * q = pc_next(q) while q->index == start + n, a leaf's slots read in place
+ * (a hole ends the run either way; the map gives the present stretch). */
+uint64_t pc_dirty_run(const struct stack_file *f, uint64_t start, uint64_t lim)
+{
+	uint64_t n = 1, i = start + 1;
+	while (n < lim) {
+		uint64_t l = i >> PC_LEAF_SHIFT;
+		if (l >= f->pages.nleaf || !f->pages.leaf[l])
+			return n;
+		const struct pc_leaf *lf = f->pages.leaf[l];
+		unsigned b = (unsigned)(i & ((1u << PC_LEAF_SHIFT) - 1));
+		/* present slots from b on: the ones of map >> b up to its first zero */
+		uint64_t gaps = ~(lf->map >> b);
+		unsigned present = gaps ? (unsigned)__builtin_ctzll(gaps) : 64u;
+		uint64_t k = lim - n < present ? lim - n : present;
+		for (uint64_t j = 0; j < k; j++) {
+			if ((lf->slot[b + j]->flags & (PG_DIRTY | PG_WRITEBACK)) != PG_DIRTY)
+				return n;
+			n++;
+		}
+		if (k == present && b + present < (1u << PC_LEAF_SHIFT))
+			return n; /* a hole */
+		i += k;
+	}
+	return n;
+}
+
 /* The page of highest index <= index, or NULL (last not consulted). */
 static struct pc_page *find_le(struct stack_file *f, uint64_t index)
 {

@@ -313,6 +313,61 @@ enum step wb_balance_dirty(struct stack_task *t)
 
 /* --------------------------------------------------------- bio build */
 
+/* The walks over a bio's pages go a leaf at a time: w is the leaf's map
+ * from the walk's position on, and its lowest stretch of present slots,
+ * cut to the left pages the walk still takes, is what pc_next would visit
+ * next, in the same order. Returns its length, its first slot in *lo. */
+static inline unsigned wb_stretch(uint64_t w, uint64_t left, unsigned *lo)
+{
+	unsigned b = (unsigned)__builtin_ctzll(w);
+	uint64_t gaps = ~(w >> b);
+	unsigned k = gaps ? (unsigned)__builtin_ctzll(gaps) : 64u;
+	*lo = b;
+	return left < k ? (unsigned)left : k;
+}
+
+static inline uint64_t wb_stretch_bits(unsigned lo, unsigned k)
+{
+	return (k == 64 ? ~0ull : (1ull << k) - 1) << lo;
+}
+
+/* The n pages of f from index (if a page is there; holes skipped), a leaf
+ * at a time, in index order: start: set_page_writeback (PG_dirty off,
+ * bits on, writeback tag set); else end_page_writeback (bits off through
+ * pc_clear_flags, whose wake-ups only queue events, tag cleared). */
+static inline void wb_pages(struct stack *s, struct stack_file *f, uint64_t index, uint64_t n,
+			    uint16_t bits, bool start)
+{
+	if (!pc_find(f, index))
+		return;
+	uint64_t left = n, l = index >> PC_LEAF_SHIFT, lend = f->last->index >> PC_LEAF_SHIFT;
+	uint64_t m = ~0ull << (index & ((1u << PC_LEAF_SHIFT) - 1));
+	for (; left && l <= lend; l++, m = ~0ull) {
+		struct pc_leaf *lf = f->pages.leaf[l];
+		if (!lf)
+			continue;
+		uint64_t w = lf->map & m, tag = 0;
+		while (w && left) {
+			unsigned lo, k = wb_stretch(w, left, &lo);
+			for (unsigned j = lo; j < lo + k; j++) {
+				struct pc_page *pg = lf->slot[j];
+				if (start)
+					pg->flags = (uint16_t)((pg->flags & ~(PG_DIRTY | PG_SYNCWB)) | bits);
+				else
+					pc_clear_flags(s, pg, bits);
+			}
+			uint64_t b = wb_stretch_bits(lo, k);
+			tag |= b;
+			w &= ~b;
+			left -= k;
+		}
+		if (start)
+			lf->wb |= tag;
+		else
+			lf->wb &= ~tag;
+	}
+}
+
 uint32_t wb_build_bios(struct stack *s, struct stack_file *f, uint64_t index, uint64_t n,
 		       bool sync, struct stack_bio **list)
 {
@@ -321,11 +376,9 @@ uint32_t wb_build_bios(struct stack *s, struct stack_file *f, uint64_t index, ui
 		sim_fail(s->sim, SIM_E_RUNTIME, "file system full writing %s", f->name);
 		return 0;
 	}
-	struct pc_page *pg = pc_find(f, index);
-	for (uint64_t i = 0; i < n && pg; i++, pg = pc_next(pg)) {
-		pg->flags &= (uint16_t)~(PG_DIRTY | PG_SYNCWB);
-		pg->flags |= PG_WRITEBACK | (sync ? PG_SYNCWB : 0);
-	}
+	/* set_page_writeback on the n pages from index (callers pass a run of
+	 * present pages; like a pc_next walk a hole would be skipped) */
+	wb_pages(s, f, index, n, (uint16_t)(PG_WRITEBACK | (sync ? PG_SYNCWB : 0)), true);
 	wb->nr_dirty -= n;
 	f->nr_dirty -= n;
 	wb->nr_writeback += n;
@@ -391,12 +444,9 @@ void wb_bio_done(struct stack *s, struct stack_bio *sb)
 	struct writeback *wb = &s->wb;
 	struct stack_file *f = sb->file;
 	uint64_t n = sb->npages;
-	struct pc_page *pg = pc_find(f, sb->index);
-	for (uint64_t i = 0; i < n && pg; i++) {
-		struct pc_page *next = pc_next(pg);
-		pc_clear_flags(s, pg, PG_WRITEBACK | PG_SYNCWB);
-		pg = next;
-	}
+	/* end_page_writeback on the bio's pages in index order (the pages
+	 * wb_build_bios tagged: nothing frees a page under writeback) */
+	wb_pages(s, f, sb->index, n, PG_WRITEBACK | PG_SYNCWB, false);
 	wb->nr_writeback -= n;
 	f->nr_writeback -= n;
 	wb_timeline(s);
@@ -548,14 +598,12 @@ void flusher_run(struct stack_task *t)
 			 * too waits for foreground cleaning when space is low */
 			if (s->fs.ops->write_begin && s->fs.ops->write_begin(t, f) == STEP_BLOCK)
 				return;
-			uint64_t start = pg->index, n = 1;
-			struct pc_page *q = pc_next(pg);
-			while (q && n < t->wb_left && q->index == start + n && (q->flags & PG_DIRTY) &&
-			       !(q->flags & PG_WRITEBACK) &&
-			       !(t->wb_wrapped && q->index >= f->writeback_index)) {
-				n++;
-				q = pc_next(q);
-			}
+			/* the run of dirty pages from pg, at most the chunk left and,
+			 * wrapped, not past writeback_index (pg is before it) */
+			uint64_t start = pg->index, lim = t->wb_left;
+			if (t->wb_wrapped && f->writeback_index - start < lim)
+				lim = f->writeback_index - start;
+			uint64_t n = pc_dirty_run(f, start, lim);
 			t->wb_cursor = start + n;
 			t->wb_left -= n;
 			t->wb_wrote += n;

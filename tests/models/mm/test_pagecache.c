@@ -196,6 +196,80 @@ static void test_pagecache_index_scattered(void **state)
 	sh_free(h);
 }
 
+/* The writeback tags and the leaf-at-a-time walks against the page by
+ * page ones: every present page's tag bit is its PG_WRITEBACK,
+ * pc_find_writeback is the first PG_WRITEBACK page of a pc_next walk (up
+ * to last), pc_dirty_run the run a pc_next walk of contiguous dirty pages
+ * not under writeback finds. */
+static void check_walks(struct stack_file *f)
+{
+	struct pc_page *next_wb = NULL; /* the first page under writeback at or after i */
+	uint64_t run = 0;               /* contiguous dirty, not under writeback, from i */
+	uint64_t top = f->last ? (uint64_t)f->last->index + 2 : 1;
+	for (uint64_t i = top; i-- > 0;) {
+		struct pc_page *pg = pc_find(f, i);
+		if (pg) {
+			const struct pc_leaf *lf = f->pages.leaf[i >> PC_LEAF_SHIFT];
+			bool tagged = (lf->wb >> (i & ((1u << PC_LEAF_SHIFT) - 1))) & 1;
+			assert_int_equal(tagged, !!(pg->flags & PG_WRITEBACK));
+			if (pg->flags & PG_WRITEBACK)
+				next_wb = pg;
+		} else if (i >> PC_LEAF_SHIFT < f->pages.nleaf && f->pages.leaf[i >> PC_LEAF_SHIFT]) {
+			const struct pc_leaf *lf = f->pages.leaf[i >> PC_LEAF_SHIFT];
+			assert_false((lf->wb >> (i & ((1u << PC_LEAF_SHIFT) - 1))) & 1);
+		}
+		run = pg && (pg->flags & (PG_DIRTY | PG_WRITEBACK)) == PG_DIRTY ? run + 1 : 0;
+		if (i % 13 && !(pg && next_wb == pg))
+			continue; /* the tag scans are O(leaves): a sample, every tagged page */
+		assert_ptr_equal(pc_find_writeback(f, i, UINT64_MAX), next_wb);
+		if (next_wb) { /* a last below the page hides it */
+			assert_ptr_equal(pc_find_writeback(f, i, next_wb->index), next_wb);
+			if (next_wb->index > i)
+				assert_null(pc_find_writeback(f, i, (uint64_t)next_wb->index - 1));
+		}
+		if (run) {
+			assert_int_equal(pc_dirty_run(f, i, UINT64_MAX), run);
+			assert_int_equal(pc_dirty_run(f, i, 1), 1);
+			uint64_t lim = 1 + (i * 7) % 150; /* limits inside and across leaves */
+			assert_int_equal(pc_dirty_run(f, i, lim), run < lim ? run : lim);
+		}
+	}
+}
+
+/* A writer 2x the cache on a slow device, with fsyncs: pages dirty, under
+ * async and sync writeback, clean and evicted (holes) all at once; the
+ * tags and walks are checked at many instants, and once everything is
+ * written no tag is left. */
+static void test_pagecache_writeback_tags(void **state)
+{
+	(void)state;
+	struct sh *h = sh_new("device: {model: ideal, service: fixed, mean_us: 3000, queue_depth: 1}\n"
+			      PC_SMALL PC_FS "writeback: {dirty_background_bytes: 2MiB}\n");
+	struct stack_file *f = sh_file(h, "log", 0);
+	struct sh_script s = { 0 };
+	for (int i = 0; i < 32; i++) {
+		sh_op(&s, STACK_OP_WRITE, f, (uint64_t)i << 22, 4 << 20, 0);
+		if (i % 8 == 7)
+			sh_op(&s, STACK_OP_FSYNC, f, 0, 0, 0);
+	}
+	sh_script_task(h, "writer", 10001, 0, &s);
+	uint64_t seen_wb = 0, seen_holes = 0;
+	for (int64_t t = 20 * MS; t < 4 * SEC; t += 97 * MS) {
+		sh_run(h, t);
+		check_walks(f);
+		seen_wb += f->nr_writeback > 0;
+		seen_holes += f->last && f->nr_pages < (uint64_t)f->last->index + 1;
+	}
+	assert_true(seen_wb > 5);
+	assert_true(seen_holes > 5);
+	sh_run(h, SIM_TIME_MAX);
+	assert_true(s.exited_at > 0);
+	assert_true(h->st->wb.pages_sync > 0 && h->st->wb.pages_async > 0);
+	check_walks(f);
+	assert_null(pc_find_writeback(f, 0, UINT64_MAX));
+	sh_free(h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -205,6 +279,7 @@ int main(void)
 		cmocka_unit_test(test_pagecache_lru_keeps_mapped_pages),
 		cmocka_unit_test(test_pagecache_lock_batches_per_pagevec),
 		cmocka_unit_test(test_pagecache_index_scattered),
+		cmocka_unit_test(test_pagecache_writeback_tags),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
