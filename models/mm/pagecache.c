@@ -102,8 +102,10 @@ static __attribute__((noinline)) struct pc_page *page_alloc_slab(struct pagecach
 static inline struct pc_page *page_alloc(struct pagecache *pc)
 {
 	if (!list_empty(&pc->free_pages)) {
+		/* unlinked, not re-initialised: every caller links pg->lru next */
 		struct pc_page *pg = list_first_entry(&pc->free_pages, struct pc_page, lru);
-		list_del_init(&pg->lru);
+		pc->free_pages.next = pg->lru.next;
+		pg->lru.next->prev = &pc->free_pages;
 		return pg;
 	}
 	if (pc->nslabs == 0 || pc->slab_used == PC_SLAB_PAGES)

@@ -243,66 +243,67 @@ static enum step write_step(struct stack_task *t)
 			return STEP_BLOCK;
 		os->phase = 1;
 	}
-	while (os->phase == 1 && os->idx < os->end) {
-		if (t->fill.active && fill_run(t) == STEP_BLOCK)
-			return STEP_BLOCK;
-		if (t->bdp_phase || t->nr_dirtied >= t->nr_dirtied_pause) {
-			if (task_pay_cpu(t) == STEP_BLOCK)
-				return STEP_BLOCK;
-			if (wb_balance_dirty(t) == STEP_BLOCK)
-				return STEP_BLOCK;
-		}
-		uint64_t idx = os->idx;
-		uint64_t pstart = idx << STACK_PAGE_SHIFT, pend = pstart + STACK_PAGE_SIZE;
-		if (lookup_lock(t, idx) == STEP_BLOCK)
-			return STEP_BLOCK;
-		struct pc_page *pg = pc_lookup(f, idx);
-		if (!pg) {
-			bool partial = off > pstart || end < pend;
-			bool has_data = pstart < f->size;
-			if (partial && has_data && fs_map(f, idx, NULL) != UINT64_MAX) {
-				fill_prepare(t, f, idx, 1, 0);
-				s->pc.misses++;
-				continue;
-			}
-			if (task_pay_cpu(t) == STEP_BLOCK)
-				return STEP_BLOCK;
-			if (!(pg = pc_add_page_write(t, f, idx)))
-				return STEP_BLOCK;
-			pg->flags |= PG_UPTODATE;
-			pc_clear_flags(s, pg, PG_LOCKED);
-		}
-		if (pg->flags & PG_LOCKED) {
-			if (task_pay_cpu(t) == STEP_BLOCK)
-				return STEP_BLOCK;
-			task_wait_page(t, pg, PG_LOCKED, SIM_WAIT_READ_IO);
-			return STEP_BLOCK;
-		}
-		t->cpu_debt += s->pc.p.write_copy_ns;
-		pc_accessed(&s->pc, pg);
-		pg->flags |= PG_UPTODATE;
-		if (f->atomic) {
-			/* f2fs_set_data_page_dirty of an atomic file registers the
-			 * page in memory instead of dirtying it */
-			if (!(pg->flags & (PG_DIRTY | PG_ATOMIC))) {
-				pg->flags |= PG_ATOMIC;
-				f->nr_atomic++;
-			}
-		} else {
-			if (!(pg->flags & PG_DIRTY)) {
-				pg->flags |= PG_DIRTY;
-				wb_dirtied(s, pg);
-			}
-			t->nr_dirtied++;
-		}
-		uint64_t wend = end < pend ? end : pend;
-		if (wend > f->size) {
-			f->size = wend;
-			s->fs.ops->dirty_inode(s, f, true);
-		}
-		os->idx++;
-	}
 	if (os->phase == 1) {
+		/* nothing the loop calls changes t's op phase */
+		while (os->idx < os->end) {
+			if (t->fill.active && fill_run(t) == STEP_BLOCK)
+				return STEP_BLOCK;
+			if (t->bdp_phase || t->nr_dirtied >= t->nr_dirtied_pause) {
+				if (task_pay_cpu(t) == STEP_BLOCK)
+					return STEP_BLOCK;
+				if (wb_balance_dirty(t) == STEP_BLOCK)
+					return STEP_BLOCK;
+			}
+			uint64_t idx = os->idx;
+			uint64_t pstart = idx << STACK_PAGE_SHIFT, pend = pstart + STACK_PAGE_SIZE;
+			if (lookup_lock(t, idx) == STEP_BLOCK)
+				return STEP_BLOCK;
+			struct pc_page *pg = pc_lookup(f, idx);
+			if (!pg) {
+				/* a partial page (first or last) over data is read first */
+				if (pstart < f->size && (off > pstart || end < pend) &&
+				    fs_map(f, idx, NULL) != UINT64_MAX) {
+					fill_prepare(t, f, idx, 1, 0);
+					s->pc.misses++;
+					continue;
+				}
+				if (task_pay_cpu(t) == STEP_BLOCK)
+					return STEP_BLOCK;
+				if (!(pg = pc_add_page_write(t, f, idx)))
+					return STEP_BLOCK;
+				pg->flags |= PG_UPTODATE;
+				pc_clear_flags(s, pg, PG_LOCKED);
+			}
+			if (pg->flags & PG_LOCKED) {
+				if (task_pay_cpu(t) == STEP_BLOCK)
+					return STEP_BLOCK;
+				task_wait_page(t, pg, PG_LOCKED, SIM_WAIT_READ_IO);
+				return STEP_BLOCK;
+			}
+			t->cpu_debt += s->pc.p.write_copy_ns;
+			pc_accessed(&s->pc, pg);
+			pg->flags |= PG_UPTODATE;
+			if (f->atomic) {
+				/* f2fs_set_data_page_dirty of an atomic file registers the
+				 * page in memory instead of dirtying it */
+				if (!(pg->flags & (PG_DIRTY | PG_ATOMIC))) {
+					pg->flags |= PG_ATOMIC;
+					f->nr_atomic++;
+				}
+			} else {
+				if (!(pg->flags & PG_DIRTY)) {
+					pg->flags |= PG_DIRTY;
+					wb_dirtied(s, pg);
+				}
+				t->nr_dirtied++;
+			}
+			uint64_t wend = end < pend ? end : pend;
+			if (wend > f->size) {
+				f->size = wend;
+				s->fs.ops->dirty_inode(s, f, true);
+			}
+			os->idx++;
+		}
 		if (task_pay_cpu(t) == STEP_BLOCK)
 			return STEP_BLOCK;
 		os->phase = (os->op.flags & STACK_OPF_SYNC) ? 3 : 2;
