@@ -28,6 +28,7 @@
 
 #include "models/sched/sched.h"
 #include "models/stack/stack_types.h"
+#include "sim/assert.h"
 #include "sim/sim.h"
 
 const struct cfg_param cpu_params_table[] = {
@@ -51,6 +52,7 @@ static void cpu_event(struct sim *sim, struct sim_event *ev);
 /* t takes core at now; a section's locks are taken now that it has one. */
 static void cpu_take_core(struct cpu_model *c, struct stack_task *t, int core, int64_t now)
 {
+	c->on_cores += c->core[core] == NULL; /* a slice that goes on keeps its core */
 	c->core[core] = t;
 	t->core = core;
 	if (t->on_core) {
@@ -119,9 +121,12 @@ static void cpu_dispatch(struct cpu_model *c, int core, int64_t now)
 static int64_t cpu_update_min(struct cpu_model *c, int64_t now)
 {
 	int64_t m = INT64_MAX;
-	for (int i = 0; i < (int)c->p.cores; i++)
-		if (c->core[i]) {
-			int64_t v = c->core[i]->vruntime + (now - c->core[i]->slice_start);
+	struct stack_task *const *core = c->core;
+	/* the cores in order until every task on one is seen */
+	for (uint32_t i = 0, k = c->on_cores; k; i++)
+		if (SIM_ASSERT(i < (uint32_t)c->p.cores), core[i]) {
+			k--;
+			int64_t v = core[i]->vruntime + (now - core[i]->slice_start);
 			if (v < m)
 				m = v;
 		}
@@ -147,6 +152,7 @@ static void cpu_event(struct sim *sim, struct sim_event *ev)
 static void cpu_burst_end(struct cpu_model *c, struct stack_task *t, int core, int64_t now)
 {
 	c->core[core] = NULL;
+	c->on_cores--;
 	t->core = -1;
 	t->nopreempt = false;
 	c->nr_running--;
@@ -171,6 +177,7 @@ void cpu_burst_event(struct stack_task *t)
 			return;
 		}
 		c->core[core] = NULL;
+		c->on_cores--;
 		t->core = -1;
 		cpu_enqueue(c, t, now);
 		cpu_dispatch(c, core, now);
@@ -234,6 +241,7 @@ static inline bool cpu_take_free(struct cpu_model *c, struct stack_task *t, int 
 	cpu_take_core(c, t, i, now);
 	if (list_empty(&c->runq) && cpu_burst_inline(c, t, now, min_now)) {
 		c->core[i] = NULL;
+		c->on_cores--;
 		t->core = -1;
 		return true;
 	}
@@ -288,6 +296,7 @@ static __attribute__((noinline)) bool cpu_run_shared(struct cpu_model *c, struct
 		u->cpu_left -= ran;
 		c->busy_ns += ran;
 		c->core[victim] = NULL;
+		c->on_cores--;
 		u->core = -1;
 		c->preemptions++;
 		if (u->cpu_left > 0) {

@@ -59,6 +59,7 @@ struct cpu_model {
 	int64_t half_latency;      /* latency / 2: place_entity's sleeper credit */
 	int64_t min_vruntime;
 	struct stack_task **core;  /* running task per core */
+	uint32_t on_cores;         /* cores with a task (core[i] not NULL) */
 	bool *held;                /* core taken by a polling I/O completion (stack_cpu_hold) */
 	struct list_head runq;
 	uint32_t nr_running;       /* on a core or queued */
