@@ -228,21 +228,46 @@ static void tl_reset(struct flash_timeline *tl, const struct flash_dev *d)
 	tl->wb_used = tl->open_fill = 0;
 	tl->open_ready = 0;
 	tl->nrel = 0;
+	tl->relhead = 0;
 	tl->wptr = 0;
 	tl->next_wsector = UINT64_MAX;
 	tl->slc_used = 0;
 	tl->slc_t = 0;
 }
 
-/* Release heap: entries are few (at most wbuf / 512), a binary heap on t. */
-static bool rel_push(struct flash_timeline *tl, int64_t t, uint64_t bytes, int64_t gc_ns)
+/* Pending releases: entries are few (at most wbuf / 512). In general a
+ * binary min-heap on t. The read_priority timeline (rel_sorted) keeps them
+ * instead in a ring sorted on t, ties in push order: its programs are booked
+ * when they start, so a new end is nearly always the latest and goes in at
+ * the tail, and the earliest leaves from the head. Its only consumer
+ * (rp_release) takes every release up to a time and sums what each gives,
+ * so the order among equal times does not matter there; wb_reserve, which
+ * stops part-way through equal times, only ever sees a heap. Push and pop
+ * are inline (one of each per program unit); growing is not. */
+static __attribute__((noinline)) bool rel_grow(struct flash_timeline *tl)
 {
-	if (tl->nrel == tl->caprel) {
-		struct flash_release *n = realloc(tl->rel, 2 * tl->caprel * sizeof(*n));
-		if (!n)
-			return false;
-		tl->rel = n;
-		tl->caprel *= 2;
+	struct flash_release *n = malloc(2 * tl->caprel * sizeof(*n));
+	if (!n)
+		return false;
+	for (uint32_t i = 0; i < tl->nrel; i++) /* the ring unwrapped; a heap as it is */
+		n[i] = tl->rel[(tl->relhead + i) & (tl->caprel - 1)];
+	free(tl->rel);
+	tl->rel = n;
+	tl->relhead = 0;
+	tl->caprel *= 2;
+	return true;
+}
+
+static inline bool rel_push(struct flash_timeline *tl, int64_t t, uint64_t bytes, int64_t gc_ns)
+{
+	if (tl->nrel == tl->caprel && !rel_grow(tl))
+		return false;
+	if (tl->rel_sorted) {
+		uint32_t m = tl->caprel - 1, h = tl->relhead, i = tl->nrel++;
+		for (; i > 0 && tl->rel[(h + i - 1) & m].t > t; i--)
+			tl->rel[(h + i) & m] = tl->rel[(h + i - 1) & m];
+		tl->rel[(h + i) & m] = (struct flash_release){ t, bytes, gc_ns };
+		return true;
 	}
 	uint32_t i = tl->nrel++;
 	while (i > 0) {
@@ -256,8 +281,25 @@ static bool rel_push(struct flash_timeline *tl, int64_t t, uint64_t bytes, int64
 	return true;
 }
 
-static struct flash_release rel_pop(struct flash_timeline *tl)
+/* The earliest pending release (nrel > 0). */
+static inline const struct flash_release *rel_first(const struct flash_timeline *tl)
 {
+	return &tl->rel[tl->rel_sorted ? tl->relhead : 0];
+}
+
+/* Remove the earliest (rel_sorted), returning a copy. */
+static inline struct flash_release rel_pop_sorted(struct flash_timeline *tl)
+{
+	struct flash_release top = tl->rel[tl->relhead];
+	tl->relhead = (tl->relhead + 1) & (tl->caprel - 1);
+	tl->nrel--;
+	return top;
+}
+
+static inline struct flash_release rel_pop(struct flash_timeline *tl)
+{
+	if (tl->rel_sorted)
+		return rel_pop_sorted(tl);
 	struct flash_release top = tl->rel[0];
 	struct flash_release last = tl->rel[--tl->nrel];
 	uint32_t i = 0, n = tl->nrel;
@@ -389,32 +431,41 @@ static inline uint32_t flash_pick_die(const struct flash_dev *d, const struct fl
 /* Book a unit of bytes, in the buffer since ready, on die best (round-robin
  * position best_pos; the FTL's staged pages are committed to it). Returns
  * the end of the program. */
-static int64_t flash_book_unit(struct flash_dev *d, struct flash_timeline *tl, uint64_t bytes,
-			       int64_t ready, uint32_t best, uint32_t best_pos, bool account)
+/* Foreground GC: the die copies and erases before it can take the unit,
+ * from when the unit is ready (the need arises) or the die is free,
+ * whichever is later. Returns its time. */
+static __attribute__((noinline)) int64_t flash_unit_fg_gc(struct flash_dev *d,
+							  struct flash_timeline *tl, uint64_t bytes,
+							  int64_t ready, uint32_t best)
+{
+	int64_t gc_ns = ftl_fg_gc(d->ftl, best);
+	if (gc_ns) {
+		int64_t gs = max64(tl->die_free[best], ready);
+		d->gc_start[best] = gs;
+		d->gc_end[best] = gs + gc_ns;
+		tl->die_free[best] = gs + gc_ns;
+	}
+	ftl_commit(d->ftl, best, bytes);
+	return gc_ns;
+}
+
+static inline __attribute__((always_inline)) int64_t
+flash_book_unit(struct flash_dev *d, struct flash_timeline *tl, uint64_t bytes, int64_t ready,
+		uint32_t best, uint32_t best_pos, bool account)
 {
 	d->tl_gen++;
-	bool fl = d->ftl && account;
 	tl->wptr = best_pos + 1 < d->ndies ? best_pos + 1 : 0; /* every use takes it mod ndies */
-	/* Foreground GC: the die copies and erases before it can take the
-	 * unit, from when the unit is ready (the need arises) or the die is
-	 * free, whichever is later. */
-	int64_t gc_ns = 0;
-	if (fl) {
-		gc_ns = ftl_fg_gc(d->ftl, best);
-		if (gc_ns) {
-			int64_t gs = max64(tl->die_free[best], ready);
-			d->gc_start[best] = gs;
-			d->gc_end[best] = gs + gc_ns;
-			tl->die_free[best] = gs + gc_ns;
-		}
-		ftl_commit(d->ftl, best, bytes);
-	}
+	int64_t gc_ns = d->ftl && account ? flash_unit_fg_gc(d, tl, bytes, ready, best) : 0;
 	d->unit_gc_ns = gc_ns;
-	uint32_t ch = best / (d->ndies / (uint32_t)d->channels);
-	uint64_t pages = (bytes + d->page_bytes - 1) / d->page_bytes;
+	uint32_t ch = best / (uint32_t)d->dies_per_channel;
+	/* a full unit is planes pages: its channel time is the same every time */
+	int64_t ch_ns = bytes == d->unit_bytes
+				? d->unit_ch_ns
+				: xfer_ns((bytes + d->page_bytes - 1) / d->page_bytes * d->page_bytes,
+					  d->ch_rate);
 	int64_t cs = max64(ready, max64(tl->ch_free[ch], tl->die_free[best]));
-	int64_t ce = cs + xfer_ns(pages * d->page_bytes, d->ch_rate);
-	int64_t pe = ce + flash_unit_prog_ns(d, tl, ce, bytes, account);
+	int64_t ce = cs + ch_ns;
+	int64_t pe = ce + (d->slc_bytes ? flash_unit_prog_ns(d, tl, ce, bytes, account) : d->prog_ns);
 	tl->ch_free[ch] = ce;
 	tl->die_free[best] = pe;
 	tl->die_prog_start[best] = ce;
@@ -452,7 +503,7 @@ static int64_t wb_reserve(struct flash_dev *d, struct flash_timeline *tl, int64_
 			  uint64_t need, bool account)
 {
 	int64_t a0 = a;
-	while (tl->nrel && tl->rel[0].t <= a)
+	while (tl->nrel && rel_first(tl)->t <= a)
 		tl->wb_used -= rel_pop(tl).bytes;
 	while (tl->wb_used + need > d->wbuf_bytes) {
 		if (!tl->nrel) {
@@ -706,8 +757,8 @@ static int64_t rp_drain_slow(struct flash_dev *d, int64_t now, bool force);
 static void rp_release(struct flash_dev *d, int64_t a, struct flash_wreq *e)
 {
 	struct flash_timeline *tl = &d->tl;
-	while (tl->nrel && tl->rel[0].t <= a) {
-		struct flash_release r = rel_pop(tl);
+	while (tl->nrel && tl->rel[tl->relhead].t <= a) { /* rel_sorted: see rel_push */
+		struct flash_release r = rel_pop_sorted(tl);
 		if (e->wait_from >= 0 && r.t > e->wait_from) {
 			int64_t w = r.t - e->wait_from;
 			e->gc_ns += w < r.gc_ns ? w : r.gc_ns;
@@ -718,7 +769,7 @@ static void rp_release(struct flash_dev *d, int64_t a, struct flash_wreq *e)
 }
 
 /* The open unit joins the drain queue (a full queue books its head now). */
-static void rp_close_open(struct flash_dev *d)
+static inline void rp_close_open(struct flash_dev *d)
 {
 	struct flash_timeline *tl = &d->tl;
 	if (!tl->open_fill)
@@ -743,7 +794,7 @@ static void rp_close_open(struct flash_dev *d)
  * now takes the unit instead of every unit queueing behind the preferred
  * one (booking at admission spreads them because each commit moves the
  * preference; a drain that waits does not). */
-static uint32_t rp_refuse(struct flash_dev *d, const struct flash_unit *u, int64_t now,
+static inline uint32_t rp_refuse(struct flash_dev *d, const struct flash_unit *u, int64_t now,
 			  int64_t next)
 {
 	d->memo_valid = true;
@@ -763,18 +814,13 @@ static inline bool rp_memo_hit(const struct flash_dev *d, const struct flash_uni
 	       d->memo_ready == u->ready;
 }
 
-static uint32_t rp_choose_slow(struct flash_dev *d, const struct flash_unit *u, int64_t now,
-			       uint32_t *pos_out, int64_t *next)
+/* With the FTL: the preferred die is busy; a die free by now instead. */
+static __attribute__((noinline)) uint32_t rp_choose_ftl(struct flash_dev *d,
+							const struct flash_unit *u, int64_t now,
+							uint32_t *pos_out, int64_t *next)
 {
 	struct flash_timeline *tl = &d->tl;
-	uint32_t dpc = d->ndies / (uint32_t)d->channels;
-	uint32_t die = flash_pick_die(d, tl, d->ftl != NULL, pos_out);
-	int64_t cs = max64(u->ready, max64(tl->ch_free[die / dpc], tl->die_free[die]));
-	if (cs <= now)
-		return die;
-	*next = cs;
-	if (!d->ftl)
-		return rp_refuse(d, u, now, *next);
+	uint32_t dpc = (uint32_t)d->dies_per_channel;
 	uint32_t best = UINT32_MAX;
 	struct rr_walk w = rr_walk_at(d, tl->wptr);
 	for (uint32_t i = 0; i < d->ndies; i++, rr_walk_next(d, &w)) {
@@ -792,6 +838,22 @@ static uint32_t rp_choose_slow(struct flash_dev *d, const struct flash_unit *u, 
 		}
 	}
 	return best == UINT32_MAX ? rp_refuse(d, u, now, *next) : best;
+}
+
+static inline __attribute__((always_inline)) uint32_t
+rp_choose_slow(struct flash_dev *d, const struct flash_unit *u, int64_t now, uint32_t *pos_out,
+	       int64_t *next)
+{
+	struct flash_timeline *tl = &d->tl;
+	uint32_t die = flash_pick_die(d, tl, d->ftl != NULL, pos_out);
+	int64_t cs = max64(u->ready,
+			   max64(tl->ch_free[die / (uint32_t)d->dies_per_channel], tl->die_free[die]));
+	if (cs <= now)
+		return die;
+	*next = cs;
+	if (!d->ftl)
+		return rp_refuse(d, u, now, cs);
+	return rp_choose_ftl(d, u, now, pos_out, next);
 }
 
 static inline uint32_t rp_choose(struct flash_dev *d, const struct flash_unit *u, int64_t now,
@@ -941,8 +1003,8 @@ static void rp_arm(struct flash_dev *d, int64_t now)
 		else
 			t = now;
 	}
-	if (d->wn && tl->nrel && tl->rel[0].t < t)
-		t = tl->rel[0].t;
+	if (d->wn && tl->nrel && tl->rel[tl->relhead].t < t) /* rel_sorted */
+		t = tl->rel[tl->relhead].t;
 	if (t == INT64_MAX) {
 		if (sim_event_pending(&d->drain_ev))
 			sim_cancel(d->dev->sim, &d->drain_ev);
@@ -1070,6 +1132,7 @@ static int flash_init(struct device *dev, struct cfg_node *node, struct sim_erro
 	rate *= d->link_efficiency;
 	d->link_rate = rate < 1.0 ? 1 : (uint64_t)(rate + 0.5);
 	d->ch_rate = d->channel_bps < 1.0 ? 1 : (uint64_t)(d->channel_bps + 0.5);
+	d->unit_ch_ns = xfer_ns(d->unit_bytes, d->ch_rate);
 	d->full_duplex = ufs;
 	dev->link_bps = d->link_rate; /* the core's figure; the model times the link itself */
 	dev->link_full_duplex = ufs;
@@ -1103,6 +1166,7 @@ static int flash_init(struct device *dev, struct cfg_node *node, struct sim_erro
 		tl_free(&d->scratch);
 		return sim_errorf(err, SIM_E_NOMEM, "out of memory building the flash device");
 	}
+	d->tl.rel_sorted = d->read_priority; /* only rp_release takes its releases */
 	if (d->ftl_cfg.enabled) {
 		struct ftl_geom g = { .ndies = d->ndies, .planes = (uint32_t)d->planes,
 				      .page_bytes = d->page_bytes, .read_ns = d->read_ns,

@@ -24,7 +24,8 @@ enum flash_link {
 };
 
 /* One pending release of write-buffer space: bytes free again at t, when
- * the program that drained them ends. Kept in a binary min-heap on t. */
+ * the program that drained them ends. Kept in a binary min-heap on t, or
+ * (rel_sorted) a ring sorted on t. */
 struct flash_release {
 	int64_t t;
 	uint64_t bytes;
@@ -51,7 +52,9 @@ struct flash_timeline {
 	uint64_t open_fill;      /* bytes in the unit being filled */
 	int64_t open_ready;      /* when the last of them arrived */
 	struct flash_release *rel;
-	uint32_t nrel, caprel;
+	uint32_t nrel, caprel;   /* caprel a power of two */
+	uint32_t relhead;        /* rel_sorted: ring index of the earliest */
+	bool rel_sorted;         /* ring (read_priority's timeline) or heap */
 	uint32_t wptr;           /* round-robin position of the next program, < ndies */
 	uint64_t next_wsector;   /* end of the previous write (sequential detection) */
 	double slc_used;         /* bytes in the SLC cache at slc_t */
@@ -119,6 +122,7 @@ struct flash_dev {
 	uint64_t ch_rate;         /* bytes/s, integer */
 	bool full_duplex;
 	uint64_t unit_bytes;      /* program unit: page x planes */
+	int64_t unit_ch_ns;       /* channel time of a full unit's data */
 
 	struct flash_timeline tl;      /* the device's real timelines */
 	struct flash_timeline scratch; /* idle copy for idle_latency_ns */
