@@ -358,10 +358,6 @@ void pc_index_free(struct pc_index *ix);
  * the caller retries at the same index after the wake. */
 enum step pc_add_page(struct stack_task *t, struct stack_file *f, uint64_t index,
 		      struct pc_page **out);
-/* pc_add_page from a write() of t's running op (GFP_NOFS, as ext4's
- * write_begin: the same as pc_add_page there), which blocks only before
- * it adds the page: the page, or NULL when t waits (retry at the wake). */
-struct pc_page *pc_add_page_write(struct stack_task *t, struct stack_file *f, uint64_t index);
 /* mark_page_accessed */
 void pc_mark_accessed(struct stack *s, struct pc_page *pg);
 /* Clear bits and wake sleepers on the page. */

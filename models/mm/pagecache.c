@@ -34,8 +34,6 @@
 #include "models/stack/stack_types.h"
 #include "sim/sim.h"
 
-#define PC_SLAB_PAGES 4096u
-
 static const struct cfg_param mem_params_table[] = {
 	{ "total_bytes", CFG_T_SIZE, offsetof(struct mem_params, total_bytes), "MiB", "3GiB", 16,
 	  1048576, "Galaxy S6: 3 GB LPDDR4 (Samsung spec sheet)", "RAM", NULL },
@@ -78,9 +76,8 @@ static const struct cfg_param pc_params_table[] = {
 
 /* ------------------------------------------------------------ the pool */
 
-/* A new slab when the free list is empty and the last slab is full (one
- * call in PC_SLAB_PAGES), then the next record of the last slab. */
-static __attribute__((noinline)) struct pc_page *page_alloc_slab(struct pagecache *pc)
+/* pc_page_alloc's (models/mm/mm_inline.h) once-a-slab half. */
+struct pc_page *pc_page_alloc_slab(struct pagecache *pc)
 {
 	if (pc->nslabs == pc->cap_slabs) {
 		uint32_t cap = pc->cap_slabs ? pc->cap_slabs * 2 : 16;
@@ -95,21 +92,6 @@ static __attribute__((noinline)) struct pc_page *page_alloc_slab(struct pagecach
 		return NULL;
 	pc->slabs[pc->nslabs++] = slab;
 	pc->slab_used = 0;
-	return &pc->slabs[pc->nslabs - 1][pc->slab_used++];
-}
-
-/* Per page inserted: a freed record first, else the next of the last slab. */
-static inline struct pc_page *page_alloc(struct pagecache *pc)
-{
-	if (!list_empty(&pc->free_pages)) {
-		/* unlinked, not re-initialised: every caller links pg->lru next */
-		struct pc_page *pg = list_first_entry(&pc->free_pages, struct pc_page, lru);
-		pc->free_pages.next = pg->lru.next;
-		pg->lru.next->prev = &pc->free_pages;
-		return pg;
-	}
-	if (pc->nslabs == 0 || pc->slab_used == PC_SLAB_PAGES)
-		return page_alloc_slab(pc);
 	return &pc->slabs[pc->nslabs - 1][pc->slab_used++];
 }
 
@@ -221,10 +203,8 @@ static struct pc_page *find_le(struct stack_file *f, uint64_t index)
 	}
 }
 
-/* The leaf for directory slot l, growing the directory and allocating
- * the leaf as needed (once per 64 pages of an append): NULL when out of
- * memory. */
-static __attribute__((noinline)) struct pc_leaf *index_leaf(struct stack_file *f, uint64_t l)
+/* pc_index_insert's (models/mm/mm_inline.h) once-a-leaf half. */
+struct pc_leaf *pc_index_leaf(struct stack_file *f, uint64_t l)
 {
 	struct pc_index *ix = &f->pages;
 	if (l >= ix->nleaf) {
@@ -247,23 +227,6 @@ static __attribute__((noinline)) struct pc_leaf *index_leaf(struct stack_file *f
 		ix->leaf[l] = lf;
 	}
 	return lf;
-}
-
-/* Put pg in its file's index: 0, or SIM_E_NOMEM. Inline for the common
- * case of a page whose leaf exists (the next index of an append). */
-static inline int index_insert(struct stack_file *f, struct pc_page *pg)
-{
-	struct pc_index *ix = &f->pages;
-	uint64_t l = pg->index >> PC_LEAF_SHIFT;
-	struct pc_leaf *lf = l < ix->nleaf ? ix->leaf[l] : NULL;
-	if (!lf && !(lf = index_leaf(f, l)))
-		return SIM_E_NOMEM;
-	unsigned b = pg->index & ((1u << PC_LEAF_SHIFT) - 1);
-	lf->slot[b] = pg;
-	lf->map |= 1ull << b;
-	if (!f->last || pg->index > f->last->index)
-		f->last = pg;
-	return 0;
 }
 
 static void index_remove(struct stack_file *f, struct pc_page *pg)
@@ -328,95 +291,13 @@ void pc_page_free(struct stack *s, struct pc_page *pg)
 
 /* ------------------------------------------------------------- insert */
 
-/* pc_add_page with nofs given: pc_add_page works it out from the task's
- * op, pc_add_page_write knows it (always inlined into both, so that a
- * write's copy drops the branches nofs decides). */
-static inline __attribute__((always_inline)) enum step
-add_page(struct stack_task *t, struct stack_file *f, uint64_t index, struct pc_page **out,
-	 bool nofs)
-{
-	struct stack *s = t->stack;
-	struct pagecache *pc = &s->pc;
-	*out = NULL;
-	if (s->hooks.pagecache_may_insert && !f->is_meta && t->rc.phase == MM_RC_IDLE) {
-		int64_t d = s->hooks.pagecache_may_insert(t, s->hooks.ctx);
-		if (d > 0)
-			return task_delay(t, d, SIM_WAIT_POLICY, 0, true);
-	}
-	if (!mm_alloc_page_fast(pc, &t->rc) && mm_alloc_page(t, nofs))
-		return STEP_BLOCK;
-	struct pc_page *pg = page_alloc(pc);
-	if (!pg) {
-		sim_fail(s->sim, SIM_E_NOMEM, "out of memory allocating a page");
-		return task_delay(t, 0, SIM_NWAIT, 1, false);
-	}
-	pg->file = f;
-	pg->index = (uint32_t)index;
-	if (index_insert(f, pg)) {
-		pg->flags = PG_LOCKED;
-		pg->lru_list = PC_LRU_NONE;
-		list_add(&pg->lru, &pc->free_pages);
-		sim_fail(s->sim, SIM_E_NOMEM, "out of memory indexing a page");
-		return task_delay(t, 0, SIM_NWAIT, 1, false);
-	}
-	f->nr_pages++;
-	pc->used++;
-	pc->inserted++;
-	if (pc->used > pc->peak_used)
-		pc->peak_used = pc->used;
-	/* a new locked page at the inactive head (pc_lru_add_head of a page
-	 * on no list: PG_active clear) */
-	pg->flags = PG_LOCKED;
-	list_add(&pg->lru, &pc->inactive);
-	pc->nr_inactive++;
-	pg->lru_list = PC_LRU_INACTIVE;
-	*out = pg;
-	if (s->hooks.on_page_insert && !f->is_meta)
-		s->hooks.on_page_insert(t, s->hooks.ctx);
-
-	/* add_to_page_cache_locked: the radix insert under the file's
-	 * tree_lock (scope global: under the one lock instead). Its spin joins
-	 * the task's CPU debt, and so does its hold except in a write, whose
-	 * fitted write_copy_ns already covers grab_cache_page_write_begin. */
-	int64_t now = sim_now(s->sim);
-	enum sim_class c = task_class(t);
-	int64_t hold = 0;
-	if (s->lock.p.scope == PGLOCK_SCOPE_GLOBAL) {
-		hold += s->lock.p.insert_ns;
-	} else {
-		int64_t w = mm_lock_acquire(&f->tree_lock, now, s->lock.p.insert_ns, c);
-		t->cpu_debt += w + (nofs ? 0 : s->lock.p.insert_ns);
-		t->spin_debt[MM_SPIN_TREE] += w;
-	}
-	/* lru_cache_add: the pagevec drains under lru_lock every batch_pages */
-	if (++t->pvec >= (uint32_t)s->lock.p.batch_pages) {
-		hold += s->lock.p.lru_add_batch_ns + (int64_t)t->pvec * s->lock.p.lru_add_page_ns;
-		t->pvec = 0;
-	}
-	if (hold > 0 && nofs) {
-		/* a write: the hold is inside write_copy_ns, the spin is not */
-		int64_t w = mm_lock_acquire(&s->lock.l, now, hold, c);
-		t->cpu_debt += w;
-		t->spin_debt[MM_SPIN_LRU] += w;
-		return STEP_DONE;
-	}
-	if (hold > 0)
-		return pglock_take(t, hold);
-	return STEP_DONE;
-}
-
+/* The body is pc_insert (models/mm/mm_inline.h), inlined here and into
+ * the write loop. */
 enum step pc_add_page(struct stack_task *t, struct stack_file *f, uint64_t index,
 		      struct pc_page **out)
 {
 	/* ext4's write_begin allocates GFP_NOFS (AOP_FLAG_NOFS) */
-	return add_page(t, f, index, out, t->os.active && t->os.op.kind == STACK_OP_WRITE);
-}
-
-struct pc_page *pc_add_page_write(struct stack_task *t, struct stack_file *f, uint64_t index)
-{
-	struct pc_page *pg;
-	add_page(t, f, index, &pg, true);
-	return pg;
+	return pc_insert(t, f, index, out, t->os.active && t->os.op.kind == STACK_OP_WRITE);
 }
 
 /* ------------------------------------------------------------ waiting */
@@ -542,14 +423,14 @@ int pagecache_prefill(struct stack *s, struct stack_file *f, uint64_t npages,
 				  limited ? "process's address-space limit (ulimit -v) of" : "machine's",
 				  phys / 1073741824.0);
 	for (uint64_t i = 0; i < npages; i++) {
-		struct pc_page *pg = page_alloc(pc);
+		struct pc_page *pg = pc_page_alloc(pc);
 		if (!pg)
 			return sim_errorf(err, SIM_E_NOMEM, "out of memory");
 		pg->file = f;
 		pg->index = (uint32_t)i;
 		pg->flags = PG_UPTODATE;
 		list_init(&pg->lru);
-		if (index_insert(f, pg))
+		if (pc_index_insert(f, pg))
 			return sim_errorf(err, SIM_E_NOMEM, "out of memory");
 		f->nr_pages++;
 		pc->used++;

@@ -269,7 +269,8 @@ static enum step write_step(struct stack_task *t)
 				}
 				if (task_pay_cpu(t) == STEP_BLOCK)
 					return STEP_BLOCK;
-				if (!(pg = pc_add_page_write(t, f, idx)))
+				/* ext4's write_begin allocates GFP_NOFS (pc_add_page) */
+				if (pc_insert(t, f, idx, &pg, true) == STEP_BLOCK)
 					return STEP_BLOCK;
 				pg->flags |= PG_UPTODATE;
 				pc_clear_flags(s, pg, PG_LOCKED);
