@@ -169,14 +169,16 @@ uint64_t pc_dirty_run(const struct stack_file *f, uint64_t start, uint64_t lim)
 		/* present slots from b on: the ones of map >> b up to its first zero */
 		uint64_t gaps = ~(lf->map >> b);
 		unsigned present = gaps ? (unsigned)__builtin_ctzll(gaps) : 64u;
-		uint64_t k = lim - n < present ? lim - n : present;
-		for (uint64_t j = 0; j < k; j++) {
-			if ((lf->slot[b + j]->flags & (PG_DIRTY | PG_WRITEBACK)) != PG_DIRTY)
-				return n;
-			n++;
-		}
-		if (k == present && b + present < (1u << PC_LEAF_SHIFT))
-			return n; /* a hole */
+		uint64_t k = lim - n < present ? lim - n : present, j = 0;
+		struct pc_page *const *sl = &lf->slot[b];
+		/* runs are chunks of thousands of pages: four per loop test */
+#pragma GCC unroll 4
+		for (; j < k; j++)
+			if ((sl[j]->flags & (PG_DIRTY | PG_WRITEBACK)) != PG_DIRTY)
+				break;
+		n += j;
+		if (j < k || (k == present && b + present < (1u << PC_LEAF_SHIFT)))
+			return n; /* a page not to write, or a hole */
 		i += k;
 	}
 	return n;

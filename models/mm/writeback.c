@@ -349,6 +349,8 @@ static inline void wb_pages(struct stack *s, struct stack_file *f, uint64_t inde
 		uint64_t w = lf->map & m, tag = 0;
 		while (w && left) {
 			unsigned lo, k = wb_stretch(w, left, &lo);
+			/* a stretch is usually the whole leaf: four pages per loop test */
+#pragma GCC unroll 4
 			for (unsigned j = lo; j < lo + k; j++) {
 				struct pc_page *pg = lf->slot[j];
 				if (start)
