@@ -128,6 +128,7 @@ struct mm_reclaim {
 	struct pc_page *isolated[STACK_SWAP_CLUSTER_MAX];
 	struct mm_free_run runs[STACK_SWAP_CLUSTER_MAX]; /* the chunk's freed pages */
 	uint32_t nruns;
+	uint32_t free_mask;      /* bit k: shrink_page_list frees isolated[k] */
 	bool vmw_waited;         /* GFP_NOFS: throttle_vm_writeout waits once */
 	uint32_t pcp_count;      /* per-cpu free list of the core it allocates on */
 };
@@ -213,7 +214,6 @@ enum pc_flag {
 	PG_WBEPOCH = 1u << 11,     /* writeback epoch parity (journal ordered wait) */
 	PG_ATOMIC = 1u << 12,      /* held by an f2fs atomic write until commit (not dirty) */
 	PG_RECLAIM = 1u << 13,     /* reclaim met it dirty or under writeback (rotate at the end) */
-	PG_RECLAIM_FREE = 1u << 14, /* isolated and about to be freed by a reclaimer */
 };
 
 enum pc_lru { PC_LRU_NONE = 0, PC_LRU_INACTIVE, PC_LRU_ACTIVE };
@@ -437,12 +437,15 @@ bool mm_alloc_page(struct stack_task *t, bool nofs);
  * kswapd wake, no refill) and returns false; true here means taken. */
 static inline bool mm_alloc_page_fast(struct pagecache *pc, struct mm_reclaim *rc)
 {
-	uint64_t free_pages = pc_free_pages(pc);
-	if (rc->phase != MM_RC_IDLE || rc->pcp_count == 0 || free_pages <= pc->wmark_low)
+	/* free > low, free = capacity - used clamped at 0: as low >= 0, the
+	 * same as used + low < capacity (page counts, far from overflow) */
+	uint64_t used = pc->used, cap = pc->capacity;
+	if (rc->phase != MM_RC_IDLE || rc->pcp_count == 0 || used + pc->wmark_low >= cap)
 		return false;
 	rc->pcp_count--;
-	if (free_pages - 1 < pc->min_free_seen) /* the page about to be taken */
-		pc->min_free_seen = free_pages - 1;
+	uint64_t left = cap - used - 1; /* free after the page about to be taken */
+	if (left < pc->min_free_seen)
+		pc->min_free_seen = left;
 	return true;
 }
 /* wakeup_kswapd */

@@ -231,20 +231,25 @@ struct pc_leaf *pc_index_leaf(struct stack_file *f, uint64_t l)
 	return lf;
 }
 
-static void index_remove(struct stack_file *f, struct pc_page *pg)
+/* The end of a run of removals from one leaf of f: bits were its pages'
+ * slots (already cleared) and n their number. Page by page the leaf would
+ * be freed with its last page and f->last, the page of the highest index,
+ * moved down to the highest one left whenever it went: after the whole
+ * run that is the same leaf freed and the same highest page left. */
+static void index_remove_run_end(struct stack_file *f, uint64_t l, struct pc_leaf *lf,
+				 uint64_t bits, uint32_t n)
 {
-	struct pc_index *ix = &f->pages;
-	uint64_t l = pg->index >> PC_LEAF_SHIFT;
-	struct pc_leaf *lf = ix->leaf[l];
-	unsigned b = pg->index & ((1u << PC_LEAF_SHIFT) - 1);
-	lf->slot[b] = NULL;
-	lf->map &= ~(1ull << b);
+	lf->map &= ~bits;
 	if (!lf->map) {
 		free(lf);
-		ix->leaf[l] = NULL;
+		f->pages.leaf[l] = NULL;
 	}
-	if (f->last == pg)
-		f->last = pg->index ? find_le(f, (uint64_t)pg->index - 1) : NULL;
+	f->nr_pages -= n;
+	/* f had pages, so a last one; it went if it was one of these */
+	const struct pc_page *last = f->last;
+	unsigned lb = last->index & ((1u << PC_LEAF_SHIFT) - 1);
+	if (last->index >> PC_LEAF_SHIFT == l && (bits >> lb & 1))
+		f->last = last->index ? find_le(f, (uint64_t)last->index - 1) : NULL;
 }
 
 void pc_index_free(struct pc_index *ix)
@@ -269,16 +274,36 @@ void pc_pages_free_isolated(struct stack *s, struct pc_page *const *pages, uint3
 	/* each page goes to the head of the pool, as list_add one by one
 	 * would put it: the chain is linked first and joined at the end */
 	struct list_head *head = &pc->free_pages, *next = head->next;
+	/* the run of pages of one file in one leaf going on (a chunk off the
+	 * inactive tail is mostly one file's consecutive pages) */
+	struct stack_file *rf = NULL;
+	struct pc_leaf *lf = NULL;
+	uint64_t rl = 0, bits = 0;
+	uint32_t rn = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		struct pc_page *pg = pages[i];
 		struct stack_file *f = pg->file;
-		index_remove(f, pg);
-		f->nr_pages--;
+		uint64_t l = pg->index >> PC_LEAF_SHIFT;
+		if (f != rf || l != rl) {
+			if (rf)
+				index_remove_run_end(rf, rl, lf, bits, rn);
+			rf = f;
+			rl = l;
+			lf = f->pages.leaf[l];
+			bits = 0;
+			rn = 0;
+		}
+		unsigned b = pg->index & ((1u << PC_LEAF_SHIFT) - 1);
+		lf->slot[b] = NULL;
+		bits |= 1ull << b;
+		rn++;
 		pg->file = NULL;
 		pg->lru.next = next;
 		next->prev = &pg->lru;
 		next = &pg->lru;
 	}
+	if (rf)
+		index_remove_run_end(rf, rl, lf, bits, rn);
 	head->next = next;
 	next->prev = head;
 	pc->used -= n;

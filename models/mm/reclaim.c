@@ -55,6 +55,7 @@
 
 /* include/linux/swap.h: SWAP_CLUSTER_MAX */
 #define RC_CLUSTER STACK_SWAP_CLUSTER_MAX
+_Static_assert(RC_CLUSTER <= 32, "mm_reclaim.free_mask has a bit per page of a chunk");
 
 static int64_t jiffy_ns(const struct pagecache *pc)
 {
@@ -240,14 +241,14 @@ static void isolate_chunk(struct stack_task *t, uint32_t nr)
 }
 
 /* shrink_page_list's decision for one isolated page: true when it is
- * freed (marked for the timed section), false when it stays for putback. */
+ * freed (at putback, after the timed section), false when it stays. */
 static inline bool shrink_page(struct pagecache *pc, struct mm_reclaim *rc, struct pc_page *pg)
 {
 	uint16_t fl = pg->flags;
 	/* most pages: clean, unlocked, not under writeback and not mapped
 	 * (so no young pte), where every test below falls through to the end */
 	if (!(fl & (PG_LOCKED | PG_ATOMIC | PG_WRITEBACK | PG_DIRTY | PG_MAPPED))) {
-		pg->flags = (uint16_t)((fl & ~(PG_YOUNG | PG_REFERENCED)) | PG_RECLAIM_FREE);
+		pg->flags = (uint16_t)(fl & ~(PG_YOUNG | PG_REFERENCED));
 		return true;
 	}
 	if (fl & (PG_LOCKED | PG_ATOMIC))
@@ -275,7 +276,7 @@ static inline bool shrink_page(struct pagecache *pc, struct mm_reclaim *rc, stru
 		pc->reclaim_dirty++;
 		return false;
 	}
-	pg->flags = fl | PG_RECLAIM_FREE;
+	pg->flags = fl;
 	return true;
 }
 
@@ -287,7 +288,7 @@ static void shrink_page_list(struct stack_task *t)
 	struct pagecache *pc = &t->stack->pc;
 	struct mm_reclaim *rc = &t->rc;
 	struct stack_file *run_file = NULL; /* the file of the run going on */
-	uint32_t freed = 0, nruns = 0, run_first = 0, taken = rc->taken;
+	uint32_t nruns = 0, run_first = 0, taken = rc->taken, mask = 0;
 	rc->writeback = 0;
 	for (uint32_t k = 0; k < taken; k++) {
 		struct pc_page *pg = rc->isolated[k];
@@ -305,12 +306,13 @@ static void shrink_page_list(struct stack_task *t)
 			run_file = pg->file;
 			run_first = k;
 		}
-		freed++;
+		mask |= 1u << k;
 	}
 	if (run_file)
 		rc->runs[nruns++] = (struct mm_free_run){ run_file, run_first, taken - run_first };
-	rc->freed = freed;
+	rc->freed = (uint32_t)__builtin_popcount(mask);
 	rc->nruns = nruns;
+	rc->free_mask = mask;
 }
 
 /* Remove the freed pages (after the timed section) and put the rest back
@@ -321,15 +323,13 @@ static void putback_chunk(struct stack_task *t)
 	struct pagecache *pc = &s->pc;
 	struct mm_reclaim *rc = &t->rc;
 	struct pc_page *gone[RC_CLUSTER];
-	uint32_t freed = 0;
-	for (uint32_t k = 0; k < rc->taken; k++) {
+	uint32_t freed = 0, taken = rc->taken, mask = rc->free_mask;
+	for (uint32_t k = 0; k < taken; k++) {
 		struct pc_page *pg = rc->isolated[k];
-		uint16_t fl = pg->flags;
-		pg->flags = (uint16_t)(fl & ~PG_RECLAIM_FREE);
-		/* marked to free, and __remove_mapping fails if the page was
-		 * used meanwhile */
-		if ((fl & (PG_RECLAIM_FREE | PG_DIRTY | PG_WRITEBACK | PG_LOCKED | PG_ATOMIC |
-			   PG_WAITERS)) == PG_RECLAIM_FREE) {
+		/* to be freed, and __remove_mapping fails if the page was used
+		 * meanwhile */
+		if ((mask >> k & 1) &&
+		    !(pg->flags & (PG_DIRTY | PG_WRITEBACK | PG_LOCKED | PG_ATOMIC | PG_WAITERS))) {
 			gone[freed++] = pg;
 			continue;
 		}
