@@ -750,7 +750,10 @@ int64_t flash_book(struct flash_dev *d, struct flash_timeline *tl, int64_t now, 
  * Without reads in between, every program starts at the time the booking
  * at admission (read_priority: false) gives it. */
 
-static int64_t rp_drain_slow(struct flash_dev *d, int64_t now, bool force);
+#define RP_NO_MEMO (UINT32_MAX - 1) /* rp_memo: no answer */
+
+static int64_t rp_drain_slow(struct flash_dev *d, int64_t now, bool force, uint32_t die,
+			     uint32_t pos);
 
 /* Releases of buffer space up to time a; the part of e's wait for space
  * that foreground GC before the released program caused is charged to e. */
@@ -775,7 +778,9 @@ static inline void rp_close_open(struct flash_dev *d)
 	if (!tl->open_fill)
 		return;
 	if (d->qn == d->qcap) /* cannot happen while units are full; kept for safety */
-		rp_drain_slow(d, 0, true);
+		rp_drain_slow(d, 0, true, RP_NO_MEMO, 0);
+	if (!d->qn)
+		d->tl_gen++; /* a new head: rp_choose's memo was about another unit */
 	struct flash_unit *u = &d->q[(d->qhead + d->qn) % d->qcap];
 	u->bytes = tl->open_fill;
 	u->ready = tl->open_ready;
@@ -786,32 +791,46 @@ static inline void rp_close_open(struct flash_dev *d)
 	tl->open_ready = 0;
 }
 
-/* The die the head unit u starts on by now, or UINT32_MAX with *next set
- * to the earliest time one may be free. The rule is flash_pick_die's, so
- * that without reads every program starts where and when booking at
- * admission puts it. With the FTL, when the die it prefers (valid data
- * below its limit) is busy - typically collecting a victim - a die free
- * now takes the unit instead of every unit queueing behind the preferred
- * one (booking at admission spreads them because each commit moves the
- * preference; a drain that waits does not). */
-static inline uint32_t rp_refuse(struct flash_dev *d, const struct flash_unit *u, int64_t now,
-			  int64_t next)
+/* rp_choose remembers its last refusal of the head unit: each unit
+ * admitted, each drain step and the next drain event ask again about the
+ * same head. memo_die is the die it would take (the one that frees first)
+ * and memo_next when it can start there, or memo_die is UINT32_MAX for the
+ * FTL walk's refusal at memo_now (memo_next: the earliest start on any
+ * die). The memo holds while tl_gen has not moved: it is bumped by
+ * everything that books or frees a die, a channel or FTL space, and when a
+ * unit becomes the head of an empty queue (the head changes otherwise only
+ * by a booking, and a queued unit's ready never changes). */
+static inline uint32_t rp_refuse(struct flash_dev *d, int64_t now, uint32_t die, uint32_t pos,
+				 int64_t next)
 {
-	d->memo_valid = true;
 	d->memo_gen = d->tl_gen;
 	d->memo_now = now;
-	d->memo_u = u;
-	d->memo_ready = u->ready;
 	d->memo_next = next;
+	d->memo_die = die;
+	d->memo_pos = pos;
 	return UINT32_MAX;
 }
 
-/* Nothing rp_choose depends on has moved since it refused u at now: each
- * unit admitted and each drain step asks again for the same waiting head. */
-static inline bool rp_memo_hit(const struct flash_dev *d, const struct flash_unit *u, int64_t now)
+/* rp_choose's answer for the head at now from the memo: UINT32_MAX refused
+ * (*next set), a die (*pos_out set), or RP_NO_MEMO. Without the FTL the die
+ * that frees first and the start there do not depend on now, so the memo
+ * also answers at a later now (the next drain event): only the start is
+ * compared with it. The FTL walk compares other dies with now, so its
+ * refusal holds at that now only. */
+static inline uint32_t rp_memo(const struct flash_dev *d, int64_t now, uint32_t *pos_out,
+			       int64_t *next)
 {
-	return d->memo_valid && d->memo_gen == d->tl_gen && d->memo_now == now && d->memo_u == u &&
-	       d->memo_ready == u->ready;
+	if (d->memo_gen != d->tl_gen)
+		return RP_NO_MEMO;
+	if (d->memo_die == UINT32_MAX) {
+		if (d->memo_now != now)
+			return RP_NO_MEMO;
+	} else if (d->memo_next <= now) {
+		*pos_out = d->memo_pos;
+		return d->memo_die;
+	}
+	*next = d->memo_next;
+	return UINT32_MAX;
 }
 
 /* With the FTL: the preferred die is busy; a die free by now instead. */
@@ -837,9 +856,17 @@ static __attribute__((noinline)) uint32_t rp_choose_ftl(struct flash_dev *d,
 			*pos_out = pos;
 		}
 	}
-	return best == UINT32_MAX ? rp_refuse(d, u, now, *next) : best;
+	return best == UINT32_MAX ? rp_refuse(d, now, UINT32_MAX, 0, *next) : best;
 }
 
+/* The die the head unit u starts on by now, or UINT32_MAX with *next set
+ * to the earliest time one may be free. The rule is flash_pick_die's, so
+ * that without reads every program starts where and when booking at
+ * admission puts it. With the FTL, when the die it prefers (valid data
+ * below its limit) is busy - typically collecting a victim - a die free
+ * now takes the unit instead of every unit queueing behind the preferred
+ * one (booking at admission spreads them because each commit moves the
+ * preference; a drain that waits does not). */
 static inline __attribute__((always_inline)) uint32_t
 rp_choose_slow(struct flash_dev *d, const struct flash_unit *u, int64_t now, uint32_t *pos_out,
 	       int64_t *next)
@@ -852,35 +879,32 @@ rp_choose_slow(struct flash_dev *d, const struct flash_unit *u, int64_t now, uin
 		return die;
 	*next = cs;
 	if (!d->ftl)
-		return rp_refuse(d, u, now, cs);
+		return rp_refuse(d, now, die, *pos_out, cs);
 	return rp_choose_ftl(d, u, now, pos_out, next);
 }
 
 static inline uint32_t rp_choose(struct flash_dev *d, const struct flash_unit *u, int64_t now,
 				 uint32_t *pos_out, int64_t *next)
 {
-	if (rp_memo_hit(d, u, now)) {
-		*next = d->memo_next;
-		return UINT32_MAX;
-	}
-	return rp_choose_slow(d, u, now, pos_out, next);
+	uint32_t die = rp_memo(d, now, pos_out, next);
+	return die != RP_NO_MEMO ? die : rp_choose_slow(d, u, now, pos_out, next);
 }
 
 /* Book the queued units whose program starts by now (force: all of them,
- * as a flush or FUA needs). Returns the foreground GC booked before them. */
-static int64_t rp_drain_slow(struct flash_dev *d, int64_t now, bool force)
+ * as a flush or FUA needs). Returns the foreground GC booked before them.
+ * die and pos: rp_choose's answer for the head when the caller has it
+ * (RP_NO_MEMO: ask). */
+static int64_t rp_drain_slow(struct flash_dev *d, int64_t now, bool force, uint32_t die,
+			     uint32_t pos)
 {
 	struct flash_timeline *tl = &d->tl;
 	int64_t gc = 0;
 	while (d->qn) {
 		struct flash_unit *u = &d->q[d->qhead];
-		uint32_t pos, die;
 		int64_t next;
-		/* rp_choose without its memo: rp_drain found it missing for the
-		 * first head, and each booking below moves tl_gen past it */
 		if (force)
 			die = flash_pick_die(d, tl, d->ftl != NULL, &pos);
-		else if ((die = rp_choose_slow(d, u, now, &pos, &next)) == UINT32_MAX)
+		else if (die == RP_NO_MEMO && (die = rp_choose(d, u, now, &pos, &next)) == UINT32_MAX)
 			break;
 		for (uint32_t i = 0; d->ftl && i < u->nlpn; i++) {
 			SIM_ASSERT(d->ln > 0);
@@ -892,15 +916,20 @@ static int64_t rp_drain_slow(struct flash_dev *d, int64_t now, bool force)
 		gc += d->unit_gc_ns;
 		d->qhead = (d->qhead + 1) % d->qcap;
 		d->qn--;
+		die = RP_NO_MEMO;
 	}
 	return gc;
 }
 
 static inline int64_t rp_drain(struct flash_dev *d, int64_t now, bool force)
 {
-	if (!d->qn || (!force && rp_memo_hit(d, &d->q[d->qhead], now)))
+	if (!d->qn)
 		return 0;
-	return rp_drain_slow(d, now, force);
+	uint32_t pos = 0, die = RP_NO_MEMO;
+	int64_t next;
+	if (!force && (die = rp_memo(d, now, &pos, &next)) == UINT32_MAX)
+		return 0;
+	return rp_drain_slow(d, now, force, die, pos);
 }
 
 /* Admit as much of e as fits; true when all of it is in (its completion
@@ -990,7 +1019,7 @@ static void rp_admit(struct flash_dev *d, int64_t now)
 
 /* Arm drain_ev for the next program start, or the next release of space
  * while a write waits for it. */
-static void rp_arm(struct flash_dev *d, int64_t now)
+static inline void rp_arm(struct flash_dev *d, int64_t now)
 {
 	struct flash_timeline *tl = &d->tl;
 	int64_t t = INT64_MAX;
@@ -1067,6 +1096,7 @@ static int rp_submit_write(struct flash_dev *d, struct io_request *rq, int64_t n
 static int rp_init(struct flash_dev *d, struct device *dev)
 {
 	d->dev = dev;
+	d->tl_gen = 1; /* rp_choose's memo (memo_gen 0) holds nothing yet */
 	sim_event_init(&d->drain_ev, rp_fire);
 	/* queued units are full ones (partial units are only closed by a
 	 * flush or FUA, which books them at once) */

@@ -131,14 +131,16 @@ struct flash_dev {
 	int64_t *round_ready;
 	uint64_t *round_gen;
 	uint32_t *rr_die;         /* die at each round-robin position (rr_walk's order), twice over */
-	/* rp_choose's last refusal (no die takes the head unit by now), valid
-	 * while tl_gen - bumped by everything that books or frees a die, a
-	 * channel or FTL space - has not moved */
+	/* rp_choose's last refusal of the head unit (no die takes it by now),
+	 * valid while tl_gen - bumped by everything that books or frees a die,
+	 * a channel or FTL space, and by a new head in an empty queue - equals
+	 * memo_gen: the die it would take and when (memo_die, memo_pos,
+	 * memo_next), or memo_die UINT32_MAX for the FTL walk's refusal at
+	 * memo_now. tl_gen starts at 1, memo_gen at 0. */
 	uint64_t tl_gen;
 	uint64_t memo_gen;
-	int64_t memo_now, memo_ready, memo_next;
-	const struct flash_unit *memo_u;
-	bool memo_valid;
+	int64_t memo_now, memo_next;
+	uint32_t memo_die, memo_pos;
 	uint64_t gen;
 
 	/* FTL (models/device/ftl.h), NULL when ftl.enabled is false */
