@@ -118,7 +118,8 @@ static void cpu_dispatch(struct cpu_model *c, int core, int64_t now)
 
 /* Raise min_vruntime to the smallest vruntime of the running and queued
  * tasks at now; returns that smallest one (INT64_MAX: none). */
-static int64_t cpu_update_min(struct cpu_model *c, int64_t now)
+static inline __attribute__((always_inline)) int64_t cpu_update_min(struct cpu_model *c,
+								    int64_t now)
 {
 	int64_t m = INT64_MAX;
 	struct stack_task *const *core = c->core;
@@ -231,6 +232,15 @@ static bool cpu_burst_inline(struct cpu_model *c, struct stack_task *t, int64_t 
 		c->min_vruntime = min_at_start + len;
 	t->state = TS_RUNNING;
 	return true;
+}
+
+/* The first core with no task that is not held, -1 when none. */
+static inline int cpu_free_core(const struct cpu_model *c)
+{
+	for (int i = 0; i < (int)c->p.cores; i++)
+		if (!c->core[i] && !c->held[i])
+			return i;
+	return -1;
 }
 
 /* t (cpu_run, may_inline) takes the free core i: its burst runs to its
@@ -348,9 +358,19 @@ static inline bool cpu_run_ex(struct stack_task *t, int64_t ns, bool may_inline)
 	return cpu_run_shared(c, t, now, may_inline);
 }
 
+/* task_pay_cpu in general: task.c's machinery for a task's accumulated
+ * CPU debt, here so that the burst it starts is cpu_run_ex inlined. */
+static __attribute__((noinline)) enum step task_pay_cpu_slow(struct stack_task *t)
+{
+	int64_t ns = t->cpu_debt;
+	t->cpu_debt = 0;
+	return cpu_run_ex(t, ns, true) ? STEP_DONE : STEP_BLOCK;
+}
+
 /* The lock spins inside a debt are waits, not run time: charged to their
- * causes before the debt is run (out of line: few debts have them). */
-static __attribute__((noinline)) void task_pay_spins(struct stack_task *t)
+ * causes, then the debt is paid. (Charging touches neither the debt nor
+ * the CPU model nor the clock, so it may come first.) */
+static __attribute__((noinline)) enum step task_pay_spins(struct stack_task *t)
 {
 	static const enum sim_wait spin_cause[MM_NSPIN] = {
 		SIM_WAIT_PAGECACHE_LOCK, SIM_WAIT_ZONE_LOCK, SIM_WAIT_TREE_LOCK
@@ -360,52 +380,55 @@ static __attribute__((noinline)) void task_pay_spins(struct stack_task *t)
 			task_charge(t, spin_cause[i], t->spin_debt[i]);
 			t->spin_debt[i] = 0;
 		}
+	return task_pay_cpu(t);
 }
 
-/* task_pay_cpu in general: task.c's machinery for a task's accumulated
- * CPU debt, here so that the burst it starts is cpu_run_ex inlined. */
-static __attribute__((noinline)) enum step task_pay_cpu_slow(struct stack_task *t)
-{
-	int64_t ns = t->cpu_debt;
-	t->cpu_debt = 0;
-	if (t->spin_debt[MM_SPIN_LRU] | t->spin_debt[MM_SPIN_ZONE] | t->spin_debt[MM_SPIN_TREE])
-		task_pay_spins(t);
-	return cpu_run_ex(t, ns, true) ? STEP_DONE : STEP_BLOCK;
-}
-
-/* The debt of nearly every page of a write() (no lock spin in it), paid
- * by a task alone on the cores, is task_pay_cpu_slow -> cpu_run_alone on
- * core 0 (not held) -> cpu_burst_inline with sim_engine_advance's fast
- * test, in one function that calls nothing: the same tests first (the
- * run queue is empty as nr_running is 0; no --timeline; no section, as
- * on_core is set only for cpu_run_section), then the same changes, less
- * those undone before the end (nr_running 1 then 0 again, core[0] t then
- * NULL, state TS_CPU then TS_RUNNING, cpu_left ns then 0; min_vruntime
- * does not move, no smallest vruntime besides t's). Any test failing:
- * the general path, which makes every test again from the start. */
+/* The debt of nearly every page of a write(), paid by a task when a core
+ * is free and nobody is queued, is task_pay_cpu_slow -> cpu_run_ex ->
+ * (cpu_run_alone or cpu_run_shared) -> cpu_take_free -> cpu_burst_inline
+ * with sim_engine_advance's fast test, here in one function that calls
+ * nothing: the same tests first, then the same changes, less those undone
+ * before the end (nr_running and on_cores one up then down again, core[i]
+ * t then NULL, state TS_CPU then TS_RUNNING, cpu_left ns then 0). The
+ * tests: no section (on_core is set only by cpu_run_section), no
+ * --timeline, an empty run queue, the first core without a task that is
+ * not held (the general path walks the cores in order and takes it), one
+ * slice with t counted in nr_running, and the clock's fast advance.
+ * cpu_update_min comes before them as in cpu_run_shared (only with other
+ * tasks running: nr_running was not 0); it only raises min_vruntime to
+ * what the tasks on cores and queued have, so when a test fails the
+ * general path, which makes every step again from the start, finds the
+ * same. */
 enum step task_pay_cpu(struct stack_task *t)
 {
 	int64_t ns = t->cpu_debt;
 	if (ns <= 0)
 		return STEP_DONE;
+	if (t->spin_debt[MM_SPIN_LRU] | t->spin_debt[MM_SPIN_ZONE] | t->spin_debt[MM_SPIN_TREE])
+		return task_pay_spins(t);
 	struct stack *s = t->stack;
 	struct cpu_model *c = &s->cpu;
 	struct sim_engine *e = &s->sim->engine;
-	if (!(t->spin_debt[MM_SPIN_LRU] | t->spin_debt[MM_SPIN_ZONE] | t->spin_debt[MM_SPIN_TREE]) &&
-	    c->nr_running == 0 && !c->held[0] && !t->on_core && !s->sim->timeline &&
-	    cpu_one_slice(c, t, ns, 1) && sim_engine_advance_fast(e, e->now + ns)) {
-		t->cpu_debt = 0;
-		c->bursts++;
-		cpu_place(c, t);
-		t->vruntime += ns;
-		c->busy_ns += ns;
-		t->cpu_left = 0;
-		t->nopreempt = false;
-		t->core = -1;
-		t->state = TS_RUNNING;
-		return STEP_DONE;
-	}
-	return task_pay_cpu_slow(t);
+	if (t->on_core || s->sim->timeline || !list_empty(&c->runq))
+		return task_pay_cpu_slow(t);
+	int64_t now = e->now;
+	int64_t min_now = c->nr_running ? cpu_update_min(c, now) : INT64_MAX;
+	if (cpu_free_core(c) < 0 || !cpu_one_slice(c, t, ns, c->nr_running + 1) ||
+	    !sim_engine_advance_fast(e, now + ns))
+		return task_pay_cpu_slow(t);
+	t->cpu_debt = 0;
+	c->bursts++;
+	cpu_place(c, t);
+	t->vruntime += ns;
+	c->busy_ns += ns;
+	t->cpu_left = 0;
+	t->nopreempt = false;
+	t->core = -1;
+	/* cpu_burst_inline's min_vruntime at the end of the burst */
+	if (min_now != INT64_MAX && min_now + ns > c->min_vruntime)
+		c->min_vruntime = min_now + ns;
+	t->state = TS_RUNNING;
+	return STEP_DONE;
 }
 
 bool cpu_run(struct stack_task *t, int64_t ns)
@@ -455,12 +478,10 @@ void cpu_free(struct stack *s)
 int stack_cpu_hold(struct stack *s)
 {
 	struct cpu_model *c = &s->cpu;
-	for (int i = 0; i < (int)c->p.cores; i++)
-		if (!c->core[i] && !c->held[i]) {
-			c->held[i] = true;
-			return i;
-		}
-	return -1;
+	int i = cpu_free_core(c);
+	if (i >= 0)
+		c->held[i] = true;
+	return i;
 }
 
 void stack_cpu_release(struct stack *s, int core, int64_t busy_ns)
