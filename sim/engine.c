@@ -310,10 +310,34 @@ static inline int enqueue(struct sim_engine *e, struct sim_event *ev, int64_t wh
 	return 0;
 }
 
-int sim_engine_schedule(struct sim_engine *e, struct sim_event *ev, int64_t when)
+static __attribute__((noinline)) int schedule_slow(struct sim_engine *e, struct sim_event *ev,
+						   int64_t when)
 {
 	unsigned bi;
 	return enqueue(e, ev, when, e->next_seq++, &bi);
+}
+
+int sim_engine_schedule(struct sim_engine *e, struct sim_event *ev, int64_t when)
+{
+	unsigned bi;
+	/* enqueue() of an event not pending, at or after last, into a bucket
+	 * with room: nothing to remove, no rebase, no growth */
+	if (!sim_event_pending(ev) && when >= e->last) {
+		bi = bucket_of(when, e->last);
+		struct sim_bucket *b = &e->b[bi];
+		if (b->n < b->cap) {
+			SIM_ASSERT(when >= e->now);
+			SIM_ASSERT(ev->fire != NULL);
+			ev->when = when;
+			ev->seq = e->next_seq++;
+			entry_put(b, bi, b->n++, (struct sim_heap_entry){ .when = when, .ev = ev });
+			if (bi != cur_index(e))
+				map_set(e, bi);
+			e->n++;
+			return 0;
+		}
+	}
+	return schedule_slow(e, ev, when);
 }
 
 uint64_t sim_engine_reserve_seq(struct sim_engine *e)
@@ -413,32 +437,72 @@ static unsigned lowest_bucket(const struct sim_engine *e, unsigned l)
 	return l * SIM_RADIX_DIGITS + w * 64 + (unsigned)__builtin_ctzll(e->map[l][w]);
 }
 
+/* The head of refill(): 1 when the current bucket holds the earliest
+ * pending event at head (after skipping its tombstones, or after moving
+ * the single entry of the lowest bucket above level 0 into it), 0 when
+ * nothing is pending, -1 when the lowest nonempty bucket (*bi, of level
+ * *l, its map bit cleared) must become current or be redistributed. */
+static inline __attribute__((always_inline)) int refill_head(struct sim_engine *e, unsigned *bi,
+							      unsigned *l)
+{
+	struct sim_bucket *c = &e->b[cur_index(e)];
+	while (e->head < c->n && !c->e[e->head].ev)
+		e->head++;
+	if (e->head < c->n)
+		return 1;
+	c->n = 0;
+	e->head = 0;
+	if (!e->levels)
+		return 0;
+	*l = (unsigned)__builtin_ctz(e->levels);
+	*bi = lowest_bucket(e, *l);
+	map_clear(e, *bi);
+	if (*l == 0)
+		return -1;
+	struct sim_bucket *b = &e->b[*bi];
+	struct sim_bucket *nc = &e->b[b->e[0].when & DIGIT_MASK];
+	if (b->n != 1 || !nc->cap)
+		return -1;
+	/* redistribute() of a single entry: it is the minimum, the new last,
+	 * and goes to the new current bucket (level 0, empty: level l is the
+	 * lowest with entries and the old current one was just emptied),
+	 * whose map bit redistribute would set and clear again; a bucket of
+	 * one is in order */
+	struct sim_heap_entry ent = b->e[0];
+	e->last = ent.when;
+	b->n = 0;
+	entry_put(nc, cur_index(e), 0, ent);
+	nc->n = 1;
+	bucket_shrink(e, b);
+	return 1;
+}
+
+/* refill() from a bucket that must move (refill_head returned -1). */
+static __attribute__((noinline)) bool refill_moves(struct sim_engine *e, unsigned bi, unsigned l)
+{
+	for (;;) {
+		if (l == 0) {
+			/* The next instant of this level-0 block: no entry moves. */
+			e->last = (int64_t)(((uint64_t)e->last & ~(uint64_t)DIGIT_MASK) |
+					    (bi % SIM_RADIX_DIGITS));
+			cur_sort(e);
+		} else {
+			redistribute(e, bi, l);
+		}
+		int r = refill_head(e, &bi, &l);
+		if (r >= 0)
+			return r;
+	}
+}
+
 /* Make the current bucket hold the earliest pending event at head; false
  * when nothing is pending. Called when the current bucket is used up or
  * its head is a tombstone. */
 static bool refill(struct sim_engine *e)
 {
-	for (;;) {
-		struct sim_bucket *c = &e->b[cur_index(e)];
-		while (e->head < c->n && !c->e[e->head].ev)
-			e->head++;
-		if (e->head < c->n)
-			return true;
-		c->n = 0;
-		e->head = 0;
-		if (!e->levels)
-			return false;
-		unsigned l = (unsigned)__builtin_ctz(e->levels);
-		unsigned bi = lowest_bucket(e, l), d = bi % SIM_RADIX_DIGITS;
-		map_clear(e, bi);
-		if (l == 0) {
-			/* The next instant of this level-0 block: no entry moves. */
-			e->last = (int64_t)(((uint64_t)e->last & ~(uint64_t)DIGIT_MASK) | d);
-			cur_sort(e);
-			continue;
-		}
-		redistribute(e, bi, l);
-	}
+	unsigned bi, l;
+	int r = refill_head(e, &bi, &l);
+	return r >= 0 ? r : refill_moves(e, bi, l);
 }
 
 /* The entry to fire next, or NULL when nothing is pending. */
