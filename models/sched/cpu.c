@@ -124,13 +124,15 @@ static inline __attribute__((always_inline)) int64_t cpu_update_min(struct cpu_m
 	int64_t m = INT64_MAX;
 	struct stack_task *const *core = c->core;
 	/* the cores in order until every task on one is seen */
-	for (uint32_t i = 0, k = c->on_cores; k; i++)
-		if (SIM_ASSERT(i < (uint32_t)c->p.cores), core[i]) {
+	for (uint32_t i = 0, k = c->on_cores; k; i++) {
+		SIM_ASSERT(i < (uint32_t)c->p.cores);
+		if (core[i]) {
 			k--;
 			int64_t v = core[i]->vruntime + (now - core[i]->slice_start);
 			if (v < m)
 				m = v;
 		}
+	}
 	struct list_head *pos;
 	list_for_each(pos, &c->runq) {
 		struct stack_task *t = list_entry(pos, struct stack_task, rq_node);
