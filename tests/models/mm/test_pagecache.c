@@ -2,7 +2,8 @@
  * kswapd reclaim, direct reclaim when everything is dirty, the LRU keeping
  * mapped (faulted) pages over streamed ones, the lru lock's pagevec
  * batching, and the per-file page index (lookup, ordered walk, last page)
- * through scattered inserts and evictions. */
+ * through scattered inserts and evictions, and reclaim's chunk-at-once
+ * free against page-by-page. */
 #include "tests/models/stack/stack_harness.h"
 
 #define PC_DEV "device: {model: ideal, service: fixed, mean_us: 100, queue_depth: 1}\n"
@@ -196,6 +197,89 @@ static void test_pagecache_index_scattered(void **state)
 	sh_free(h);
 }
 
+/* Reclaim frees a chunk's pages in one call (pc_pages_free_isolated): the
+ * same index, counts, last pages and pool order as pc_page_free page by
+ * page, for chunks that mix two files, cross leaves, empty a leaf and
+ * take each file's last page. */
+#define FB_PAGES 256
+static struct sh *freed_batch_run(struct stack_file **fa, struct stack_file **fb)
+{
+	struct sh *h = sh_new(PC_DEV PC_SMALL PC_FS);
+	*fa = sh_file(h, "a", FB_PAGES * 4096);
+	*fb = sh_file(h, "b", FB_PAGES * 4096);
+	struct sh_script s = { 0 };
+	sh_op(&s, STACK_OP_READ, *fa, 0, FB_PAGES * 4096, 0);
+	sh_op(&s, STACK_OP_READ, *fb, 0, FB_PAGES * 4096, 0);
+	sh_script_task(h, "reader", 10001, 0, &s);
+	sh_run(h, SIM_TIME_MAX);
+	assert_int_equal((*fa)->nr_pages, FB_PAGES);
+	assert_int_equal((*fb)->nr_pages, FB_PAGES);
+	return h;
+}
+
+static void test_pagecache_free_batch_as_page_by_page(void **state)
+{
+	(void)state;
+	/* (file, first index, pages): a chunk is up to 32 of them in order */
+	static const struct { int file; uint32_t first, n; } order[] = {
+		{ 0, 50, 30 },  { 1, 250, 6 }, { 0, 255, 1 }, { 1, 0, 64 }, { 0, 100, 1 },
+		{ 1, 100, 1 },  { 0, 254, 1 }, { 0, 120, 20 }, { 1, 249, 1 }, { 0, 0, 50 },
+		{ 1, 64, 3 },   { 0, 253, 1 },
+	};
+	struct stack_file *a1, *b1, *a2, *b2;
+	struct sh *h1 = freed_batch_run(&a1, &b1), *h2 = freed_batch_run(&a2, &b2);
+	struct pc_page *chunk[32];
+	uint32_t n = 0, total = 0;
+	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+		for (uint32_t k = 0; k < order[i].n; k++) {
+			uint64_t index = order[i].first + k;
+			struct pc_page *p1 = pc_find(order[i].file ? b1 : a1, index);
+			struct pc_page *p2 = pc_find(order[i].file ? b2 : a2, index);
+			assert_non_null(p1);
+			assert_non_null(p2);
+			pc_lru_del(&h1->st->pc, p1); /* isolated: on no list */
+			chunk[n++] = p1;
+			pc_page_free(h2->st, p2);
+			total++;
+			if (n == 32) {
+				pc_pages_free_isolated(h1->st, chunk, n);
+				n = 0;
+			}
+		}
+	}
+	pc_pages_free_isolated(h1->st, chunk, n);
+	struct stack_file *f1[2] = { a1, b1 }, *f2[2] = { a2, b2 };
+	for (int f = 0; f < 2; f++) {
+		check_index(f1[f]);
+		check_index(f2[f]);
+		assert_int_equal(f1[f]->nr_pages, f2[f]->nr_pages);
+		assert_int_equal(f1[f]->last->index, f2[f]->last->index);
+		for (uint64_t i = 0; i < FB_PAGES; i++) {
+			assert_int_equal(!pc_find(f1[f], i), !pc_find(f2[f], i));
+			uint64_t l = i >> PC_LEAF_SHIFT;
+			assert_int_equal(!f1[f]->pages.leaf[l], !f2[f]->pages.leaf[l]);
+		}
+	}
+	assert_null(b1->pages.leaf[0]); /* emptied by one chunk */
+	assert_int_equal(a1->nr_pages + b1->nr_pages, 2 * FB_PAGES - total);
+	assert_int_equal(h1->st->pc.used, h2->st->pc.used);
+	assert_int_equal(h1->st->pc.evicted, h2->st->pc.evicted);
+	/* the pool: the same pages (by file and index) in the same order */
+	const struct list_head *q1 = h1->st->pc.free_pages.next, *q2 = h2->st->pc.free_pages.next;
+	for (uint32_t i = 0; i < total; i++, q1 = q1->next, q2 = q2->next) {
+		assert_ptr_not_equal(q1, &h1->st->pc.free_pages);
+		assert_ptr_equal(q1->next->prev, q1);
+		const struct pc_page *p1 = list_entry(q1, struct pc_page, lru);
+		const struct pc_page *p2 = list_entry(q2, struct pc_page, lru);
+		assert_int_equal(p1->index, p2->index);
+		assert_null(p1->file);
+	}
+	assert_ptr_equal(q1, &h1->st->pc.free_pages);
+	assert_ptr_equal(q2, &h2->st->pc.free_pages);
+	sh_free(h1);
+	sh_free(h2);
+}
+
 /* The writeback tags and the leaf-at-a-time walks against the page by
  * page ones: every present page's tag bit is its PG_WRITEBACK,
  * pc_find_writeback is the first PG_WRITEBACK page of a pc_next walk (up
@@ -279,6 +363,7 @@ int main(void)
 		cmocka_unit_test(test_pagecache_lru_keeps_mapped_pages),
 		cmocka_unit_test(test_pagecache_lock_batches_per_pagevec),
 		cmocka_unit_test(test_pagecache_index_scattered),
+		cmocka_unit_test(test_pagecache_free_batch_as_page_by_page),
 		cmocka_unit_test(test_pagecache_writeback_tags),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
