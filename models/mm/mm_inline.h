@@ -102,6 +102,13 @@ static inline int pc_index_insert(struct stack_file *f, struct pc_page *pg)
 	return 0;
 }
 
+/* task_class(t) (models/sched/task.c), inline for the per-page lock
+ * counts of an insert: a task's class is its io_context's fg flag. */
+static inline enum sim_class pc_task_class(const struct stack_task *t)
+{
+	return t->ioc.fg ? SIM_CLASS_FG : SIM_CLASS_BG;
+}
+
 /* pc_add_page with its GFP_NOFS choice given (pc_add_page works it out
  * from t's op; the write loop knows it): inline, so that a write's copy
  * in its per-page loop drops the branches nofs decides and the call. A
@@ -154,7 +161,7 @@ pc_insert(struct stack_task *t, struct stack_file *f, uint64_t index, struct pc_
 	 * the task's CPU debt, and so does its hold except in a write, whose
 	 * fitted write_copy_ns already covers grab_cache_page_write_begin. */
 	int64_t now = sim_now(s->sim);
-	enum sim_class c = task_class(t);
+	enum sim_class c = pc_task_class(t);
 	int64_t hold = 0;
 	if (s->lock.p.scope == PGLOCK_SCOPE_GLOBAL) {
 		hold += s->lock.p.insert_ns;
