@@ -157,7 +157,11 @@ struct fs_ops {
 	 * UINT64_MAX if unallocated: what readahead and writeback ask the file
 	 * system for (a_ops->bmap / the get_block behind readpages, writepages). */
 	uint64_t (*bmap)(const struct stack_file *f, uint64_t index, uint64_t *run);
-	/* mark_inode_dirty: mtime (datasync false) or size/allocation (true). */
+	/* mark_inode_dirty: mtime (datasync false) or size/allocation (true).
+	 * A repeat for the same f and datasync changes nothing until another
+	 * task has run (what it records - the inode in the running
+	 * transaction, f2fs's dirty flags - is undone only by jbd2's commit,
+	 * a checkpoint or an fsync): write_step asks it once per step. */
 	void (*dirty_inode)(struct stack *s, struct stack_file *f, bool datasync);
 	/* ->fsync (and the tail of an O_SYNC write). */
 	enum step (*fsync)(struct stack_task *t, struct stack_file *f, bool datasync);

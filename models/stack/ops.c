@@ -244,6 +244,8 @@ static enum step write_step(struct stack_task *t)
 		os->phase = 1;
 	}
 	if (os->phase == 1) {
+		/* i_size grew and the inode was marked dirty in this step */
+		bool size_dirtied = false;
 		/* nothing the loop calls changes t's op phase */
 		while (os->idx < os->end) {
 			if (t->fill.active && fill_run(t) == STEP_BLOCK)
@@ -301,7 +303,13 @@ static enum step write_step(struct stack_task *t)
 			uint64_t wend = end < pend ? end : pend;
 			if (wend > f->size) {
 				f->size = wend;
-				s->fs.ops->dirty_inode(s, f, true);
+				/* generic_write_end marks the inode dirty per page; a
+				 * repeat in the same step records nothing new (see
+				 * fs_ops.dirty_inode), so it is asked once per step */
+				if (!size_dirtied) {
+					s->fs.ops->dirty_inode(s, f, true);
+					size_dirtied = true;
+				}
 			}
 			os->idx++;
 		}

@@ -336,6 +336,45 @@ static void test_journal_ordered_wait_calls_hook(void **state)
 	assert_int_equal((uint64_t)hook_jbd2_calls, waited);
 }
 
+/* fs_ops.dirty_inode's contract that write_step relies on (it marks the
+ * inode dirty once per step, not per page): a repeat for the same inode
+ * records nothing new until jbd2 has started a new transaction; after
+ * that the inode joins the new one. */
+static void test_journal_dirty_inode_repeat_is_a_no_op(void **state)
+{
+	(void)state;
+	struct sh *h = sh_new(J_YAML(""));
+	struct stack *st = h->st;
+	struct stack_file *f = sh_file(h, "app.db", 0);
+	const struct journal *jn = &st->jn;
+	st->fs.ops->dirty_inode(st, f, true);
+	struct journal_tx tx = jn->running;
+	uint64_t meta = f->meta_tid, ds = f->datasync_tid;
+	int64_t timer = jn->timer.when;
+	assert_true(tx.has_handles);
+	assert_int_equal(meta, tx.tid);
+	assert_int_equal(ds, tx.tid);
+	for (int i = 0; i < 3; i++) {
+		st->fs.ops->dirty_inode(st, f, true);
+		st->fs.ops->dirty_inode(st, f, false);
+	}
+	assert_int_equal(jn->running.tid, tx.tid);
+	assert_int_equal(jn->running.nr_meta, tx.nr_meta);
+	assert_int_equal(jn->running.start_ns, tx.start_ns);
+	assert_int_equal(jn->timer.when, timer);
+	assert_int_equal(f->meta_tid, meta);
+	assert_int_equal(f->datasync_tid, ds);
+	/* the commit timer runs jbd2 (another task): the next call joins the
+	 * new transaction */
+	sh_run(h, SIM_TIME_MAX);
+	assert_true(jn->running.tid > tx.tid);
+	st->fs.ops->dirty_inode(st, f, true);
+	assert_int_equal(f->meta_tid, jn->running.tid);
+	assert_int_equal(f->datasync_tid, jn->running.tid);
+	assert_int_equal(jn->running.nr_meta, 1);
+	sh_free(h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -349,6 +388,7 @@ int main(void)
 		cmocka_unit_test(test_journal_whole_file_wait_chases_flusher),
 		cmocka_unit_test(test_journal_fdatasync_skips_commit_for_overwrite),
 		cmocka_unit_test(test_journal_fs_fragmentation_splits_requests),
+		cmocka_unit_test(test_journal_dirty_inode_repeat_is_a_no_op),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
