@@ -781,7 +781,8 @@ static inline void rp_close_open(struct flash_dev *d)
 		rp_drain_slow(d, 0, true, RP_NO_MEMO, 0);
 	if (!d->qn)
 		d->tl_gen++; /* a new head: rp_choose's memo was about another unit */
-	struct flash_unit *u = &d->q[(d->qhead + d->qn) % d->qcap];
+	uint32_t tail = d->qhead + d->qn; /* both below qcap */
+	struct flash_unit *u = &d->q[tail < d->qcap ? tail : tail - d->qcap];
 	u->bytes = tl->open_fill;
 	u->ready = tl->open_ready;
 	u->nlpn = d->open_nlpn;
@@ -894,8 +895,8 @@ static inline uint32_t rp_choose(struct flash_dev *d, const struct flash_unit *u
  * as a flush or FUA needs). Returns the foreground GC booked before them.
  * die and pos: rp_choose's answer for the head when the caller has it
  * (RP_NO_MEMO: ask). */
-static int64_t rp_drain_slow(struct flash_dev *d, int64_t now, bool force, uint32_t die,
-			     uint32_t pos)
+static inline __attribute__((always_inline)) int64_t
+rp_drain_units(struct flash_dev *d, int64_t now, bool force, uint32_t die, uint32_t pos)
 {
 	struct flash_timeline *tl = &d->tl;
 	int64_t gc = 0;
@@ -914,11 +915,17 @@ static int64_t rp_drain_slow(struct flash_dev *d, int64_t now, bool force, uint3
 		}
 		flash_book_unit(d, tl, u->bytes, u->ready, die, pos, true);
 		gc += d->unit_gc_ns;
-		d->qhead = (d->qhead + 1) % d->qcap;
+		d->qhead = d->qhead + 1 < d->qcap ? d->qhead + 1 : 0;
 		d->qn--;
 		die = RP_NO_MEMO;
 	}
 	return gc;
+}
+
+static int64_t rp_drain_slow(struct flash_dev *d, int64_t now, bool force, uint32_t die,
+			     uint32_t pos)
+{
+	return rp_drain_units(d, now, force, die, pos);
 }
 
 static inline int64_t rp_drain(struct flash_dev *d, int64_t now, bool force)
@@ -964,7 +971,9 @@ static bool rp_admit_one(struct flash_dev *d, struct flash_wreq *e, int64_t now)
 			d->buffer_stall_ns += a - e->wait_from;
 			e->wait_from = -1;
 		}
-		int64_t le = a + xfer_ns(piece, d->link_rate);
+		/* a whole unit's link time is the same every time */
+		int64_t le = a + (piece == d->unit_bytes ? d->unit_link_ns
+							 : xfer_ns(piece, d->link_rate));
 		*tx = le;
 		tl->wb_used += piece;
 		if (tl->wb_used > d->wb_peak)
@@ -1012,14 +1021,14 @@ static void rp_admit(struct flash_dev *d, int64_t now)
 			ftl_note_blocked(d->ftl, true, e->gc_ns);
 		SIM_ASSERT(e->done >= now);
 		sim_at(d->dev->sim, &e->rq->dev_event, e->done);
-		d->whead = (d->whead + 1) % d->wcap;
+		d->whead = d->whead + 1 < d->wcap ? d->whead + 1 : 0;
 		d->wn--;
 	}
 }
 
 /* Arm drain_ev for the next program start, or the next release of space
  * while a write waits for it. */
-static inline void rp_arm(struct flash_dev *d, int64_t now)
+static inline __attribute__((always_inline)) void rp_arm(struct flash_dev *d, int64_t now)
 {
 	struct flash_timeline *tl = &d->tl;
 	int64_t t = INT64_MAX;
@@ -1046,7 +1055,11 @@ static inline void rp_arm(struct flash_dev *d, int64_t now)
 
 static void rp_step(struct flash_dev *d, int64_t now)
 {
-	rp_drain(d, now, false);
+	/* rp_drain with the drain loop in line: a drain event books here */
+	uint32_t pos = 0, die;
+	int64_t next;
+	if (d->qn && (die = rp_memo(d, now, &pos, &next)) != UINT32_MAX)
+		rp_drain_units(d, now, false, die, pos);
 	rp_admit(d, now);
 	rp_arm(d, now);
 }
@@ -1163,6 +1176,7 @@ static int flash_init(struct device *dev, struct cfg_node *node, struct sim_erro
 	d->link_rate = rate < 1.0 ? 1 : (uint64_t)(rate + 0.5);
 	d->ch_rate = d->channel_bps < 1.0 ? 1 : (uint64_t)(d->channel_bps + 0.5);
 	d->unit_ch_ns = xfer_ns(d->unit_bytes, d->ch_rate);
+	d->unit_link_ns = xfer_ns(d->unit_bytes, d->link_rate);
 	d->full_duplex = ufs;
 	dev->link_bps = d->link_rate; /* the core's figure; the model times the link itself */
 	dev->link_full_duplex = ufs;

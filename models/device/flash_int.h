@@ -123,6 +123,7 @@ struct flash_dev {
 	bool full_duplex;
 	uint64_t unit_bytes;      /* program unit: page x planes */
 	int64_t unit_ch_ns;       /* channel time of a full unit's data */
+	int64_t unit_link_ns;     /* host link time of a full unit's data */
 
 	struct flash_timeline tl;      /* the device's real timelines */
 	struct flash_timeline scratch; /* idle copy for idle_latency_ns */
