@@ -455,13 +455,15 @@ int pagecache_prefill(struct stack *s, struct stack_file *f, uint64_t npages,
 			return sim_errorf(err, SIM_E_NOMEM, "out of memory");
 		pg->file = f;
 		pg->index = (uint32_t)i;
-		pg->flags = PG_UPTODATE;
-		list_init(&pg->lru);
 		if (pc_index_insert(f, pg))
 			return sim_errorf(err, SIM_E_NOMEM, "out of memory");
 		f->nr_pages++;
 		pc->used++;
-		pc_lru_add_head(pc, pg, PC_LRU_INACTIVE);
+		/* pc_lru_add_head(INACTIVE) of a page on no list */
+		pg->flags = PG_UPTODATE;
+		pg->lru_list = PC_LRU_INACTIVE;
+		list_add(&pg->lru, &pc->inactive);
+		pc->nr_inactive++;
 	}
 	if (f->size < npages << STACK_PAGE_SHIFT)
 		f->size = npages << STACK_PAGE_SHIFT;
