@@ -449,22 +449,57 @@ int pagecache_prefill(struct stack *s, struct stack_file *f, uint64_t npages,
 				  (unsigned long long)npages, rec, need / 1073741824.0,
 				  limited ? "process's address-space limit (ulimit -v) of" : "machine's",
 				  phys / 1073741824.0);
-	for (uint64_t i = 0; i < npages; i++) {
-		struct pc_page *pg = pc_page_alloc(pc);
-		if (!pg)
-			return sim_errorf(err, SIM_E_NOMEM, "out of memory");
+	/* Page by page: a record, its index slot (the leaf made at its first
+	 * page), the inactive head. Here a leaf's map bits are set once it is
+	 * full, the pages are chained and joined at the inactive head, the
+	 * counts added and f->last, the highest page, set at the end: the
+	 * same records, leaves, list and counts in the same order. */
+	struct list_head *head = &pc->inactive, *next = head->next;
+	struct pc_leaf *lf = NULL;
+	struct pc_page *pg = NULL;
+	uint64_t bits = 0, done = 0;
+	int rc = 0;
+	for (; done < npages; done++) {
+		unsigned b = (unsigned)(done & ((1u << PC_LEAF_SHIFT) - 1));
+		struct pc_page *p = pc_page_alloc(pc);
+		if (!p) {
+			rc = SIM_E_NOMEM;
+			break;
+		}
+		if (!lf || b == 0) {
+			if (lf)
+				lf->map |= bits;
+			uint64_t l = done >> PC_LEAF_SHIFT;
+			lf = l < f->pages.nleaf ? f->pages.leaf[l] : NULL;
+			bits = 0;
+			if (!lf && !(lf = pc_index_leaf(f, l))) {
+				list_add(&p->lru, &pc->free_pages);
+				rc = SIM_E_NOMEM;
+				break;
+			}
+		}
+		pg = p;
 		pg->file = f;
-		pg->index = (uint32_t)i;
-		if (pc_index_insert(f, pg))
-			return sim_errorf(err, SIM_E_NOMEM, "out of memory");
-		f->nr_pages++;
-		pc->used++;
-		/* pc_lru_add_head(INACTIVE) of a page on no list */
+		pg->index = (uint32_t)done;
 		pg->flags = PG_UPTODATE;
 		pg->lru_list = PC_LRU_INACTIVE;
-		list_add(&pg->lru, &pc->inactive);
-		pc->nr_inactive++;
+		lf->slot[b] = pg;
+		bits |= 1ull << b;
+		pg->lru.next = next;
+		next->prev = &pg->lru;
+		next = &pg->lru;
 	}
+	if (lf)
+		lf->map |= bits;
+	head->next = next;
+	next->prev = head;
+	f->nr_pages += done;
+	pc->used += done;
+	pc->nr_inactive += done;
+	if (pg && (!f->last || pg->index > f->last->index))
+		f->last = pg;
+	if (rc)
+		return sim_errorf(err, rc, "out of memory");
 	if (f->size < npages << STACK_PAGE_SHIFT)
 		f->size = npages << STACK_PAGE_SHIFT;
 	pc->peak_used = pc->used;

@@ -2,8 +2,8 @@
  * kswapd reclaim, direct reclaim when everything is dirty, the LRU keeping
  * mapped (faulted) pages over streamed ones, the lru lock's pagevec
  * batching, and the per-file page index (lookup, ordered walk, last page)
- * through scattered inserts and evictions, and reclaim's chunk-at-once
- * free against page-by-page. */
+ * through scattered inserts and evictions, reclaim's chunk-at-once free
+ * against page-by-page, and the cached pages at t = 0. */
 #include "tests/models/stack/stack_harness.h"
 
 #define PC_DEV "device: {model: ideal, service: fixed, mean_us: 100, queue_depth: 1}\n"
@@ -280,6 +280,43 @@ static void test_pagecache_free_batch_as_page_by_page(void **state)
 	sh_free(h2);
 }
 
+/* The cached pages at t = 0 (pagecache_prefill, a leaf at a time): every
+ * index 0..n-1 present and clean, the last one last, n more pages used,
+ * and on the inactive list ahead of the pages already there, in the
+ * order inserting them one by one at its head gives (highest first). */
+static void test_pagecache_prefill(void **state)
+{
+	(void)state;
+	struct sh *h = sh_new(PC_DEV PC_SMALL PC_FS);
+	struct pagecache *pc = &h->st->pc;
+	struct stack_file *pre = sh_file(h, "pre", 70 * 4096);
+	struct sim_error err = { 0 };
+	assert_int_equal(pagecache_prefill(h->st, pre, 70, &err), 0);
+	struct stack_file *f = sh_file(h, "other", 300 * 4096);
+	uint64_t used = pc->used, inactive = pc->nr_inactive;
+	const struct list_head *old_first = pc->inactive.next;
+	assert_int_equal(pagecache_prefill(h->st, f, 300, &err), 0);
+	check_index(f);
+	assert_int_equal(f->nr_pages, 300);
+	assert_int_equal(f->last->index, 299);
+	assert_int_equal(pc->used, used + 300);
+	assert_int_equal(pc->nr_inactive, inactive + 300);
+	assert_int_equal(f->pages.leaf[4]->map, (1ull << 44) - 1); /* 300 = 4 x 64 + 44 */
+	const struct list_head *q = pc->inactive.next;
+	for (uint64_t i = 300; i-- > 0; q = q->next) {
+		assert_ptr_equal(q->next->prev, q);
+		const struct pc_page *pg = list_entry(q, struct pc_page, lru);
+		assert_ptr_equal(pg, pc_find(f, i));
+		assert_int_equal(pg->flags, PG_UPTODATE);
+		assert_int_equal(pg->lru_list, PC_LRU_INACTIVE);
+	}
+	assert_ptr_equal(q, old_first);
+	assert_ptr_equal(q->prev, &pc_find(f, 0)->lru);
+	check_index(pre);
+	assert_int_equal(pre->nr_pages, 70);
+	sh_free(h);
+}
+
 /* The writeback tags and the leaf-at-a-time walks against the page by
  * page ones: every present page's tag bit is its PG_WRITEBACK,
  * pc_find_writeback is the first PG_WRITEBACK page of a pc_next walk (up
@@ -364,6 +401,7 @@ int main(void)
 		cmocka_unit_test(test_pagecache_lock_batches_per_pagevec),
 		cmocka_unit_test(test_pagecache_index_scattered),
 		cmocka_unit_test(test_pagecache_free_batch_as_page_by_page),
+		cmocka_unit_test(test_pagecache_prefill),
 		cmocka_unit_test(test_pagecache_writeback_tags),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
