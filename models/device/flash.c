@@ -428,9 +428,6 @@ static inline uint32_t flash_pick_die(const struct flash_dev *d, const struct fl
 	return best;
 }
 
-/* Book a unit of bytes, in the buffer since ready, on die best (round-robin
- * position best_pos; the FTL's staged pages are committed to it). Returns
- * the end of the program. */
 /* Foreground GC: the die copies and erases before it can take the unit,
  * from when the unit is ready (the need arises) or the die is free,
  * whichever is later. Returns its time. */
@@ -449,6 +446,9 @@ static __attribute__((noinline)) int64_t flash_unit_fg_gc(struct flash_dev *d,
 	return gc_ns;
 }
 
+/* Book a unit of bytes, in the buffer since ready, on die best (round-robin
+ * position best_pos; the FTL's staged pages are committed to it). Returns
+ * the end of the program. */
 static inline __attribute__((always_inline)) int64_t
 flash_book_unit(struct flash_dev *d, struct flash_timeline *tl, uint64_t bytes, int64_t ready,
 		uint32_t best, uint32_t best_pos, bool account)
