@@ -180,6 +180,7 @@ int sim_engine_init(struct sim_engine *e, struct sim *owner, uint32_t initial_ca
 	memset(e, 0, sizeof(*e));
 	e->owner = owner;
 	e->barrier = SIM_TIME_MAX;
+	e->adv_max = INT64_MIN;
 	e->b = calloc(SIM_NBUCKETS, sizeof(*e->b));
 	return e->b ? 0 : SIM_E_NOMEM;
 }
@@ -356,6 +357,8 @@ int sim_engine_schedule_seq(struct sim_engine *e, struct sim_event *ev, int64_t 
 	 * bound */
 	if (when < e->peek_min)
 		e->peek_min = when;
+	if (when - 1 < e->adv_max)
+		e->adv_max = when - 1;
 	if (bi != cur_index(e))
 		return 0; /* sorted by seq when its bucket becomes current */
 	/* The current instant's bucket is consumed in seq order from head:
@@ -556,6 +559,8 @@ static int64_t peek_min(struct sim_engine *e)
 
 bool sim_engine_advance_slow(struct sim_engine *e, int64_t when)
 {
+	/* taken again below, from the bound as it is then */
+	e->adv_max = INT64_MIN;
 	if (e->no_advance || e->stop || e->max_events || when > e->until)
 		return false;
 	/* Cancelling only raises the minimum and firing happens outside a
@@ -573,12 +578,14 @@ bool sim_engine_advance_slow(struct sim_engine *e, int64_t when)
 	SIM_ASSERT(when >= e->now);
 	e->now = when;
 	e->skipped++;
+	e->adv_max = e->peek_min - 1 < e->until ? e->peek_min - 1 : e->until;
 	return true;
 }
 
 bool sim_engine_step(struct sim_engine *e)
 {
 	e->until = SIM_TIME_MAX;
+	e->adv_max = INT64_MIN;
 	struct sim_heap_entry *ent = next_entry(e);
 	if (!ent)
 		return false;
@@ -591,6 +598,7 @@ static inline enum sim_run_result run_loop(struct sim_engine *e, int64_t last, i
 {
 	e->stop = false;
 	e->until = until;
+	e->adv_max = INT64_MIN;
 	for (;;) {
 		if (e->stop)
 			return SIM_RUN_STOPPED;

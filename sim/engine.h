@@ -87,6 +87,13 @@ struct sim_engine {
 	int64_t peek_min;    /* a lower bound of the earliest pending time ... */
 	uint64_t peek_seq;   /* ... valid while next_seq is this (nothing scheduled since) */
 	bool no_advance;     /* always refuse (run.per_event) */
+	/* While peek_seq is next_seq, an advance up to adv_max before barrier
+	 * needs no other test: the smaller of until and peek_min - 1, taken
+	 * by sim_engine_advance_slow when no_advance, stop and max_events let
+	 * it advance; INT64_MIN after anything that may have changed those
+	 * (a run's start, a stop, step). no_advance and max_events are set
+	 * between runs only. */
+	int64_t adv_max;
 	/* Fork at a phase: an advance to barrier or past it asks cross(owner,
 	 * when) first (true: advance); SIM_TIME_MAX: none. */
 	int64_t barrier;
@@ -161,8 +168,7 @@ bool sim_engine_advance_slow(struct sim_engine *e, int64_t when);
  * caller may still ask sim_engine_advance). */
 static inline bool sim_engine_advance_fast(struct sim_engine *e, int64_t when)
 {
-	if (!e->no_advance && !e->stop && !e->max_events && when <= e->until &&
-	    e->peek_seq == e->next_seq && e->peek_min > when && when < e->barrier &&
+	if (e->peek_seq == e->next_seq && when <= e->adv_max && when < e->barrier &&
 	    when >= e->now) {
 		e->now = when;
 		e->skipped++;
@@ -176,7 +182,11 @@ static inline bool sim_engine_advance(struct sim_engine *e, int64_t when)
 	return sim_engine_advance_fast(e, when) || sim_engine_advance_slow(e, when);
 }
 
-static inline void sim_engine_stop(struct sim_engine *e) { e->stop = true; }
+static inline void sim_engine_stop(struct sim_engine *e)
+{
+	e->stop = true;
+	e->adv_max = INT64_MIN;
+}
 static inline int64_t sim_engine_now(const struct sim_engine *e) { return e->now; }
 static inline uint32_t sim_engine_pending(const struct sim_engine *e) { return e->n; }
 

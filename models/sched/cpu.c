@@ -414,9 +414,15 @@ enum step task_pay_cpu(struct stack_task *t)
 	if (t->on_core || s->sim->timeline || !list_empty(&c->runq))
 		return task_pay_cpu_slow(t);
 	int64_t now = e->now;
-	int64_t min_now = c->nr_running ? cpu_update_min(c, now) : INT64_MAX;
-	if (cpu_free_core(c) < 0 || !cpu_one_slice(c, t, ns, c->nr_running + 1) ||
-	    !sim_engine_advance_fast(e, now + ns))
+	int64_t min_now = INT64_MAX;
+	if (c->nr_running) {
+		min_now = cpu_update_min(c, now);
+		if (cpu_free_core(c) < 0)
+			return task_pay_cpu_slow(t);
+	} else if (c->held[0] && cpu_free_core(c) < 0) {
+		return task_pay_cpu_slow(t); /* alone: core 0 has no task */
+	}
+	if (!cpu_one_slice(c, t, ns, c->nr_running + 1) || !sim_engine_advance_fast(e, now + ns))
 		return task_pay_cpu_slow(t);
 	t->cpu_debt = 0;
 	c->bursts++;

@@ -321,6 +321,71 @@ static void test_engine_advance(void **state)
 	sim_engine_free(&c.e);
 }
 
+/* Several advances inside one handler, the later ones by the bound the
+ * first one cached (adv_max): whatever may have lowered the bound since -
+ * an event placed with a reserved sequence number, a stop, a barrier -
+ * refuses. */
+static bool cross_calls_refuse(struct sim *owner, int64_t when)
+{
+	(void)owner;
+	(void)when;
+	return false;
+}
+
+struct adv_seq {
+	struct sim_event ev;
+	struct ctx *ctx;
+	struct tev *late;
+	uint64_t seq;
+	bool ok[8];
+};
+
+static void adv_seq_fire(struct sim *sim, struct sim_event *ev)
+{
+	struct adv_seq *a = container_of(ev, struct adv_seq, ev);
+	struct sim_engine *e = &a->ctx->e;
+	(void)sim;
+	a->ok[0] = sim_engine_advance(e, 2000);
+	a->ok[1] = sim_engine_advance(e, 3000); /* by the cached bound */
+	assert_int_equal(sim_engine_schedule_seq(e, &a->late->ev, 5000, a->seq), 0);
+	a->ok[2] = sim_engine_advance(e, 6000); /* the late event comes first */
+	a->ok[3] = sim_engine_advance(e, 4000);
+	e->cross = cross_calls_refuse;
+	e->barrier = 4500; /* as cross would set it */
+	a->ok[4] = sim_engine_advance(e, 4600);
+	e->barrier = SIM_TIME_MAX;
+	a->ok[5] = sim_engine_advance(e, 4200);
+	sim_engine_stop(e);
+	a->ok[6] = sim_engine_advance(e, 4300);
+}
+
+static void test_engine_advance_cached(void **state)
+{
+	struct ctx c;
+	struct tev ev[2];
+	ctx_init(&c, ev, 2, 0);
+	struct adv_seq a = { .ctx = &c, .late = &ev[1] };
+	sim_event_init(&a.ev, adv_seq_fire);
+	sched(&c, &ev[0], 10000);
+	a.seq = sim_engine_reserve_seq(&c.e);
+	assert_int_equal(sim_engine_schedule(&c.e, &a.ev, 1000), 0);
+	assert_int_equal(sim_engine_run(&c.e, SIM_TIME_MAX), SIM_RUN_STOPPED);
+	const bool want[7] = { true, true, false, true, false, true, false };
+	for (int i = 0; i < 7; i++)
+		assert_int_equal(a.ok[i], want[i]);
+	assert_int_equal(sim_engine_now(&c.e), 4200);
+	assert_int_equal(c.e.skipped, 4);
+	/* a new run's time limit holds for the bound taken in the last one */
+	assert_int_equal(sim_engine_run(&c.e, 4800), SIM_RUN_UNTIL);
+	assert_int_equal(c.nlog, 0);
+	a.ok[0] = sim_engine_advance(&c.e, 4900);
+	assert_false(a.ok[0]);
+	assert_int_equal(sim_engine_run(&c.e, SIM_TIME_MAX), SIM_RUN_EMPTY);
+	const int order[2] = { 1, 0 };
+	assert_log(&c, order, 2);
+	sim_engine_free(&c.e);
+}
+
 /* A handler that reschedules itself (a periodic timer) and schedules a
  * peer at the current instant: the peer runs after events already due now. */
 struct chain {
@@ -505,6 +570,7 @@ int main(void)
 		cmocka_unit_test(test_engine_stop_from_handler),
 		cmocka_unit_test(test_engine_handler_schedules),
 		cmocka_unit_test(test_engine_advance),
+		cmocka_unit_test(test_engine_advance_cached),
 		cmocka_unit_test(test_engine_free_idles_pending),
 		cmocka_unit_test(test_engine_random_vs_sorted_reference),
 	};
