@@ -167,8 +167,12 @@ pc_insert(struct stack_task *t, struct stack_file *f, uint64_t index, struct pc_
 		hold += s->lock.p.insert_ns;
 	} else {
 		int64_t w = mm_lock_acquire(&f->tree_lock, now, s->lock.p.insert_ns, c);
-		t->cpu_debt += w + (nofs ? 0 : s->lock.p.insert_ns);
-		t->spin_debt[MM_SPIN_TREE] += w;
+		if (!nofs)
+			t->cpu_debt += s->lock.p.insert_ns;
+		if (w) { /* a spin (a free lock adds nothing) */
+			t->cpu_debt += w;
+			t->spin_debt[MM_SPIN_TREE] += w;
+		}
 	}
 	/* lru_cache_add: the pagevec drains under lru_lock every batch_pages */
 	if (++t->pvec >= (uint32_t)s->lock.p.batch_pages) {
