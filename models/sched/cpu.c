@@ -401,29 +401,12 @@ static __attribute__((noinline)) enum step task_pay_spins(struct stack_task *t)
  * what the tasks on cores and queued have, so when a test fails the
  * general path, which makes every step again from the start, finds the
  * same. */
-enum step task_pay_cpu(struct stack_task *t)
+/* The changes of task_pay_cpu's path once its tests passed (the clock
+ * moved to the end of the burst), min_now cpu_update_min's result. */
+static inline __attribute__((always_inline)) enum step cpu_paid(struct cpu_model *c,
+								struct stack_task *t, int64_t ns,
+								int64_t min_now)
 {
-	int64_t ns = t->cpu_debt;
-	if (ns <= 0)
-		return STEP_DONE;
-	if (t->spin_debt[MM_SPIN_LRU] | t->spin_debt[MM_SPIN_ZONE] | t->spin_debt[MM_SPIN_TREE])
-		return task_pay_spins(t);
-	struct stack *s = t->stack;
-	struct cpu_model *c = &s->cpu;
-	struct sim_engine *e = &s->sim->engine;
-	if (t->on_core || s->sim->timeline || !list_empty(&c->runq))
-		return task_pay_cpu_slow(t);
-	int64_t now = e->now;
-	int64_t min_now = INT64_MAX;
-	if (c->nr_running) {
-		min_now = cpu_update_min(c, now);
-		if (cpu_free_core(c) < 0)
-			return task_pay_cpu_slow(t);
-	} else if (c->held[0] && cpu_free_core(c) < 0) {
-		return task_pay_cpu_slow(t); /* alone: core 0 has no task */
-	}
-	if (!cpu_one_slice(c, t, ns, c->nr_running + 1) || !sim_engine_advance_fast(e, now + ns))
-		return task_pay_cpu_slow(t);
 	t->cpu_debt = 0;
 	c->bursts++;
 	cpu_place(c, t);
@@ -437,6 +420,40 @@ enum step task_pay_cpu(struct stack_task *t)
 		c->min_vruntime = min_now + ns;
 	t->state = TS_RUNNING;
 	return STEP_DONE;
+}
+
+/* task_pay_cpu's path with other tasks on cores (nr_running not 0). */
+static __attribute__((noinline)) enum step task_pay_cpu_shared(struct stack_task *t, int64_t ns)
+{
+	struct cpu_model *c = &t->stack->cpu;
+	struct sim_engine *e = &t->stack->sim->engine;
+	int64_t now = e->now;
+	int64_t min_now = cpu_update_min(c, now);
+	if (cpu_free_core(c) < 0 || !cpu_one_slice(c, t, ns, c->nr_running + 1) ||
+	    !sim_engine_advance_fast(e, now + ns))
+		return task_pay_cpu_slow(t);
+	return cpu_paid(c, t, ns, min_now);
+}
+
+enum step task_pay_cpu(struct stack_task *t)
+{
+	int64_t ns = t->cpu_debt;
+	if (ns <= 0)
+		return STEP_DONE;
+	if (t->spin_debt[MM_SPIN_LRU] | t->spin_debt[MM_SPIN_ZONE] | t->spin_debt[MM_SPIN_TREE])
+		return task_pay_spins(t);
+	struct stack *s = t->stack;
+	struct cpu_model *c = &s->cpu;
+	struct sim_engine *e = &s->sim->engine;
+	if (t->on_core || s->sim->timeline || !list_empty(&c->runq))
+		return task_pay_cpu_slow(t);
+	if (c->nr_running)
+		return task_pay_cpu_shared(t, ns);
+	/* alone: core 0 has no task, and min_vruntime has nothing to move to */
+	if ((c->held[0] && cpu_free_core(c) < 0) || !cpu_one_slice(c, t, ns, 1) ||
+	    !sim_engine_advance_fast(e, e->now + ns))
+		return task_pay_cpu_slow(t);
+	return cpu_paid(c, t, ns, INT64_MAX);
 }
 
 bool cpu_run(struct stack_task *t, int64_t ns)
