@@ -762,7 +762,7 @@ static void rp_release(struct flash_dev *d, int64_t a, struct flash_wreq *e)
 	struct flash_timeline *tl = &d->tl;
 	while (tl->nrel && tl->rel[tl->relhead].t <= a) { /* rel_sorted: see rel_push */
 		struct flash_release r = rel_pop_sorted(tl);
-		if (e->wait_from >= 0 && r.t > e->wait_from) {
+		if (r.gc_ns && e->wait_from >= 0 && r.t > e->wait_from) { /* else it adds 0 */
 			int64_t w = r.t - e->wait_from;
 			e->gc_ns += w < r.gc_ns ? w : r.gc_ns;
 		}
