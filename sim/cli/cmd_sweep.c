@@ -56,17 +56,7 @@ static char *default_out(const char *path)
 static void print_point(const struct sweep *sw, const struct sweep_point *p)
 {
 	fputs(p->id, stdout);
-	char sep = '\t';
-	for (int c = 0; c < sw->nkeys; c++) {
-		if (!p->vals[c])
-			continue;
-		printf("%c%s=%s", sep, sw->keys[c], p->vals[c]->text);
-		sep = ' ';
-	}
-	if (sw->repetitions > 1)
-		printf("%crep=%d", sep, p->rep), sep = ' ';
-	if (p->seed_set)
-		printf("%cseed=%llu", sep, (unsigned long long)p->seed);
+	sweep_point_print_keys(stdout, sw, p, "\t");
 	putchar('\n');
 }
 

@@ -1222,6 +1222,23 @@ fail:
 	return NULL;
 }
 
+bool sweep_point_print_keys(FILE *f, const struct sweep *sw, const struct sweep_point *p,
+			    const char *first)
+{
+	bool any = false;
+	for (int c = 0; c < sw->nkeys; c++) {
+		if (!p->vals[c])
+			continue;
+		fprintf(f, "%s%s=%s", any ? " " : first, sw->keys[c], p->vals[c]->text);
+		any = true;
+	}
+	if (sw->repetitions > 1)
+		fprintf(f, "%srep=%d", any ? " " : first, p->rep), any = true;
+	if (p->seed_set)
+		fprintf(f, "%sseed=%llu", any ? " " : first, (unsigned long long)p->seed), any = true;
+	return any;
+}
+
 void sweep_free_sets(char **sets, int n)
 {
 	for (int i = 0; sets && i < n; i++)

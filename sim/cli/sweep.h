@@ -127,6 +127,12 @@ int sweep_find_point(const struct sweep *sw, const char *spec, struct sim_error 
 char **sweep_point_sets(const struct sweep *sw, const struct sweep_point *p, int *n);
 void sweep_free_sets(char **sets, int n);
 
+/* Point p's own keys as `mobisim sweep --list` prints them: "key=value"
+ * separated by blanks (rep= and seed= when they vary), the first preceded
+ * by first; nothing (false) when the point sets no key. */
+bool sweep_point_print_keys(FILE *f, const struct sweep *sw, const struct sweep_point *p,
+			    const char *first);
+
 /* The point's assignment as a JSON object {key: typed value}, typed like
  * cfg_to_json types scalars. Caller owns. */
 struct json_t *sweep_point_assignment_json(const struct sweep *sw, const struct sweep_point *p);
@@ -188,9 +194,10 @@ struct sweep_run_opts {
  * (sweep_run.c): SIGINT, SIGTERM and SIGHUP blocked (SIG_BLOCK, the old
  * mask into *old) or restored (SIG_SETMASK from *old) while the set of
  * running children changes, so the handler (sim/results.c) sees every one;
- * and a child's failure or crash said on log (NULL: nothing). */
+ * and a child's failure or crash said on log (NULL: nothing) in one line
+ * that names the point and its keys. */
 void sweep_pool_signals(int how, sigset_t *old);
-void sweep_report_child(FILE *log, const struct sweep_point *p, int status);
+void sweep_report_child(FILE *log, const struct sweep *sw, const struct sweep_point *p, int status);
 
 /* Run point index in this process and write OUT/points/<id>.json
  * atomically (creating the directories): the result document plus

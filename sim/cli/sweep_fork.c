@@ -24,7 +24,12 @@
  * (a pipe holds a byte per free slot; a master takes one before each fork,
  * whoever reaps the run gives it back), plus one master: a master that has
  * forked its last point ends at once, its runs go on under the main
- * process (a subreaper), and the next family's master starts.
+ * process (a subreaper), and the next family's master starts. A failed
+ * run is named (sweep_report_child) by whoever reaps it: its master, or the
+ * main process, which reads the master's report of each fork before it
+ * looks a reaped run up. MOBISIM_TEST_FORK_LATE_REPORTS (a test hook,
+ * set by tests/integration/sweep_fork.sh only) delays that reading as
+ * late as it can go.
  */
 #include "sim/cli/sweep_fork.h"
 
@@ -236,7 +241,7 @@ static void child_ended(struct master *m, pid_t pid, int status)
 		m->live--;
 		if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
 			m->failed++;
-			sweep_report_child(m->o->log, &m->sw->points[m->slot_point[k]], status);
+			sweep_report_child(m->o->log, m->sw, &m->sw->points[m->slot_point[k]], status);
 		}
 		char t = 't';
 		while (write(m->token_wr, &t, 1) < 0 && errno == EINTR)
@@ -530,42 +535,10 @@ struct grand {
 	int *point;
 	int cap;
 	int tok_wr;
+	int rep_fd;            /* the running family's reports (non-blocking), -1: none */
+	bool rep_eof;          /* its master and runs have all closed it */
+	bool *forked;          /* per point: a master forked it */
 };
-
-/* Reap what has ended: a run that came to us gives its slot back. The
- * master's status goes to *mstatus. block: wait for one at least. false
- * when no child is left. */
-static bool main_reap(const struct sweep *sw, const struct sweep_run_opts *o, struct grand *g,
-		      bool block, int *mstatus)
-{
-	int status;
-	pid_t pid;
-	while ((pid = waitpid(-1, &status, block ? 0 : WNOHANG)) != 0) {
-		if (pid < 0) {
-			if (errno == EINTR)
-				continue;
-			return errno != ECHILD;
-		}
-		block = false;
-		if (pid == g->pids[0]) {
-			*mstatus = status;
-			g->pids[0] = 0;
-			continue;
-		}
-		int k = 1;
-		while (k < g->cap && g->pids[k] != pid)
-			k++;
-		char t = 't';
-		while (write(g->tok_wr, &t, 1) < 0 && errno == EINTR)
-			;
-		if (k == g->cap)
-			continue;
-		g->pids[k] = 0;
-		if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-			sweep_report_child(o->log, &sw->points[g->point[k]], status);
-	}
-	return true;
-}
 
 static void grand_add(struct grand *g, pid_t pid, int point)
 {
@@ -577,11 +550,90 @@ static void grand_add(struct grand *g, pid_t pid, int point)
 		}
 }
 
-/* Run one family through its master; *forked gets the points it forked.
+/* Take in what the running family's master has reported so far. */
+static void grand_read(const struct sweep *sw, struct grand *g)
+{
+	while (g->rep_fd >= 0 && !g->rep_eof) {
+		/* each record is one write of less than PIPE_BUF: whole
+		 * records come out of a read of a multiple of their size */
+		struct fork_rec rec[64];
+		ssize_t r = read(g->rep_fd, rec, sizeof(rec));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			g->rep_eof = r == 0 || errno != EAGAIN;
+			return;
+		}
+		for (size_t i = 0; i < (size_t)r / sizeof(rec[0]); i++) {
+			if (rec[i].index < 0 || rec[i].index >= sw->npoints)
+				continue;
+			g->forked[rec[i].index] = true;
+			sigset_t old;
+			sweep_pool_signals(SIG_BLOCK, &old);
+			grand_add(g, rec[i].pid, rec[i].index);
+			sweep_pool_signals(SIG_SETMASK, &old);
+		}
+	}
+}
+
+/* Reap what has ended: a run that came to us gives its slot back and, if
+ * it failed, is reported like any other. The master's status goes to
+ * *mstatus. block: wait for one at least. false when no child is left. */
+static bool main_reap(const struct sweep *sw, const struct sweep_run_opts *o, struct grand *g,
+		      bool block, int *mstatus)
+{
+	for (;;) {
+		/* Wait without reaping, so the pid stays valid for the signal
+		 * handler until it leaves g->pids (as the pool does). */
+		siginfo_t si;
+		memset(&si, 0, sizeof(si));
+		if (waitid(P_ALL, 0, &si, WEXITED | WNOWAIT | (block ? 0 : WNOHANG)) < 0) {
+			if (errno == EINTR)
+				continue;
+			return errno != ECHILD;
+		}
+		pid_t pid = si.si_pid;
+		if (pid == 0)
+			return true; /* WNOHANG: nothing has ended */
+		block = false;
+		/* A run we reap here came to us when its master ended, so the
+		 * master's report of it (written before it ended) is in the
+		 * pipe by now: read it before looking the run up, or a run
+		 * that ends before we read its report goes unnamed. */
+		if (pid != g->pids[0])
+			grand_read(sw, g);
+		int k = 0;
+		while (k < g->cap && g->pids[k] != pid)
+			k++;
+		int status;
+		pid_t got;
+		sigset_t old;
+		sweep_pool_signals(SIG_BLOCK, &old);
+		if (k < g->cap)
+			g->pids[k] = 0;
+		while ((got = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
+			;
+		sweep_pool_signals(SIG_SETMASK, &old);
+		if (got != pid)
+			continue;
+		if (k == 0) {
+			*mstatus = status;
+			continue;
+		}
+		/* every other child of ours is a forked run: it held a slot */
+		char t = 't';
+		while (write(g->tok_wr, &t, 1) < 0 && errno == EINTR)
+			;
+		if (k < g->cap && (!WIFEXITED(status) || WEXITSTATUS(status) != 0))
+			sweep_report_child(o->log, sw, &sw->points[g->point[k]], status);
+	}
+}
+
+/* Run one family through its master; g->forked gets the points it forked.
  * Returns when the master has ended (its last runs may go on). */
 static int family_run(const struct sweep *sw, const struct fork_plan *pl, const struct fork_family *fam,
-		      const struct sweep_run_opts *o, struct grand *g, const int tok[2], bool *forked,
-		      char *why, size_t whylen)
+		      const struct sweep_run_opts *o, struct grand *g, const int tok[2], char *why,
+		      size_t whylen)
 {
 	int rep[2], wp[2];
 	if (pipe(rep))
@@ -615,25 +667,24 @@ static int family_run(const struct sweep *sw, const struct fork_plan *pl, const 
 	/* the forked runs as the master reports them, reaping meanwhile what
 	 * earlier families left us (their slots are what the master waits for) */
 	int mstatus = 0;
+	fcntl(rep[0], F_SETFL, fcntl(rep[0], F_GETFL) | O_NONBLOCK);
+	g->rep_fd = rep[0];
+	g->rep_eof = false;
+	/* Test hook (tests/integration/sweep_fork.sh sets it, nothing else
+	 * does): read no report before the master and every run have ended,
+	 * the latest a report can be read, so that every run the master left
+	 * us is reaped before its report is read and must still be named. */
+	const char *late = getenv("MOBISIM_TEST_FORK_LATE_REPORTS");
+	if (late && *late)
+		while (main_reap(sw, o, g, true, &mstatus))
+			;
 	struct pollfd pfd = { .fd = rep[0], .events = POLLIN };
-	for (;;) {
+	while (!g->rep_eof) {
 		main_reap(sw, o, g, false, &mstatus);
-		int pr = poll(&pfd, 1, 20);
-		if (pr <= 0)
-			continue;
-		struct fork_rec rec;
-		ssize_t r = read(rep[0], &rec, sizeof(rec));
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r != (ssize_t)sizeof(rec))
-			break; /* EOF: the master and its runs closed it */
-		if (rec.index >= 0 && rec.index < sw->npoints) {
-			forked[rec.index] = true;
-			sweep_pool_signals(SIG_BLOCK, &old);
-			grand_add(g, rec.pid, rec.index);
-			sweep_pool_signals(SIG_SETMASK, &old);
-		}
+		if (poll(&pfd, 1, 20) > 0)
+			grand_read(sw, g);
 	}
+	g->rep_fd = -1;
 	close(rep[0]);
 	size_t n = 0;
 	ssize_t r;
@@ -662,7 +713,7 @@ int sweep_fork_run(const struct sweep *sw, const struct sweep_run_opts *o, int *
 	}
 	bool *forked = calloc((size_t)sw->npoints, sizeof(bool));
 	/* a slot per point: a run the master reaped itself may still be listed */
-	struct grand g = { .cap = 1 + sw->npoints };
+	struct grand g = { .cap = 1 + sw->npoints, .rep_fd = -1, .forked = forked };
 	g.pids = calloc((size_t)g.cap, sizeof(*g.pids));
 	g.point = calloc((size_t)g.cap, sizeof(*g.point));
 	int tok[2] = { -1, -1 };
@@ -685,7 +736,7 @@ int sweep_fork_run(const struct sweep *sw, const struct sweep_run_opts *o, int *
 		if (pl.fam[f].n < 2)
 			continue;
 		why[0] = '\0';
-		int code = family_run(sw, &pl, &pl.fam[f], o, &g, tok, forked, why, sizeof(why));
+		int code = family_run(sw, &pl, &pl.fam[f], o, &g, tok, why, sizeof(why));
 		if (code == 3 && !said && o->log) {
 			fprintf(o->log, "mobisim: %s: runs from t = 0 where it cannot fork: %s\n", sw->file,
 				why[0] ? why : "the prefix could not be built");

@@ -244,16 +244,30 @@ void sweep_pool_signals(int how, sigset_t *old)
 	sigprocmask(how, how == SIG_SETMASK ? old : &set, how == SIG_SETMASK ? NULL : old);
 }
 
-void sweep_report_child(FILE *log, const struct sweep_point *p, int status)
+/* One line, written at once (the log is shared with the running points):
+ * the point, its keys, how it ended. A point's own stderr is the sweep's,
+ * so what it said comes before this line. */
+void sweep_report_child(FILE *log, const struct sweep *sw, const struct sweep_point *p, int status)
 {
 	if (!log)
 		return;
+	char *line = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&line, &len);
+	FILE *f = m ? m : log;
+	fprintf(f, "mobisim: point %s", p->id);
+	if (sweep_point_print_keys(f, sw, p, " ("))
+		fputc(')', f);
 	if (WIFSIGNALED(status))
-		fprintf(log, "mobisim: point %s: crashed (signal %d, %s)\n", p->id, WTERMSIG(status),
-			strsignal(WTERMSIG(status)));
+		fprintf(f, ": crashed (signal %d, %s)", WTERMSIG(status), strsignal(WTERMSIG(status)));
 	else
-		fprintf(log, "mobisim: point %s: failed (exit status %d)\n", p->id,
-			WEXITSTATUS(status));
+		fprintf(f, ": failed (exit status %d)", WEXITSTATUS(status));
+	fputs("; its stderr is the sweep's: what it said, if anything, is above\n", f);
+	if (m && fclose(m) == 0) {
+		fputs(line, log);
+		fflush(log);
+	}
+	free(line);
 }
 
 /* In the child: run the point, print its error, leave without touching
@@ -422,7 +436,7 @@ int sweep_run_all(const struct sweep *sw, const struct sweep_run_opts *o, int *n
 				worst = code;
 			if (pg.on)
 				fputc('\n', pg.f);
-			sweep_report_child(o->log, p, status);
+			sweep_report_child(o->log, sw, p, status);
 		}
 		progress_draw(&pg, false);
 	}
