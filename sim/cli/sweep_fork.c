@@ -24,12 +24,16 @@
  * (a pipe holds a byte per free slot; a master takes one before each fork,
  * whoever reaps the run gives it back), plus one master: a master that has
  * forked its last point ends at once, its runs go on under the main
- * process (a subreaper), and the next family's master starts. A failed
- * run is named (sweep_report_child) by whoever reaps it: its master, or the
- * main process, which reads the master's report of each fork before it
- * looks a reaped run up. MOBISIM_TEST_FORK_LATE_REPORTS (a test hook,
- * set by tests/integration/sweep_fork.sh only) delays that reading as
- * late as it can go.
+ * process (a subreaper), and the next family's master starts. The main
+ * process hears of each fork and of each end its master reaped (a pipe of
+ * struct fork_rec), reaps the rest itself, and names every failed run
+ * (sweep_report_child) as the pool does; it reads the pipe before it looks
+ * a reaped run up. MOBISIM_TEST_FORK_LATE_REPORTS (a test hook, set by
+ * tests/integration/sweep_fork.sh only) delays that reading as late as it
+ * can go. Its list of live runs holds at most -j (struct grand): each reap
+ * looks through -j entries, as the pool does, and neither its memory nor
+ * its cost per run grows with the number of points (10^6 points: the same
+ * -j entries).
  */
 #include "sim/cli/sweep_fork.h"
 
@@ -211,8 +215,8 @@ struct master {
 	int n, next;                 /* points, the next to fork */
 	volatile pid_t *pids;        /* live children, o->jobs slots */
 	int *slot_point;
-	int live, failed;
-	int report_fd;               /* forked points (struct fork_rec) go to the main process */
+	int live;
+	int report_fd;               /* forks and ends (struct fork_rec) go to the main process */
 	int token_rd, token_wr;      /* a byte per free job slot, shared by every family */
 	/* in a child */
 	int me;                      /* -1 in the master */
@@ -226,12 +230,17 @@ static int cmp_fork_at(const void *a, const void *b)
 	return (x->index > y->index) - (x->index < y->index);
 }
 
+/* What a master tells the main process: point index forked as pid, or
+ * (ended) that it reaped pid with status. */
 struct fork_rec {
 	int index;
 	pid_t pid;
+	int ended;
+	int status;
 };
 
-/* A child of ours ended: give its job slot back, say if it failed. */
+/* A child of ours ended: tell the main process (which names it if it
+ * failed and takes it off its list), then give its job slot back. */
 static void child_ended(struct master *m, pid_t pid, int status)
 {
 	for (int k = 0; k < m->o->jobs; k++) {
@@ -239,10 +248,9 @@ static void child_ended(struct master *m, pid_t pid, int status)
 			continue;
 		m->pids[k] = 0;
 		m->live--;
-		if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-			m->failed++;
-			sweep_report_child(m->o->log, m->sw, &m->sw->points[m->slot_point[k]], status);
-		}
+		struct fork_rec rec = { .index = m->slot_point[k], .pid = pid, .ended = 1, .status = status };
+		if (write(m->report_fd, &rec, sizeof(rec)) != (ssize_t)sizeof(rec))
+			m->n = m->next; /* the main process is gone */
 		char t = 't';
 		while (write(m->token_wr, &t, 1) < 0 && errno == EINTR)
 			;
@@ -441,9 +449,9 @@ static bool master_cross(struct sim *s, void *ctx, int64_t when)
 	return true;
 }
 
-/* The family master, in its own process: exit status 0 (all forked points
- * ran), 1 (some failed, said on log), 3 (could not hold: the reason on log
- * as "fork: REASON"; the main process runs the family the plain way). */
+/* The family master, in its own process: exit status 0 (it forked what it
+ * could; the main process hears how each run ended), 3 (could not hold:
+ * the reason on why_fd; the main process runs the family the plain way). */
 static void __attribute__((noreturn))
 master_main(const struct sweep *sw, const struct fork_plan *pl, const struct fork_family *fam,
 	    const struct sweep_run_opts *o, int report_fd, int why_fd, const int tok[2])
@@ -520,7 +528,7 @@ master_main(const struct sweep *sw, const struct fork_plan *pl, const struct for
 	pid_t pid;
 	while ((pid = waitpid(-1, &status, WNOHANG)) > 0)
 		child_ended(&m, pid, status);
-	_exit(m.failed ? 1 : 0);
+	_exit(0);
 refuse:
 	if (write(why_fd, why, strlen(why)) < 0)
 		_exit(3);
@@ -528,8 +536,12 @@ refuse:
 }
 
 /* The main process's view of the forked runs: which point each live
- * one is (they come to it when their master ended first), for the signal
- * handler and the failure message. */
+ * one is, for the signal handler and the failure message. A run is listed
+ * from its master's report of the fork until its master reports its end
+ * or the main process reaps it (it came to us when its master ended
+ * first). The reports come in the order the master did things, and a run
+ * holds a job slot until its end is reported or reaped, so at most -j runs
+ * are listed: cap is 1 + -j whatever the number of points. */
 struct grand {
 	volatile pid_t *pids;  /* [0]: the master; then the runs, 0 when gone */
 	int *point;
@@ -538,20 +550,32 @@ struct grand {
 	int rep_fd;            /* the running family's reports (non-blocking), -1: none */
 	bool rep_eof;          /* its master and runs have all closed it */
 	bool *forked;          /* per point: a master forked it */
+	int worst;             /* SIM_E_INPUT when every failed run exited 2, else SIM_E_RUNTIME */
 };
 
-static void grand_add(struct grand *g, pid_t pid, int point)
+/* The entry of pid from k = first on (pid 0: a free one); cap if none. */
+static int grand_find(const struct grand *g, pid_t pid, int first)
 {
-	for (int k = 1; k < g->cap; k++)
-		if (!g->pids[k]) {
-			g->point[k] = point;
-			g->pids[k] = pid;
-			return;
-		}
+	int k = first;
+	while (k < g->cap && g->pids[k] != pid)
+		k++;
+	return k;
+}
+
+/* A forked run ended: how the pool counts it (sweep_run.c). */
+static void grand_ended(const struct sweep *sw, const struct sweep_run_opts *o, struct grand *g,
+			int point, int status)
+{
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return;
+	int code = WIFEXITED(status) && WEXITSTATUS(status) == 2 ? SIM_E_INPUT : SIM_E_RUNTIME;
+	if (g->worst == 0 || code == SIM_E_RUNTIME)
+		g->worst = code;
+	sweep_report_child(o->log, sw, &sw->points[point], status);
 }
 
 /* Take in what the running family's master has reported so far. */
-static void grand_read(const struct sweep *sw, struct grand *g)
+static void grand_read(const struct sweep *sw, const struct sweep_run_opts *o, struct grand *g)
 {
 	while (g->rep_fd >= 0 && !g->rep_eof) {
 		/* each record is one write of less than PIPE_BUF: whole
@@ -567,11 +591,20 @@ static void grand_read(const struct sweep *sw, struct grand *g)
 		for (size_t i = 0; i < (size_t)r / sizeof(rec[0]); i++) {
 			if (rec[i].index < 0 || rec[i].index >= sw->npoints)
 				continue;
-			g->forked[rec[i].index] = true;
-			sigset_t old;
-			sweep_pool_signals(SIG_BLOCK, &old);
-			grand_add(g, rec[i].pid, rec[i].index);
-			sweep_pool_signals(SIG_SETMASK, &old);
+			/* a fork takes a free entry (there is one, by the
+			 * bound above), an end gives its entry back */
+			int k = grand_find(g, rec[i].ended ? rec[i].pid : 0, 1);
+			if (k < g->cap) {
+				sigset_t old;
+				sweep_pool_signals(SIG_BLOCK, &old);
+				g->pids[k] = rec[i].ended ? 0 : rec[i].pid;
+				g->point[k] = rec[i].index;
+				sweep_pool_signals(SIG_SETMASK, &old);
+			}
+			if (rec[i].ended)
+				grand_ended(sw, o, g, rec[i].index, rec[i].status);
+			else
+				g->forked[rec[i].index] = true;
 		}
 	}
 }
@@ -601,10 +634,8 @@ static bool main_reap(const struct sweep *sw, const struct sweep_run_opts *o, st
 		 * pipe by now: read it before looking the run up, or a run
 		 * that ends before we read its report goes unnamed. */
 		if (pid != g->pids[0])
-			grand_read(sw, g);
-		int k = 0;
-		while (k < g->cap && g->pids[k] != pid)
-			k++;
+			grand_read(sw, o, g);
+		int k = grand_find(g, pid, 0);
 		int status;
 		pid_t got;
 		sigset_t old;
@@ -624,8 +655,8 @@ static bool main_reap(const struct sweep *sw, const struct sweep_run_opts *o, st
 		char t = 't';
 		while (write(g->tok_wr, &t, 1) < 0 && errno == EINTR)
 			;
-		if (k < g->cap && (!WIFEXITED(status) || WEXITSTATUS(status) != 0))
-			sweep_report_child(o->log, sw, &sw->points[g->point[k]], status);
+		if (k < g->cap)
+			grand_ended(sw, o, g, g->point[k], status);
 	}
 }
 
@@ -682,7 +713,7 @@ static int family_run(const struct sweep *sw, const struct fork_plan *pl, const 
 	while (!g->rep_eof) {
 		main_reap(sw, o, g, false, &mstatus);
 		if (poll(&pfd, 1, 20) > 0)
-			grand_read(sw, g);
+			grand_read(sw, o, g);
 	}
 	g->rep_fd = -1;
 	close(rep[0]);
@@ -699,11 +730,12 @@ static int family_run(const struct sweep *sw, const struct fork_plan *pl, const 
 }
 
 int sweep_fork_run(const struct sweep *sw, const struct sweep_run_opts *o, int *todo, int *ntodo,
-		   int *nforked, struct sim_error *err)
+		   int *nforked, int *worst, struct sim_error *err)
 {
 	char why[SIM_ERRMSG_MAX];
 	struct fork_plan pl;
 	*nforked = 0;
+	*worst = 0;
 	if (o->no_fork || *ntodo < 2)
 		return 0; /* nothing to share (a resumed sweep with a point left) */
 	if (!plan_make(sw, todo, *ntodo, &pl, why, sizeof(why))) {
@@ -712,8 +744,7 @@ int sweep_fork_run(const struct sweep *sw, const struct sweep_run_opts *o, int *
 		return 0;
 	}
 	bool *forked = calloc((size_t)sw->npoints, sizeof(bool));
-	/* a slot per point: a run the master reaped itself may still be listed */
-	struct grand g = { .cap = 1 + sw->npoints, .rep_fd = -1, .forked = forked };
+	struct grand g = { .cap = 1 + o->jobs, .rep_fd = -1, .forked = forked };
 	g.pids = calloc((size_t)g.cap, sizeof(*g.pids));
 	g.point = calloc((size_t)g.cap, sizeof(*g.point));
 	int tok[2] = { -1, -1 };
@@ -752,6 +783,7 @@ int sweep_fork_run(const struct sweep *sw, const struct sweep_run_opts *o, int *
 	results_signal_children(NULL, 0);
 	free((void *)g.pids);
 	free(g.point);
+	*worst = g.worst;
 	/* what was forked is done (or failed and said so); the rest runs the
 	 * plain way */
 	int k = 0;

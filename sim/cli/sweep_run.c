@@ -338,11 +338,11 @@ int sweep_run_all(const struct sweep *sw, const struct sweep_run_opts *o, int *n
 	int worst = 0;
 	bool *plain = calloc((size_t)(sw->npoints ? sw->npoints : 1), sizeof(bool));
 	int *orig = malloc((size_t)(ntodo ? ntodo : 1) * sizeof(int));
-	int nforked = 0, nall = ntodo;
+	int nforked = 0, nall = ntodo, fork_worst = 0;
 	rc = plain && orig ? 0 : sim_errorf(err, SIM_E_NOMEM, "out of memory");
 	if (!rc) {
 		memcpy(orig, todo, (size_t)ntodo * sizeof(int));
-		rc = sweep_fork_run(sw, o, todo, &ntodo, &nforked, err);
+		rc = sweep_fork_run(sw, o, todo, &ntodo, &nforked, &fork_worst, err);
 	}
 	if (rc) {
 		free(plain);
@@ -361,8 +361,8 @@ int sweep_run_all(const struct sweep *sw, const struct sweep_run_opts *o, int *n
 		if (sweep_point_file_ok(&sw->points[orig[i]], path)) {
 			pg.done++;
 		} else {
-			pg.failed++; /* the master said why on the log */
-			worst = SIM_E_RUNTIME;
+			pg.failed++; /* named on the log as it ended */
+			worst = fork_worst ? fork_worst : SIM_E_RUNTIME;
 		}
 	}
 	free(plain);
