@@ -702,9 +702,11 @@ static int family_run(const struct sweep *sw, const struct fork_plan *pl, const 
 	g->rep_fd = rep[0];
 	g->rep_eof = false;
 	/* Test hook (tests/integration/sweep_fork.sh sets it, nothing else
-	 * does): read no report before the master and every run have ended,
-	 * the latest a report can be read, so that every run the master left
-	 * us is reaped before its report is read and must still be named. */
+	 * does; docs/sweeps.md): read no report before the master and every
+	 * run have ended, the latest a report can be read, so that every run
+	 * the master left us is reaped before its report is read and must
+	 * still be named. The pipe must hold every report meanwhile (a few
+	 * thousand points), or the master waits for us forever. */
 	const char *late = getenv("MOBISIM_TEST_FORK_LATE_REPORTS");
 	if (late && *late)
 		while (main_reap(sw, o, g, true, &mstatus))
