@@ -146,6 +146,24 @@ for late in "" 1; do
 	[ -s "$tmp/fails/points/$(head -1 "$tmp/fails.list" | cut -f1).json" ] ||
 		say "the good point next to failed forked runs is missing"
 done
+# a forked run killed by a signal is named with the signal: a file size
+# limit (ulimit -f, in KiB) below a point file's size kills every run with
+# SIGXFSZ as it writes its result
+for late in "" 1; do
+	rm -rf "$tmp/xfsz"
+	(
+		ulimit -f 8
+		MOBISIM_TEST_FORK_LATE_REPORTS=$late exec "$bin" sweep "$tmp/fails.yaml" -j 2 \
+			-o "$tmp/xfsz" --quiet 2>"$tmp/xfsz.err"
+	)
+	rc=$?
+	[ $rc -eq 1 ] || say "crashed forked runs${late:+ (late reports)}: exit $rc, wanted 1"
+	while read -r id keys; do
+		grep -qF "mobisim: point $id ($keys): crashed (signal $(kill -l XFSZ)," \
+			"$tmp/xfsz.err" ||
+			say "crashed forked run $id${late:+ (late reports)} not named: $(cat "$tmp/xfsz.err")"
+	done <"$tmp/fails.list"
+done
 # no phase axis: nothing to fork, nothing said
 cat >"$tmp/nophase.yaml" <<YAML
 base: $src/configs/scenarios/thesis-fig01-launch.yaml
