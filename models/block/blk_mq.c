@@ -24,7 +24,11 @@
  * scheduler (one SCSI budget slot, then one request, then a driver tag)
  * or the software queues; a device that refuses a command
  * (BLK_STS_RESOURCE) gets it back on hctx->dispatch, and the queue runs
- * again at every completion (the SCHED_RESTART rerun).
+ * again at every completion (the SCHED_RESTART rerun). With a host-wide
+ * tag set (UFS MCQ) a queue short of a driver tag instead joins one of
+ * the tag map's 8 wait queues and runs when a batch of frees wakes that
+ * wait queue (blk_mq_mark_tag_wait, blk_mq_dispatch_wake,
+ * sbitmap_queue_wake_up).
  *
  * Modelling choices: tags are counted, not bit-exact (see blk_mq_int.h);
  * a task runs on software queue pid % nr_cpus (tasks do not migrate); 6.1
@@ -141,6 +145,8 @@ static void blk_mq_tags_init(struct blk_mq_tags *t, uint32_t depth)
 	t->shift = blk_mq_sbitmap_shift(depth);
 	t->min_shallow = UINT32_MAX;
 	list_init(&t->wait);
+	for (int i = 0; i < BLK_MQ_SBQ_WAIT_QUEUES; i++)
+		list_init(&t->hctx_ws[i]);
 	blk_mq_tags_calc_wake_batch(t);
 }
 
@@ -155,6 +161,41 @@ static bool blk_mq_tag_get(struct blk_mq_tags *t, uint32_t shallow)
 	return true;
 }
 
+/* sbitmap_queue_wake_up() for the hardware queues waiting on the map
+ * (6.1 lib/sbitmap.c: __sbq_wake_up, sbq_wake_ptr; 6.2+ counts the frees
+ * once per map, the same count here): each free counts while any queue
+ * waits; at wake_batch frees the first wait queue holding one, from
+ * wake_index on, is woken and wake_index moves past it. wake_up_nr wakes
+ * every non-exclusive entry, so all the queues on it, newest first;
+ * blk_mq_dispatch_wake takes each off (list_del_init) and runs it (here:
+ * onto mq->woken, run first by the next blk_mq_run_waiters). A queue
+ * that still finds no tag joins a wait queue again (blk_mq_mark_tag_wait). */
+static void blk_mq_tag_wake_hctx(struct blk_mq *mq, struct blk_mq_tags *t)
+{
+	if (!t->hctx_waiting || ++t->hctx_wake_cnt < t->wake_batch)
+		return;
+	for (uint32_t i = 0; i < BLK_MQ_SBQ_WAIT_QUEUES; i++) {
+		uint32_t w = (t->wake_index + i) % BLK_MQ_SBQ_WAIT_QUEUES;
+		struct list_head *ws = &t->hctx_ws[w];
+
+		if (list_empty(ws))
+			continue;
+		t->hctx_wake_cnt = 0;
+		t->wake_index = (w + 1) % BLK_MQ_SBQ_WAIT_QUEUES;
+		t->hctx_wakes++;
+		while (!list_empty(ws)) {
+			struct blk_mq_hw_ctx *h = list_first_entry(ws, struct blk_mq_hw_ctx, tag_wait);
+
+			list_del_init(&h->tag_wait);
+			t->hctx_waiting--;
+			if (list_empty(&h->woken))
+				list_add_tail(&h->woken, &mq->woken);
+		}
+		return;
+	}
+	SIM_ASSERT(0);
+}
+
 /* sbitmap_queue_clear(): every wake_batch frees wake up to wake_batch
  * sleepers; an idle map wakes everyone left (nothing else would). */
 static void blk_mq_tag_put(struct blk_mq *mq, struct blk_mq_tags *t, struct sim *sim)
@@ -163,6 +204,7 @@ static void blk_mq_tag_put(struct blk_mq *mq, struct blk_mq_tags *t, struct sim 
 
 	SIM_ASSERT(t->used > 0);
 	t->used--;
+	blk_mq_tag_wake_hctx(mq, t);
 	pending = t->nwait - t->nwoken;
 	if (!pending)
 		return;
@@ -405,6 +447,24 @@ static void blk_mq_update_dispatch_busy(struct blk_mq *mq, struct blk_mq_hw_ctx 
 	hctx->dispatch_busy = ewma / BLK_MQ_DISPATCH_BUSY_EWMA_WEIGHT;
 }
 
+/* blk_mq_mark_tag_wait() (6.1 block/blk-mq.c) for a queue of a host-wide
+ * tag set: unless already waiting, hctx->dispatch_wait joins the wait
+ * queue bt_wait_ptr picks (hctx->wait_index, which then moves on to the
+ * next of the SBQ_WAIT_QUEUES) at its head (__add_wait_queue, not
+ * exclusive). Its own tags: the SCHED_RESTART rerun at its own completion
+ * instead (blk_mq_run_after_completion). The kernel's retry of the tag
+ * right after joining cannot succeed here: nothing frees in between. */
+static void blk_mq_mark_tag_wait(struct blk_mq *mq, struct blk_mq_hw_ctx *hctx)
+{
+	struct blk_mq_tags *t = hctx->tags;
+
+	if (!mq->shared_tags || !list_empty(&hctx->tag_wait))
+		return;
+	list_add(&hctx->tag_wait, &t->hctx_ws[hctx->wait_index]);
+	hctx->wait_index = (hctx->wait_index + 1) % BLK_MQ_SBQ_WAIT_QUEUES;
+	t->hctx_waiting++;
+}
+
 /* Budget (unless held), driver tag, then ->queue_rq. rq is on no list.
  * On failure nothing is held but what the request owned before (a
  * scheduler request gives its driver tag back, __blk_mq_requeue_request). */
@@ -420,6 +480,7 @@ static enum blk_mq_prep blk_mq_issue(struct blk_queue *q, struct io_request *rq,
 		if (!blk_mq_tag_get(hctx->tags, 0)) {
 			mq->c.driver_tag_stalls++;
 			blk_mq_put_budget(mq);
+			blk_mq_mark_tag_wait(mq, hctx);
 			return BLK_MQ_NO_TAG;
 		}
 		br->mq_driver_tag = true;
@@ -584,15 +645,24 @@ static void blk_mq_run_once(struct blk_queue *q, struct blk_mq_hw_ctx *h, uint64
 	blk_mq_run_hw_queue(h);
 }
 
-/* The hardware queues holding leftovers on hctx->dispatch, longest
- * waiting first: they wait for a freed tag (blk_mq_mark_tag_wait puts them
- * on the tag map's wait queue, blk_mq_dispatch_wake runs them in the order
- * they queued), so with a shared tag set a leftover is not overtaken by a
- * queue that pulls a newer request from the scheduler. */
+/* The hardware queues waiting to dispatch leftovers of hctx->dispatch.
+ * First those a freed tag woke (blk_mq_tag_wake_hctx), in the order
+ * blk_mq_dispatch_wake queued their runs. A queue still on a tag wait
+ * queue waits for its wake: in the kernel only the wake (or its own
+ * SCHED_RESTART rerun, or a run for new work) runs it, and it keeps no
+ * place once woken, so a queue whose dispatch list never empties cannot
+ * take every freed tag. Then the others (their own tags, or refused by
+ * the device), longest waiting first. */
 static void blk_mq_run_waiters(struct blk_queue *q, uint64_t epoch)
 {
 	struct blk_mq *mq = q->mq;
 
+	while (!list_empty(&mq->woken) && !q->sim->failed) {
+		struct blk_mq_hw_ctx *h = list_first_entry(&mq->woken, struct blk_mq_hw_ctx, woken);
+
+		list_del_init(&h->woken);
+		blk_mq_run_once(q, h, epoch);
+	}
 	for (;;) {
 		struct blk_mq_hw_ctx *next = NULL;
 
@@ -600,7 +670,7 @@ static void blk_mq_run_waiters(struct blk_queue *q, uint64_t epoch)
 			struct blk_mq_hw_ctx *h = &mq->hctx[i];
 
 			if (h->run_epoch != epoch && !list_empty(&h->dispatch) &&
-			    (!next || h->wait_seq < next->wait_seq))
+			    list_empty(&h->tag_wait) && (!next || h->wait_seq < next->wait_seq))
 				next = h;
 		}
 		if (!next || q->sim->failed)
@@ -1066,6 +1136,8 @@ int blk_mq_queue_create(struct sim *sim, struct device *dev, struct cfg_node *bl
 		h->q = q;
 		h->index = i;
 		list_init(&h->dispatch);
+		list_init(&h->tag_wait);
+		list_init(&h->woken);
 		h->type = i < mq->map_off[UFS_HCTX_READ] ? UFS_HCTX_DEFAULT
 			  : i < mq->map_off[UFS_HCTX_POLL] ? UFS_HCTX_READ : UFS_HCTX_POLL;
 		blk_mq_tags_init(&h->own_tags, qd);
@@ -1076,6 +1148,7 @@ int blk_mq_queue_create(struct sim *sim, struct device *dev, struct cfg_node *bl
 	}
 	blk_mq_tags_init(&mq->shared_driver_tags, qd);
 	blk_mq_tags_init(&mq->shared_sched_tags, mq->has_elv ? nr_req : 0);
+	list_init(&mq->woken);
 	sim_event_init(&mq->wake_event, blk_mq_wake_event);
 	sim_event_init(&q->run_event, NULL);
 	sim_event_init(&q->wake_event, NULL);
@@ -1294,9 +1367,11 @@ struct json_t *blk_mq_to_json(const struct blk_queue *q)
 	if (q->dev->host && (q->dev->host->mcq || q->dev->host->why))
 		json_object_set_new(o, "ufs_host", ufs_host_to_json(q->dev->host));
 	if (mq->host) {
-		json_t *t = json_object();
+		json_t *t = json_object(), *d = blk_mq_tags_json(&mq->shared_driver_tags);
 
-		json_object_set_new(t, "driver_tags", blk_mq_tags_json(&mq->shared_driver_tags));
+		/* wait queues of hardware queues woken (blk_mq_tag_wake_hctx) */
+		json_object_set_new(d, "hctx_wakes", JU(mq->shared_driver_tags.hctx_wakes));
+		json_object_set_new(t, "driver_tags", d);
 		if (mq->has_elv)
 			json_object_set_new(t, "sched_tags", blk_mq_tags_json(&mq->shared_sched_tags));
 		json_object_set_new(o, "shared_tags", t);

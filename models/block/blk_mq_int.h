@@ -47,6 +47,16 @@ struct blk_mq_tags {
 	uint32_t nwoken;         /* the first nwoken sleepers have been woken */
 	uint64_t sleeps;         /* allocations that slept (blk_mq_get_tag io_schedule) */
 	uint32_t peak_used;
+	/* Hardware queues waiting for a driver tag (blk_mq_mark_tag_wait):
+	 * hctx->dispatch_wait on one of the sbitmap_queue's SBQ_WAIT_QUEUES
+	 * wait queues. Only a scheduler's driver tags get these and only
+	 * tasks sleep on scheduler tags, so they never share a count with
+	 * the task sleepers above. */
+	struct list_head hctx_ws[BLK_MQ_SBQ_WAIT_QUEUES]; /* struct blk_mq_hw_ctx, newest first */
+	uint32_t hctx_waiting;   /* entries on hctx_ws (sbq->ws_active) */
+	uint32_t hctx_wake_cnt;  /* frees since the last wake of an hctx_ws */
+	uint32_t wake_index;     /* sbq->wake_index: the wait queue woken next */
+	uint64_t hctx_wakes;     /* wait queues woken */
 };
 
 struct blk_mq_ctx {
@@ -67,6 +77,9 @@ struct blk_mq_hw_ctx {
 	uint64_t dispatched;       /* requests this queue gave the device */
 	uint64_t run_epoch;        /* last blk_mq_run_queues pass that ran it */
 	uint64_t wait_seq;         /* when its dispatch list last became non-empty */
+	struct list_head tag_wait; /* hctx->dispatch_wait: on a tags->hctx_ws, else empty */
+	struct list_head woken;    /* on blk_mq.woken: woken for a tag, not yet run */
+	uint32_t wait_index;       /* hctx->wait_index: the wait queue it joins next (bt_wait_ptr) */
 	uint32_t dispatch_busy;    /* EWMA of BLK_STS_RESOURCE (no scheduler only) */
 	uint32_t dispatch_from;    /* round-robin ctx cursor of blk_mq_do_dispatch_ctx */
 	bool running, rerun;
@@ -123,6 +136,7 @@ struct blk_mq {
 	uint64_t run_epoch;          /* blk_mq_run_queues passes */
 	uint64_t wait_seq;           /* dispatch lists that became non-empty */
 	bool restarts;               /* the SCSI budget ran out since the last rerun */
+	struct list_head woken;      /* hardware queues woken for a tag, in wake order */
 	struct sim_event wake_event; /* woken tag sleepers retry at this instant */
 	struct blk_mq_counters c;
 };

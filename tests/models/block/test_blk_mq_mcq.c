@@ -209,6 +209,85 @@ static void test_sdb_unchanged(void **state)
 		free(dump[h]);
 }
 
+/* Completions seen before and when the lone read of task 1 was dispatched. */
+struct lone_probe {
+	int completions, at_submit, at_dispatch;
+	int64_t dispatch_ns;
+	struct sim_event ev;
+	struct io_context ioc;
+	struct bio bio;
+	struct blk_queue *q;
+};
+
+static void lone_sink(void *ctx, const struct blk_trace_event *e)
+{
+	struct lone_probe *p = ctx;
+
+	if (e->action == 'C')
+		p->completions++;
+	else if (e->action == 'D' && e->pid == 1 && p->at_dispatch < 0) {
+		p->at_dispatch = p->completions;
+		p->dispatch_ns = e->time_ns;
+	}
+}
+
+static void lone_submit(struct sim *sim, struct sim_event *ev)
+{
+	struct lone_probe *p = container_of(ev, struct lone_probe, ev);
+
+	(void)sim;
+	p->at_submit = p->completions;
+	blk_submit_bio(p->q, NULL, &p->bio, NULL);
+}
+
+/* Two hardware queues on one tag set of 31 (wake_batch 31 / 8 = 3): task 0
+ * keeps 60 FUA writes going, which bypass the scheduler onto its queue's
+ * dispatch list, so that list never empties and that queue always waits
+ * for a tag; task 1 then reads once. In the kernel a queue woken for a tag
+ * leaves its wait queue (blk_mq_dispatch_wake) and joins the next one
+ * when it fails again (blk_mq_mark_tag_wait, hctx->wait_index), at its
+ * head; a wake takes the first busy wait queue from wake_index on and
+ * moves wake_index past it (sbq_wake_ptr), so the read's wait queue is
+ * woken within SBQ_WAIT_QUEUES wakes; if task 0's queue was woken with it
+ * and, newer, ran first and took the tag, the read's queue heads the next
+ * wait queue and the next wake serves it: at most (8 + 1) wakes of
+ * wake_batch frees, 27 completions. */
+static void test_mcq_lone_request_gets_a_tag(void **state)
+{
+	(void)state;
+	struct mq_rig *r = mq_rig_new_dev(NULL, 100, 32, 1, MCQ_HOST, NULL, NULL);
+	static struct lone_probe p;
+	struct blk_trace_sink sink = { lone_sink, &p };
+	static struct mq_stream a;
+	json_t *root, *mq;
+	json_int_t wake_batch;
+
+	memset(&p, 0, sizeof(p));
+	p.at_dispatch = -1;
+	p.q = r->q;
+	p.ioc.pid = p.ioc.tgid = 1;
+	p.ioc.ioprio_class = IOPRIO_CLASS_BE;
+	p.bio.sector = 90000000u, p.bio.nr_sectors = 8, p.bio.ioc = &p.ioc;
+	sim_event_init(&p.ev, lone_submit);
+	blk_set_trace_sink(r->q, &sink);
+	/* 1 us between a completion and the next write: the writer is a task */
+	mq_stream_start(&a, r, 0, 1000000u, REQ_WRITE | REQ_FUA, 8, 60, 1000, 0, 40 * MS);
+	sim_at(r->sim, &p.ev, 10 * MS);
+	mq_rig_run(r);
+
+	mq = mq_json(r, &root);
+	wake_batch = jint(mq, "shared_tags", "driver_tags", "wake_batch");
+	assert_int_equal(wake_batch, 3);
+	assert_true(jint(mq, "shared_tags", "driver_tags", "hctx_wakes") > 0);
+	json_decref(root);
+	/* the writer's queue had leftovers the whole time */
+	assert_true(a.done > 300);
+	assert_true(p.at_dispatch >= p.at_submit);
+	assert_true(p.dispatch_ns < 40 * MS);
+	assert_true(p.at_dispatch - p.at_submit <= (8 + 1) * wake_batch);
+	mq_rig_free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -217,6 +296,7 @@ int main(void)
 		cmocka_unit_test(test_mcq_cpu_to_queue),
 		cmocka_unit_test(test_mcq_read_queues),
 		cmocka_unit_test(test_sdb_unchanged),
+		cmocka_unit_test(test_mcq_lone_request_gets_a_tag),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
