@@ -387,6 +387,7 @@ const struct fs_ops ext4_fs_ops = {
 	.new_file = fs_new_file,
 	.alloc_existing = fs_alloc_existing,
 	.map_for_write = ext4_map_for_write,
+	.locks_run = true,
 	.bmap = fs_map,
 	.dirty_inode = journal_dirty_inode,
 	.fsync = fsync_step,

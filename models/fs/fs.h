@@ -153,6 +153,14 @@ struct fs_ops {
 	 * (sync: from fsync); give them blocks. */
 	int (*map_for_write)(struct stack *s, struct stack_file *f, uint64_t index, uint64_t n,
 			     bool sync);
+	/* ->writepages holds the whole run it maps locked until each page goes
+	 * into a bio (ext4 3.10 write_cache_pages_da -> mpage_da_submit_io;
+	 * 3.11+ mpage_prepare_extent_to_map -> mpage_submit_page), so a task
+	 * meeting a page of it waits as for writeback: its bios are built and
+	 * marked together. false (f2fs_write_cache_pages): a page is locked,
+	 * cleaned and marked as it goes into a bio, the rest stay dirty while
+	 * the writer sleeps submitting one. */
+	bool locks_run;
 	/* The sector of page index of f and the pages left in its extent (*run),
 	 * UINT64_MAX if unallocated: what readahead and writeback ask the file
 	 * system for (a_ops->bmap / the get_block behind readpages, writepages). */

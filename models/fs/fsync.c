@@ -3,8 +3,9 @@
  *
  * 1. __filemap_fdatawrite_range(WB_SYNC_ALL): the file's dirty pages
  *    become sync bios (WRITE_SYNC) issued by the task itself under its
- *    plug; a page that is dirty and already under writeback is waited on
- *    first (write_cache_pages waits in WB_SYNC_ALL mode).
+ *    plug, a bio at a time as the flusher's (mm/writeback.c); a page that
+ *    is dirty and already under writeback is waited on first
+ *    (write_cache_pages waits in WB_SYNC_ALL mode).
  * 2. filemap_fdatawait_range: wait_on_page_writeback on every page under
  *    writeback: the task's own sync pages (wait cause fsync_io) and pages
  *    the flusher put under *async* writeback earlier (wait cause
@@ -55,6 +56,7 @@ enum step fsync_write_and_wait(struct stack_task *t, struct stack_file *f)
 
 	if (os->fphase == 0) {
 		os->fcursor = 0;
+		os->fmap_start = os->fmap_end = 0;
 		os->fphase = 1;
 		if (s->q)
 			task_start_plug(t);
@@ -76,10 +78,21 @@ enum step fsync_write_and_wait(struct stack_task *t, struct stack_file *f)
 			wait_writeback(t, pg);
 			return STEP_BLOCK;
 		}
+		/* the run is mapped once; unless the file system locks it, its
+		 * bios are built and submitted one at a time, so a sleep
+		 * submitting one leaves the rest dirty */
 		uint64_t start = pg->index;
-		uint64_t n = pc_dirty_run(f, start, UINT64_MAX);
+		if (start < os->fmap_start || start >= os->fmap_end) {
+			uint64_t n = pc_dirty_run(f, start, UINT64_MAX);
+			if (wb_map_run(s, f, start, n, true))
+				return STEP_DONE;
+			os->fmap_start = start;
+			os->fmap_end = start + n;
+		}
+		uint64_t n = wb_build_bios(s, f, start, os->fmap_end, true, &t->pend);
+		if (!n)
+			return STEP_DONE;
 		os->fcursor = start + n;
-		wb_build_bios(s, f, start, n, true, &t->pend);
 	}
 	if (os->fphase == 2) {
 		struct pc_page *pg = pc_find_writeback(f, os->fcursor, UINT64_MAX);

@@ -235,7 +235,7 @@ struct pc_page {
 struct pc_leaf {
 	uint64_t map;
 	/* PAGECACHE_TAG_WRITEBACK: bit set exactly while that slot's page has
-	 * PG_WRITEBACK (wb_build_bios sets both, wb_bio_done clears both; a page
+	 * PG_WRITEBACK (wb_build_bio sets both, wb_bio_done clears both; a page
 	 * under writeback is never freed), so waits find the next page under
 	 * writeback a word at a time, as pagevec_lookup_tag does */
 	uint64_t wb;
@@ -410,11 +410,18 @@ void writeback_free(struct stack *s);
 void wb_page_dirtied(struct stack *s, struct pc_page *pg);
 /* balance_dirty_pages_ratelimited: STEP_BLOCK while paused. */
 enum step wb_balance_dirty(struct stack_task *t);
-/* Mark pages [index, index+n) of f under writeback and build bios of at
- * most max_bio bytes within extents; sync selects REQ_SYNC. Allocates
- * blocks first (delayed allocation). Bios are appended to *list via
- * free_next, in order. Returns the number of bios. */
-uint32_t wb_build_bios(struct stack *s, struct stack_file *f, uint64_t index, uint64_t n,
+/* ->writepages' block mapping of the run of n dirty pages of f from index
+ * (delayed allocation), done once for the run before its first bio; sync:
+ * for an fsync. Nonzero (and the run failed) when the file system is full. */
+int wb_map_run(struct stack *s, struct stack_file *f, uint64_t index, uint64_t n, bool sync);
+/* The next bios of a mapped run: from index (dirty and not under
+ * writeback) to at most end, its next bio, or every bio to end if the file
+ * system locks the run (fs_ops.locks_run). A bio holds dirty pages of one
+ * extent, at most max_bio bytes, marked under writeback (PG_dirty off) as
+ * it is built; sync selects REQ_SYNC. Bios are appended to *list via
+ * free_next, in order. Returns the number of pages taken (0 after a
+ * failure). */
+uint64_t wb_build_bios(struct stack *s, struct stack_file *f, uint64_t index, uint64_t end,
 		       bool sync, struct stack_bio **list);
 void wb_bio_done(struct stack *s, struct stack_bio *sb);
 void wb_wake_flusher(struct stack *s, bool background);

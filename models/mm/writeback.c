@@ -38,7 +38,16 @@
  * pre-3.2 constant, kept as a fixed chunk_pages override) from the inode's
  * writeback_index onwards (range cyclic), as async WRITE bios of
  * contiguous blocks under a plug (bios at most max_bio_bytes, split at
- * extent boundaries). requeue_inode(): an inode that used its whole chunk
+ * extent boundaries). A run of dirty pages is mapped once (delayed
+ * allocation), then its pages are cleaned and set under writeback a bio
+ * at a time, each bio submitted before the next is built (6.1
+ * f2fs_write_cache_pages -> f2fs_do_write_data_page ->
+ * f2fs_submit_page_write), so while the flusher sleeps submitting one the
+ * rest of the run is still dirty; ext4 keeps the whole run locked until
+ * its pages are submitted (3.10 write_cache_pages_da ->
+ * mpage_da_submit_io -> ext4_bio_write_page), which others wait on as on
+ * writeback: its bios are built and marked together (fs_ops.locks_run).
+ * requeue_inode(): an inode that used its whole chunk
  * and is still dirty goes to b_more_io (after every inode of this pass);
  * one that stopped early (its pages under writeback) is redirty_tail()ed
  * to b_dirty. So an inode dirtied while the flusher works waits for the
@@ -370,75 +379,92 @@ static inline void wb_pages(struct stack *s, struct stack_file *f, uint64_t inde
 	}
 }
 
-uint32_t wb_build_bios(struct stack *s, struct stack_file *f, uint64_t index, uint64_t n,
-		       bool sync, struct stack_bio **list)
+int wb_map_run(struct stack *s, struct stack_file *f, uint64_t index, uint64_t n, bool sync)
 {
-	struct writeback *wb = &s->wb;
 	if (s->fs.ops->map_for_write(s, f, index, n, sync)) {
 		sim_fail(s->sim, SIM_E_RUNTIME, "file system full writing %s", f->name);
+		return -1;
+	}
+	return 0;
+}
+
+/* 3.10 mpage_da_submit_io -> ext4_bio_write_page, 6.1 f2fs_write_cache_pages
+ * -> f2fs_do_write_data_page: a page is cleaned and set under writeback as
+ * it goes into the bio being built, and that bio is submitted (where the
+ * writer may sleep for a request or tag) before the next page is added;
+ * the pages after it stay dirty meanwhile. */
+static uint64_t wb_build_bio(struct stack *s, struct stack_file *f, uint64_t index, uint64_t n,
+			     bool sync, bool locked, struct stack_bio **tail)
+{
+	struct writeback *wb = &s->wb;
+	uint64_t maxp = s->fs.p.max_bio_bytes >> STACK_PAGE_SHIFT;
+	uint64_t run = 0;
+	uint64_t lba = s->fs.ops->bmap(f, index, &run);
+	/* a locked run is dirty to its end; otherwise another task may have
+	 * written some of it while this one slept */
+	uint64_t m = n < maxp ? n : maxp;
+	if (!locked)
+		m = pc_dirty_run(f, index, m);
+	if (m > run)
+		m = run;
+	if (lba == UINT64_MAX || m == 0) {
+		sim_fail(s->sim, SIM_E_RUNTIME, "writeback of unallocated page %llu of %s",
+			 (unsigned long long)index, f->name);
 		return 0;
 	}
-	/* set_page_writeback on the n pages from index (callers pass a run of
-	 * present pages; like a pc_next walk a hole would be skipped) */
-	wb_pages(s, f, index, n, (uint16_t)(PG_WRITEBACK | (sync ? PG_SYNCWB : 0)), true);
-	wb->nr_dirty -= n;
-	f->nr_dirty -= n;
-	wb->nr_writeback += n;
-	f->nr_writeback += n;
-	wb_timeline(s);
-	f->wb_cur += n;
-	if (sync)
-		wb->pages_sync += n;
-	else
-		wb->pages_async += n;
+	struct stack_bio *sb = sbio_alloc(s);
+	if (!sb) {
+		sim_fail(s->sim, SIM_E_NOMEM, "out of memory allocating a bio");
+		return 0;
+	}
+	/* set_page_writeback on the bio's pages (a run of present dirty pages) */
+	wb_pages(s, f, index, m, (uint16_t)(PG_WRITEBACK | (sync ? PG_SYNCWB : 0)), true);
+	wb->nr_dirty -= m;
+	f->nr_dirty -= m;
+	wb->nr_writeback += m;
+	f->nr_writeback += m;
+	f->wb_cur += m;
 	if (f->nr_dirty == 0 && f->on_dirty_list) {
 		list_del_init(&f->dirty_node);
 		f->on_dirty_list = false;
 		wb->nr_dirty_inodes--;
 	}
+	sb->kind = sync ? SBIO_WB_SYNC : SBIO_WB_ASYNC;
+	sb->file = f;
+	sb->index = index;
+	sb->npages = (uint32_t)m;
+	sb->epoch = f->wb_epoch;
+	sb->bio.sector = lba;
+	sb->bio.nr_sectors = (uint32_t)(m << (STACK_PAGE_SHIFT - SECTOR_SHIFT));
+	sb->bio.flags = REQ_WRITE | (sync ? REQ_SYNC : 0);
+	if (sync) {
+		wb->pages_sync += m;
+		wb->bios_sync++;
+	} else {
+		wb->pages_async += m;
+		wb->bios_async++;
+	}
+	*tail = sb;
+	return m;
+}
 
+uint64_t wb_build_bios(struct stack *s, struct stack_file *f, uint64_t index, uint64_t end,
+		       bool sync, struct stack_bio **list)
+{
 	struct stack_bio **tail = list;
 	while (*tail)
 		tail = &(*tail)->free_next;
-	uint32_t nb = 0;
-	uint64_t maxp = s->fs.p.max_bio_bytes >> STACK_PAGE_SHIFT;
-	uint64_t i = index, end = index + n;
-	while (i < end) {
-		uint64_t run = 0;
-		uint64_t lba = s->fs.ops->bmap(f, i, &run);
-		uint64_t m = end - i;
-		if (m > run)
-			m = run;
-		if (m > maxp)
-			m = maxp;
-		if (lba == UINT64_MAX || m == 0) {
-			sim_fail(s->sim, SIM_E_RUNTIME, "writeback of unallocated page %llu of %s",
-				 (unsigned long long)i, f->name);
-			return nb;
-		}
-		struct stack_bio *sb = sbio_alloc(s);
-		if (!sb) {
-			sim_fail(s->sim, SIM_E_NOMEM, "out of memory allocating a bio");
-			return nb;
-		}
-		sb->kind = sync ? SBIO_WB_SYNC : SBIO_WB_ASYNC;
-		sb->file = f;
-		sb->index = i;
-		sb->npages = (uint32_t)m;
-		sb->epoch = f->wb_epoch;
-		sb->bio.sector = lba;
-		sb->bio.nr_sectors = (uint32_t)(m << (STACK_PAGE_SHIFT - SECTOR_SHIFT));
-		sb->bio.flags = REQ_WRITE | (sync ? REQ_SYNC : 0);
-		*tail = sb;
-		tail = &sb->free_next;
-		if (sync)
-			wb->bios_sync++;
-		else
-			wb->bios_async++;
-		nb++;
+	uint64_t i = index;
+	bool locked = s->fs.ops->locks_run;
+	do {
+		uint64_t m = wb_build_bio(s, f, i, end - i, sync, locked, tail);
+		if (!m)
+			break;
+		tail = &(*tail)->free_next;
 		i += m;
-	}
-	return nb;
+	} while (locked && i < end);
+	wb_timeline(s);
+	return i - index;
 }
 
 void wb_bio_done(struct stack *s, struct stack_bio *sb)
@@ -447,7 +473,7 @@ void wb_bio_done(struct stack *s, struct stack_bio *sb)
 	struct stack_file *f = sb->file;
 	uint64_t n = sb->npages;
 	/* end_page_writeback on the bio's pages in index order (the pages
-	 * wb_build_bios tagged: nothing frees a page under writeback) */
+	 * wb_build_bio tagged: nothing frees a page under writeback) */
 	wb_pages(s, f, sb->index, n, PG_WRITEBACK | PG_SYNCWB, false);
 	wb->nr_writeback -= n;
 	f->nr_writeback -= n;
@@ -596,22 +622,33 @@ void flusher_run(struct stack_task *t)
 				wb_end_chunk(t);
 				continue;
 			}
-			/* f2fs_write_single_data_page -> f2fs_balance_fs: the flusher
-			 * too waits for foreground cleaning when space is low */
-			if (s->fs.ops->write_begin && s->fs.ops->write_begin(t, f) == STEP_BLOCK)
+			uint64_t start = pg->index;
+			if (start < t->wb_map_start || start >= t->wb_map_end) {
+				/* f2fs_write_single_data_page -> f2fs_balance_fs: the
+				 * flusher too waits for foreground cleaning when space
+				 * is low */
+				if (s->fs.ops->write_begin && s->fs.ops->write_begin(t, f) == STEP_BLOCK)
+					return;
+				/* a new run of dirty pages from pg, at most the chunk
+				 * left and, wrapped, not past writeback_index (pg is
+				 * before it), mapped before its first bio is built */
+				uint64_t lim = t->wb_left;
+				if (t->wb_wrapped && f->writeback_index - start < lim)
+					lim = f->writeback_index - start;
+				uint64_t n = pc_dirty_run(f, start, lim);
+				if (wb_map_run(s, f, start, n, false))
+					return; /* file system full: sim_fail stops the run */
+				t->wb_map_start = start;
+				t->wb_map_end = start + n;
+			}
+			/* its next bio (or all of a locked run), submitted at the
+			 * loop's top before the following one is built */
+			uint64_t n = wb_build_bios(s, f, start, t->wb_map_end, false, &t->pend);
+			if (s->sim->failed)
 				return;
-			/* the run of dirty pages from pg, at most the chunk left and,
-			 * wrapped, not past writeback_index (pg is before it) */
-			uint64_t start = pg->index, lim = t->wb_left;
-			if (t->wb_wrapped && f->writeback_index - start < lim)
-				lim = f->writeback_index - start;
-			uint64_t n = pc_dirty_run(f, start, lim);
 			t->wb_cursor = start + n;
 			t->wb_left -= n;
 			t->wb_wrote += n;
-			wb_build_bios(s, f, start, n, false, &t->pend);
-			if (s->sim->failed)
-				return; /* file system full: sim_fail stops the run */
 			continue;
 		}
 		bool background = false;
@@ -633,6 +670,7 @@ void flusher_run(struct stack_task *t)
 		t->wb_left = wb_chunk_size(wb);
 		t->wb_wrote = 0;
 		t->wb_wrapped = false;
+		t->wb_map_start = t->wb_map_end = 0;
 		if (s->q)
 			task_start_plug(t);
 	}

@@ -119,6 +119,7 @@ struct task_opstate {
 	int fphase;                /* fsync machine (also after an O_SYNC write) */
 	uint64_t lookup_paid;      /* scope global: idx + 1 whose lookup took the lock */
 	uint64_t fcursor;
+	uint64_t fmap_start, fmap_end; /* fsync: run mapped, its bios built one at a time */
 	bool own_plug;
 };
 
@@ -190,6 +191,7 @@ struct stack_task {
 	struct stack_bio *pend;    /* built, not yet submitted (chained by free_next) */
 	struct stack_file *wb_file;
 	uint64_t wb_cursor, wb_left, wb_wrote;
+	uint64_t wb_map_start, wb_map_end; /* run mapped, its bios built one at a time */
 	bool wb_wrapped;
 	uint32_t zero_chunks;
 

@@ -188,11 +188,83 @@ static void test_writeback_new_inode_after_more_io(void **state)
 	sh_free(h);
 }
 
+/* The flusher asleep in get_request (the async request list is full)
+ * while it writes a chunk: with f2fs, which marks a page as it goes into
+ * the bio it submits next (f2fs_write_cache_pages), only the pages of the
+ * bios it submitted are under writeback and tagged, the rest of the chunk
+ * still dirty and no bio built ahead; ext4 keeps the run it mapped locked
+ * until it is submitted (mpage_da_submit_io), modelled as built and
+ * marked together: there the rest of the run is under writeback in bios
+ * not yet submitted. */
+static void wb_sleeper_check(const char *fs, bool locks_run)
+{
+	char yaml[1024];
+	snprintf(yaml, sizeof yaml,
+		 WB_DEV_SLOW WB_MEM "%s\n"
+		 "writeback: {dirty_background_bytes: 1MiB, dirty_bytes: 400MiB, "
+		 "throttle: false, chunk_pages: 16384}\n",
+		 fs);
+	struct sh *h = sh_new(yaml);
+	struct stack_file *f = sh_file(h, "big", 0);
+	struct sh_gen g = { .kind = STACK_OP_WRITE, .f = f, .len = 1 << 20, .count = 128 };
+	sh_gen_task(h, "writer", 10060, 0, &g);
+	struct stack_task *fl = h->st->wb.flusher;
+	bool seen = false;
+	for (int64_t t = MS; t < 20 * SEC && !seen; t += MS) {
+		sh_run(h, t);
+		if (fl->state != TS_BLOCKED || fl->wait_cause != SIM_WAIT_GET_REQUEST ||
+		    fl->wb_file != f || f->nr_dirty == 0)
+			continue;
+		seen = true;
+		uint64_t pend = 0;
+		for (const struct stack_bio *sb = fl->pend; sb; sb = sb->free_next)
+			pend += sb->npages;
+		/* the page after the last one handed to a bio */
+		uint64_t next = fl->wb_cursor;
+		const struct pc_page *pg = pc_find(f, next);
+		assert_non_null(pg);
+		const struct pc_leaf *lf = f->pages.leaf[next >> PC_LEAF_SHIFT];
+		bool tagged = (lf->wb >> (next & ((1u << PC_LEAF_SHIFT) - 1))) & 1;
+		if (locks_run) {
+			assert_true(pend > 0);
+			assert_true(pc_find(f, next - 1)->flags & PG_WRITEBACK);
+		} else {
+			assert_int_equal(pend, 0);
+			assert_null(fl->pend);
+			assert_true(pg->flags & PG_DIRTY);
+			assert_false(pg->flags & PG_WRITEBACK);
+			assert_false(tagged);
+			/* more of the chunk is left to write, all of it dirty */
+			assert_true(fl->wb_left > 0);
+			assert_true(next < fl->wb_map_end);
+			assert_int_equal(pc_dirty_run(f, next, fl->wb_map_end - next),
+					 fl->wb_map_end - next);
+		}
+		/* the pages under writeback are those of bios built: submitted
+		 * ones (in the queue or the device) and, ext4, pending ones */
+		assert_int_equal(f->nr_writeback, h->st->wb.pages_async - h->st->wb.written_total);
+	}
+	assert_true(seen);
+	sh_run(h, 30 * SEC); /* f2fs's kthreads never end */
+	assert_int_equal(f->nr_writeback, 0);
+	assert_int_equal(f->nr_dirty, 0);
+	assert_int_equal(h->st->wb.pages_async, 128 * 256);
+	sh_free(h);
+}
+
+static void test_writeback_sleeping_flusher_leaves_rest_dirty(void **state)
+{
+	(void)state;
+	wb_sleeper_check("fs: {kind: f2fs, partition_bytes: 2GiB, reserved_segments: 16}", false);
+	wb_sleeper_check("journal: {enabled: false}", true);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_writeback_chunk_size_follows_limit),
 		cmocka_unit_test(test_writeback_new_inode_after_more_io),
+		cmocka_unit_test(test_writeback_sleeping_flusher_leaves_rest_dirty),
 		cmocka_unit_test(test_writeback_presets_set_thresholds),
 		cmocka_unit_test(test_writeback_throttle_caps_dirty_at_dirty_ratio),
 		cmocka_unit_test(test_writeback_kupdate_after_expire),
