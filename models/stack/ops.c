@@ -96,6 +96,16 @@ static enum step lookup_lock(struct stack_task *t, uint64_t idx)
 	return pglock_take(t, s->lock.p.lookup_ns);
 }
 
+/* lock_page() on a page under I/O: the CPU spent so far is paid first,
+ * then the task sleeps until the page is unlocked; either way the step
+ * re-runs from its lookup. */
+static enum step wait_page_unlocked(struct stack_task *t, struct pc_page *pg)
+{
+	if (task_pay_cpu(t) != STEP_BLOCK)
+		task_wait_page(t, pg, PG_LOCKED, SIM_WAIT_READ_IO);
+	return STEP_BLOCK;
+}
+
 /* do_generic_file_read(): per page, find_get_page; on a miss sync
  * readahead then, if still absent, a single-page read; PG_readahead
  * triggers async readahead; a locked page is waited on (lock_page). */
@@ -145,12 +155,8 @@ static enum step read_step(struct stack_task *t)
 			if (t->fill.active)
 				continue;
 		}
-		if (pg->flags & PG_LOCKED) {
-			if (task_pay_cpu(t) == STEP_BLOCK)
-				return STEP_BLOCK;
-			task_wait_page(t, pg, PG_LOCKED, SIM_WAIT_READ_IO);
-			return STEP_BLOCK;
-		}
+		if (pg->flags & PG_LOCKED)
+			return wait_page_unlocked(t, pg);
 		pc_mark_accessed(s, pg);
 		t->cpu_debt += s->pc.p.read_copy_ns;
 		f->ra.prev_page = idx;
@@ -202,12 +208,8 @@ static enum step fault_step(struct stack_task *t)
 			if (t->fill.active)
 				continue;
 		}
-		if (pg->flags & PG_LOCKED) {
-			if (task_pay_cpu(t) == STEP_BLOCK)
-				return STEP_BLOCK;
-			task_wait_page(t, pg, PG_LOCKED, SIM_WAIT_READ_IO);
-			return STEP_BLOCK;
-		}
+		if (pg->flags & PG_LOCKED)
+			return wait_page_unlocked(t, pg);
 		pg->flags |= PG_MAPPED | PG_YOUNG;
 		t->cpu_debt += s->pc.p.fault_map_ns;
 		os->phase = 2;
@@ -277,12 +279,8 @@ static enum step write_step(struct stack_task *t)
 				pg->flags |= PG_UPTODATE;
 				pc_clear_flags(s, pg, PG_LOCKED);
 			}
-			if (pg->flags & PG_LOCKED) {
-				if (task_pay_cpu(t) == STEP_BLOCK)
-					return STEP_BLOCK;
-				task_wait_page(t, pg, PG_LOCKED, SIM_WAIT_READ_IO);
-				return STEP_BLOCK;
-			}
+			if (pg->flags & PG_LOCKED)
+				return wait_page_unlocked(t, pg);
 			t->cpu_debt += s->pc.p.write_copy_ns;
 			pc_accessed(&s->pc, pg);
 			pg->flags |= PG_UPTODATE;
