@@ -197,6 +197,16 @@ struct sweep_run_opts {
  * and a child's failure or crash said on log (NULL: nothing) in one line
  * that names the point and its keys. */
 void sweep_pool_signals(int how, sigset_t *old);
+/* fork() for the pools, with the signals blocked across it so that the
+ * child's pid is in *slot (NULL: nowhere), which the handler signals,
+ * before any can arrive; the child forgets the parent's children (quiet:
+ * and says nothing when signalled) before it takes the caller's mask back.
+ * Returns what fork() returned. */
+pid_t sweep_pool_fork(volatile pid_t *slot, bool quiet);
+/* Reap pid, clearing *slot (NULL: none) with the signals blocked, so the
+ * handler never signals a pid that may have been reused. Returns what
+ * waitpid() returned, *status its status. */
+pid_t sweep_pool_reap(pid_t pid, volatile pid_t *slot, int *status);
 void sweep_report_child(FILE *log, const struct sweep *sw, const struct sweep_point *p, int status);
 
 /* Run point index in this process and write OUT/points/<id>.json

@@ -334,8 +334,6 @@ static void become_point(struct master *m, int i, bool at_start)
 	close(m->report_fd);
 	close(m->token_rd);
 	close(m->token_wr);
-	results_signal_children(NULL, 0);
-	results_signal_quiet();
 	/* its config echo: the prefix's resolved doc with this point's phases */
 	for (int k = 0; k < m->pl->nph; k++) {
 		const char *key = m->sw->keys[m->pl->col[k]];
@@ -374,21 +372,15 @@ static bool fork_next(struct master *m, bool at_start)
 		while (m->pids[k])
 			k++;
 		int i = m->next;
-		fflush(NULL);
-		sigset_t old;
-		sweep_pool_signals(SIG_BLOCK, &old);
-		pid_t pid = fork();
+		pid_t pid = sweep_pool_fork(&m->pids[k], true);
 		if (pid == 0) {
-			sweep_pool_signals(SIG_SETMASK, &old);
 			become_point(m, i, at_start);
 			return true;
 		}
 		if (pid > 0) {
-			m->pids[k] = pid;
 			m->slot_point[k] = m->fp[i].index;
 			m->live++;
 		}
-		sweep_pool_signals(SIG_SETMASK, &old);
 		if (pid < 0) {
 			char t = 't';
 			while (write(m->token_wr, &t, 1) < 0 && errno == EINTR)
@@ -637,14 +629,7 @@ static bool main_reap(const struct sweep *sw, const struct sweep_run_opts *o, st
 			grand_read(sw, o, g);
 		int k = grand_find(g, pid, 0);
 		int status;
-		pid_t got;
-		sigset_t old;
-		sweep_pool_signals(SIG_BLOCK, &old);
-		if (k < g->cap)
-			g->pids[k] = 0;
-		while ((got = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
-			;
-		sweep_pool_signals(SIG_SETMASK, &old);
+		pid_t got = sweep_pool_reap(pid, k < g->cap ? &g->pids[k] : NULL, &status);
 		if (got != pid)
 			continue;
 		if (k == 0) {
@@ -674,20 +659,12 @@ static int family_run(const struct sweep *sw, const struct fork_plan *pl, const 
 		close(rep[1]);
 		return -1;
 	}
-	fflush(NULL);
-	sigset_t old;
-	sweep_pool_signals(SIG_BLOCK, &old);
-	pid_t pid = fork();
+	pid_t pid = sweep_pool_fork(&g->pids[0], false);
 	if (pid == 0) {
-		results_signal_children(NULL, 0);
-		sweep_pool_signals(SIG_SETMASK, &old);
 		close(rep[0]);
 		close(wp[0]);
 		master_main(sw, pl, fam, o, rep[1], wp[1], tok);
 	}
-	if (pid > 0)
-		g->pids[0] = pid;
-	sweep_pool_signals(SIG_SETMASK, &old);
 	close(rep[1]);
 	close(wp[1]);
 	if (pid < 0) {

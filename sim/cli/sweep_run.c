@@ -244,6 +244,36 @@ void sweep_pool_signals(int how, sigset_t *old)
 	sigprocmask(how, how == SIG_SETMASK ? old : &set, how == SIG_SETMASK ? NULL : old);
 }
 
+pid_t sweep_pool_fork(volatile pid_t *slot, bool quiet)
+{
+	fflush(NULL);
+	sigset_t old;
+	sweep_pool_signals(SIG_BLOCK, &old);
+	pid_t pid = fork();
+	if (pid == 0) {
+		results_signal_children(NULL, 0);
+		if (quiet)
+			results_signal_quiet();
+	} else if (pid > 0 && slot) {
+		*slot = pid;
+	}
+	sweep_pool_signals(SIG_SETMASK, &old);
+	return pid;
+}
+
+pid_t sweep_pool_reap(pid_t pid, volatile pid_t *slot, int *status)
+{
+	sigset_t old;
+	pid_t got;
+	sweep_pool_signals(SIG_BLOCK, &old);
+	if (slot)
+		*slot = 0;
+	while ((got = waitpid(pid, status, 0)) < 0 && errno == EINTR)
+		;
+	sweep_pool_signals(SIG_SETMASK, &old);
+	return got;
+}
+
 /* One line, written at once (the log is shared with the running points):
  * the point, its keys, how it ended. A point's own stderr is the sweep's,
  * so what it said comes before this line. */
@@ -375,19 +405,9 @@ int sweep_run_all(const struct sweep *sw, const struct sweep_run_opts *o, int *n
 			int k = 0;
 			while (pids[k])
 				k++;
-			fflush(NULL);
-			sigset_t old;
-			sweep_pool_signals(SIG_BLOCK, &old);
-			pid_t pid = fork();
-			if (pid == 0) {
-				results_signal_children(NULL, 0);
-				results_signal_quiet();
-				sweep_pool_signals(SIG_SETMASK, &old);
+			pid_t pid = sweep_pool_fork(&pids[k], true);
+			if (pid == 0)
 				child_main(sw, todo[next], o);
-			}
-			if (pid > 0)
-				pids[k] = pid;
-			sweep_pool_signals(SIG_SETMASK, &old);
 			if (pid < 0) {
 				if (running > 0)
 					break; /* wait for a child to finish, then retry */
@@ -414,14 +434,7 @@ int sweep_run_all(const struct sweep *sw, const struct sweep_run_opts *o, int *n
 		int k = 0;
 		while (k < o->jobs && pids[k] != pid)
 			k++;
-		sigset_t old;
-		sweep_pool_signals(SIG_BLOCK, &old);
-		if (k < o->jobs)
-			pids[k] = 0;
-		pid_t got;
-		while ((got = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
-			;
-		sweep_pool_signals(SIG_SETMASK, &old);
+		pid_t got = sweep_pool_reap(pid, k < o->jobs ? &pids[k] : NULL, &status);
 		if (k == o->jobs || got != pid)
 			continue; /* not ours */
 		const struct sweep_point *p = &sw->points[slots[k].point];
