@@ -336,10 +336,8 @@ static inline bool cpu_run_alone(struct cpu_model *c, struct stack_task *t, int6
 {
 	c->nr_running = 1;
 	cpu_place(c, t);
-	int i = 0, n = (int)c->p.cores;
-	while (i < n && c->held[i])
-		i++;
-	if (i == n) {
+	int i = cpu_free_core(c);
+	if (i < 0) {
 		cpu_enqueue(c, t, now);
 		return false;
 	}
@@ -385,22 +383,6 @@ static __attribute__((noinline)) enum step task_pay_spins(struct stack_task *t)
 	return task_pay_cpu(t);
 }
 
-/* The debt of nearly every page of a write(), paid by a task when a core
- * is free and nobody is queued, is task_pay_cpu_slow -> cpu_run_ex ->
- * (cpu_run_alone or cpu_run_shared) -> cpu_take_free -> cpu_burst_inline
- * with sim_engine_advance's fast test, here in one function that calls
- * nothing: the same tests first, then the same changes, less those undone
- * before the end (nr_running and on_cores one up then down again, core[i]
- * t then NULL, state TS_CPU then TS_RUNNING, cpu_left ns then 0). The
- * tests: no section (on_core is set only by cpu_run_section), no
- * --timeline, an empty run queue, the first core without a task that is
- * not held (the general path walks the cores in order and takes it), one
- * slice with t counted in nr_running, and the clock's fast advance.
- * cpu_update_min comes before them as in cpu_run_shared (only with other
- * tasks running: nr_running was not 0); it only raises min_vruntime to
- * what the tasks on cores and queued have, so when a test fails the
- * general path, which makes every step again from the start, finds the
- * same. */
 /* The changes of task_pay_cpu's path once its tests passed (the clock
  * moved to the end of the burst), min_now cpu_update_min's result. */
 static inline __attribute__((always_inline)) enum step cpu_paid(struct cpu_model *c,
@@ -435,6 +417,22 @@ static __attribute__((noinline)) enum step task_pay_cpu_shared(struct stack_task
 	return cpu_paid(c, t, ns, min_now);
 }
 
+/* The debt of nearly every page of a write(), paid by a task when a core
+ * is free and nobody is queued, is task_pay_cpu_slow -> cpu_run_ex ->
+ * (cpu_run_alone or cpu_run_shared) -> cpu_take_free -> cpu_burst_inline
+ * with sim_engine_advance's fast test, here in one function that calls
+ * nothing: the same tests first, then the same changes, less those undone
+ * before the end (nr_running and on_cores one up then down again, core[i]
+ * t then NULL, state TS_CPU then TS_RUNNING, cpu_left ns then 0). The
+ * tests: no section (on_core is set only by cpu_run_section), no
+ * --timeline, an empty run queue, the first core without a task that is
+ * not held (the general path walks the cores in order and takes it), one
+ * slice with t counted in nr_running, and the clock's fast advance.
+ * cpu_update_min comes before them as in cpu_run_shared (only with other
+ * tasks running: nr_running was not 0); it only raises min_vruntime to
+ * what the tasks on cores and queued have, so when a test fails the
+ * general path, which makes every step again from the start, finds the
+ * same. */
 enum step task_pay_cpu(struct stack_task *t)
 {
 	int64_t ns = t->cpu_debt;
