@@ -190,6 +190,12 @@ static int scenario_build(struct sim *s, const char *path, const struct sim_opti
 	cfg_mark_used(root, false);
 	(void)cfg_get_str(root, "name"); /* free text: consumed, echoed via the config */
 	(void)cfg_get_str(root, "description");
+	(void)cfg_get_str(root, "platform"); /* a label, as name: which platform set-up this is */
+	/* the ranges of the values not measured on this platform: read by
+	 * `sensitivity --list` and `--uncertainty` (sim/cli/assumptions.c), not by the model */
+	struct cfg_node *assumed = cfg_get(root, "assumptions");
+	if (assumed)
+		cfg_mark_used(assumed, true);
 
 	struct run_limits lim;
 	struct cfg_node *run = cfg_get(root, "run");
