@@ -40,6 +40,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "sim/cli/assumptions.h"
 #include "sim/cli/cli.h"
 #include "sim/cli/sweep.h"
 #include "sim/config.h"
@@ -522,15 +523,42 @@ int cmd_sensitivity(int argc, char **argv)
 			nchosen++;
 	}
 	if (list) {
-		printf("# tunables read by %s: key, value, type, tag, source\n", scenario);
+		struct assumption_set as;
+		if (assumptions_load(scenario, sets, nsets, &as, &err)) {
+			status = cli_report(&err);
+			goto done;
+		}
+		printf("# tunables read by %s: key, value, unit, tag, source, range, why that range "
+		       "(the scenario's assumptions:)\n", scenario);
+		bool *seen = calloc((size_t)as.n + 1, sizeof(bool));
 		for (int i = 0; i < d.n; i++) {
 			const struct sparam *p = &d.ps[i];
-			printf("%s\t%s\t%s\t%s\t%s%s%s%s\n", p->key, p->text,
+			const struct assumption *a = assumptions_find(&as, p->key);
+			char range[600] = "-";
+			if (a) {
+				assumption_range_text(a, range, sizeof(range));
+				if (seen)
+					seen[a - as.a] = true;
+			}
+			printf("%s\t%s\t%s\t%s\t%s%s%s%s\t%s\t%s\n", p->key, p->text,
 			       p->p->unit && *p->p->unit ? p->p->unit : "-",
-			       p->tagged ? "assumed" : "sourced", p->origin[0] ? "assumed at " : "",
+			       p->tagged || a ? "assumed" : "sourced", p->origin[0] ? "assumed at " : "",
 			       p->origin, p->origin[0] ? "; the table's: " : "",
-			       p->p->source ? p->p->source : "(none)");
+			       p->p->source ? p->p->source : "(none)", range, a ? a->reason : "-");
 		}
+		/* a joint assumption (a label) or one whose key no module read */
+		for (int i = 0; i < as.n; i++) {
+			if (seen && seen[i])
+				continue;
+			char range[600];
+			assumption_range_text(&as.a[i], range, sizeof(range));
+			printf("%s\t-\t-\tassumed\t%s:%d%s\t%s\t%s\n", as.a[i].name, as.a[i].file,
+			       as.a[i].line, as.a[i].discrete && !strchr(as.a[i].name, '.') ?
+			       " (sets several keys)" : " (no module read this key)", range,
+			       as.a[i].reason);
+		}
+		free(seen);
+		assumptions_free(&as);
 		status = 0;
 		goto done;
 	}

@@ -86,6 +86,11 @@ static void validate_usage(FILE *f)
 		"  --resume          with --work: skip points already there\n"
 		"  --no-fork         run every point from t = 0 (default: points that differ\n"
 		"                    only in a launch's phase share their prefix)\n"
+		"  --uncertainty N   also run every file over N rows of a joint design of its\n"
+		"                    scenario's assumptions: (docs/validation.md): each check's\n"
+		"                    median, 5-95 %% interval, consistent/informative counts\n"
+		"  --design D        sobol (default) or lhs (Latin hypercube)\n"
+		"  --uq-seed S       the design's seed (default 1)\n"
 		"  --quiet           no table on stdout\n");
 }
 
@@ -979,6 +984,132 @@ static int rm_entry(const char *p, const struct stat *st, int flag, struct FTW *
 
 /* -------------------------------------------------------------- main */
 
+/* --uncertainty: run vf's sweep once per row of a joint design of its base
+ * scenario's assumptions (their sets after the sweep's own fixed sets, so
+ * an axis that varies a key still wins) and keep each check's value per
+ * row. The nominal tables stay vf's; each row's are read, evaluated and
+ * dropped. */
+static int uq_run_file(struct vfile *vf, struct vcheck *checks, int nchecks, int nsamp,
+		       uint64_t seed, enum assume_design design, const char *work, int jobs,
+		       bool resume, bool no_fork, bool quiet, struct sim_error *err)
+{
+	struct sweep *sw = vf->sw;
+	vf->as = calloc(1, sizeof(*vf->as));
+	if (!vf->as)
+		return sim_errorf(err, SIM_E_NOMEM, "out of memory");
+	int rc = assumptions_load(sw->base, sw->sets, sw->nsets, vf->as, err);
+	if (rc)
+		return rc;
+	if (!vf->as->n) {
+		if (!quiet)
+			fprintf(stderr, "mobisim: validate: %s: its scenario declares no assumptions: "
+				"no intervals\n", vf->name);
+		return 0;
+	}
+	vf->u = calloc((size_t)nsamp * (size_t)vf->as->n, sizeof(double));
+	for (int i = 0; vf->u && i < nchecks; i++)
+		for (int col = 0; checks[i].vf == vf && col < vf->ncols; col++) {
+			checks[i].uq[col] = malloc((size_t)nsamp * sizeof(double));
+			if (!checks[i].uq[col])
+				return sim_errorf(err, SIM_E_NOMEM, "out of memory");
+			for (int s = 0; s < nsamp; s++)
+				checks[i].uq[col][s] = NAN;
+		}
+	if (!vf->u)
+		return sim_errorf(err, SIM_E_NOMEM, "out of memory");
+	if ((rc = assumptions_design(vf->as, nsamp, seed, design, vf->u, err)))
+		return rc;
+	vf->nsamp = nsamp;
+	/* the design as run, one row per line: what each interval is over */
+	char dpath[4200];
+	snprintf(dpath, sizeof(dpath), "%s/%s.uq-design.tsv", work, vf->name);
+	FILE *df = fopen(dpath, "w");
+	if (df) {
+		fprintf(df, "row");
+		for (int j = 0; j < vf->as->n; j++)
+			fprintf(df, "\t%s", vf->as->a[j].name);
+		for (int s = 0; s < nsamp; s++) {
+			fprintf(df, "\n%d", s);
+			for (int j = 0; j < vf->as->n; j++) {
+				char val[600];
+				assumption_value_text(&vf->as->a[j], vf->u[s * vf->as->n + j], val, sizeof(val));
+				fprintf(df, "\t%s", val);
+			}
+		}
+		fprintf(df, "\n");
+		fclose(df);
+	}
+	if (!quiet)
+		fprintf(stderr, "mobisim: validate: %s: %d assumptions x %d design rows, %d runs each\n",
+			vf->name, vf->as->n, nsamp, sw->npoints);
+	int base_nsets = sw->nsets;
+	struct agg agg = vf->agg, runs = vf->runs;
+	for (int s = 0; s < nsamp && !rc; s++) {
+		int nrow = 0;
+		char **row = assumptions_row_sets(vf->as, &vf->u[s * vf->as->n], &nrow);
+		char **ns = row ? realloc(sw->sets, (size_t)(base_nsets + nrow) * sizeof(char *)) : NULL;
+		if (ns)
+			sw->sets = ns;
+		const struct cfg_node **nn =
+			ns ? realloc(sw->set_nodes, (size_t)(base_nsets + nrow) * sizeof(*nn)) : NULL;
+		if (nn)
+			sw->set_nodes = nn;
+		if (!row || !ns || !nn) {
+			sweep_free_sets(row, nrow);
+			rc = sim_errorf(err, SIM_E_NOMEM, "out of memory");
+			break;
+		}
+		for (int i = 0; i < nrow; i++) {
+			sw->sets[base_nsets + i] = row[i];
+			sw->set_nodes[base_nsets + i] = NULL;
+		}
+		free(row);
+		sw->nsets = base_nsets + nrow;
+		char dir[4200];
+		snprintf(dir, sizeof(dir), "%s/%s.uq%03d", work, vf->name, s);
+		struct sweep_run_opts o = { .out_dir = dir, .jobs = jobs, .resume = resume,
+					    .log = stderr, .no_fork = no_fork };
+		int nfailed = 0;
+		rc = sweep_run_all(sw, &o, &nfailed, err);
+		for (int i = base_nsets; i < sw->nsets; i++)
+			free(sw->sets[i]);
+		sw->nsets = base_nsets;
+		if (rc && nfailed < sw->npoints) {
+			/* some points failed: their checks get NaN in this row */
+			fprintf(stderr, "mobisim: validate: %s: design row %d: %s\n", vf->name, s, err->msg);
+			rc = 0;
+		}
+		if (rc)
+			break;
+		char p[4300];
+		struct agg ra, rr;
+		snprintf(p, sizeof(p), "%s/summary-agg.tsv", dir);
+		if ((rc = agg_load(p, &ra, err)))
+			break;
+		snprintf(p, sizeof(p), "%s/summary.tsv", dir);
+		if ((rc = agg_load(p, &rr, err))) {
+			agg_free(&ra);
+			break;
+		}
+		vf->agg = ra;
+		vf->runs = rr;
+		for (int i = 0; i < nchecks; i++) {
+			struct vcheck *k = &checks[i];
+			for (int col = 0; k->vf == vf && k->kind != VK_REPORT && col < vf->ncols; col++) {
+				struct vresult keep = k->res[col];
+				if (eval_column(k, col, err) == 0)
+					k->uq[col][s] = k->res[col].model;
+				k->res[col] = keep;
+			}
+		}
+		agg_free(&vf->agg);
+		agg_free(&vf->runs);
+		vf->agg = agg;
+		vf->runs = runs;
+	}
+	return rc;
+}
+
 int cmd_validate(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -991,12 +1122,18 @@ int cmd_validate(int argc, char **argv)
 		{ "resume", no_argument, NULL, 'r' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "no-fork", no_argument, NULL, 'N' },
+		{ "uncertainty", required_argument, NULL, 'U' },
+		{ "design", required_argument, NULL, 'D' },
+		{ "uq-seed", required_argument, NULL, 'E' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	long jobs = sysconf(_SC_NPROCESSORS_ONLN);
 	bool fast = false, strict = false, quiet = false, resume = false, no_fork = false;
 	const char *doc = NULL, *tsv = NULL, *work = NULL;
+	long nsamp = 0;
+	unsigned long long uq_seed = 1;
+	enum assume_design design = ASSUME_SOBOL;
 	int c;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "j:qh", opts, NULL)) != -1) {
@@ -1033,6 +1170,32 @@ int cmd_validate(int argc, char **argv)
 			break;
 		case 'N':
 			no_fork = true;
+			break;
+		case 'U':
+		case 'E': {
+			char *end;
+			unsigned long long v = strtoull(optarg, &end, 10);
+			if (*optarg == '\0' || *optarg == '-' || *end || (c == 'U' && (v < 1 || v > 4096))) {
+				fprintf(stderr, "mobisim: %s: '%s' is not a %s\n",
+					c == 'U' ? "--uncertainty" : "--uq-seed", optarg,
+					c == 'U' ? "number of rows (1-4096)" : "non-negative integer");
+				return 2;
+			}
+			if (c == 'U')
+				nsamp = (long)v;
+			else
+				uq_seed = v;
+			break;
+		}
+		case 'D':
+			if (strcmp(optarg, "sobol") == 0)
+				design = ASSUME_SOBOL;
+			else if (strcmp(optarg, "lhs") == 0)
+				design = ASSUME_LHS;
+			else {
+				fprintf(stderr, "mobisim: --design: '%s': expected sobol or lhs\n", optarg);
+				return 2;
+			}
 			break;
 		case 'h':
 			validate_usage(stdout);
@@ -1160,6 +1323,24 @@ int cmd_validate(int argc, char **argv)
 		for (int col = 0; col < k->vf->ncols; col++)
 			misses += k->kind != VK_REPORT && !k->res[col].pass;
 	}
+	for (int v = 0; nsamp && v < nf; v++) {
+		struct vfile *vf = &vfs[v];
+		bool wanted = false;
+		for (int i = 0; i < nchecks; i++)
+			wanted |= checks[i].vf == vf && checks[i].kind != VK_REPORT;
+		if (!wanted || !vf->sw || !vf->ran)
+			continue;
+		rc = uq_run_file(vf, checks, nchecks, (int)nsamp, (uint64_t)uq_seed, design, work,
+				 (int)jobs, resume, no_fork, quiet, &err);
+		if (rc == SIM_E_INPUT) {
+			status = cli_report(&err);
+			goto done;
+		}
+		if (rc) {
+			fprintf(stderr, "mobisim: validate: %s: --uncertainty: %s\n", vf->name, err.msg);
+			failed = true;
+		}
+	}
 	if (!quiet) {
 		val_print_table(stdout, checks, nchecks);
 		struct val_counts cn;
@@ -1167,10 +1348,30 @@ int cmd_validate(int argc, char **argv)
 		val_count(checks, nchecks, NULL, &cn);
 		val_summary_line(line, sizeof(line), &cn);
 		printf("\n%s (%.0f s)\n", line, (double)time(NULL) - t0);
+		if (nsamp)
+			val_uq_print(stdout, checks, nchecks, vfs, nf, false);
 	}
 	status = failed ? 1 : (strict && misses ? 1 : 0);
 	if (doc) {
 		char *md = val_markdown(checks, nchecks, vfs, nf, fast);
+		if (md && nsamp) {
+			/* the intervals go inside the generated block, before its end marker */
+			char *mark = strstr(md, VAL_DOC_END);
+			char *uq = NULL;
+			size_t ulen = 0;
+			FILE *mf = open_memstream(&uq, &ulen);
+			if (mf && mark) {
+				fprintf(mf, "%.*s", (int)(mark - md), md);
+				val_uq_print(mf, checks, nchecks, vfs, nf, true);
+				fprintf(mf, "\n%s", mark);
+			}
+			if (mf)
+				fclose(mf);
+			free(md);
+			md = mark ? uq : NULL;
+			if (!mark)
+				free(uq);
+		}
 		if (!md || val_write_doc(doc, md, &err))
 			status = cli_report(md ? &err : &(struct sim_error){ SIM_E_NOMEM, "out of memory" });
 		free(md);
@@ -1180,7 +1381,14 @@ int cmd_validate(int argc, char **argv)
 done:
 	if (made_tmp)
 		nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	for (int i = 0; i < nchecks; i++)
+		for (int col = 0; col < VAL_MAX_COLS; col++)
+			free(checks[i].uq[col]);
 	for (int v = 0; v < nf; v++) {
+		if (vfs[v].as)
+			assumptions_free(vfs[v].as);
+		free(vfs[v].as);
+		free(vfs[v].u);
 		sweep_free(vfs[v].sw);
 		cfg_free(vfs[v].doc);
 		agg_free(&vfs[v].agg);

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "sim/cli/assumptions.h"
 #include "sim/cli/sweep.h"
 #include "sim/config.h"
 #include "sim/error.h"
@@ -46,6 +47,11 @@ struct vfile {
 	char out_dir[4096];
 	bool ran, failed;
 	struct agg agg, runs;       /* summary-agg.tsv, summary.tsv */
+	/* --uncertainty: the base scenario's assumptions and the design's
+	 * rows (nsamp x as->n coordinates in [0, 1)) */
+	struct assumption_set *as;
+	double *u;
+	int nsamp;
 };
 
 struct vresult {
@@ -70,6 +76,19 @@ struct vcheck {
 	enum vtol tol_kind;
 	double tol;
 	struct vresult res[VAL_MAX_COLS];
+	double *uq[VAL_MAX_COLS];   /* --uncertainty: the value at each design row (vf->nsamp) */
+};
+
+/* An interval over the design's rows (validate_uq.c). */
+struct vuq {
+	int n;                      /* rows with a value */
+	double med, lo, hi;         /* median, 5 % and 95 % quantiles */
+	bool consistent;            /* the published value lies in [lo, hi] (sign: the interval
+	                               reaches the paper's sign) */
+	bool informative;           /* hi - lo narrower than the tolerance band (2 x tolerance;
+	                               sign: the interval has one sign) */
+	int top[2];                 /* the assumptions of largest rank share, -1: none */
+	double share[2];
 };
 
 /* validate_out.c */
@@ -84,5 +103,10 @@ void val_summary_line(char *buf, size_t len, const struct val_counts *c);
 char *val_markdown(const struct vcheck *ks, int n, const struct vfile *vfs, int nf, bool fast);
 int val_write_doc(const char *path, const char *gen, struct sim_error *err);
 int val_write_tsv(const char *path, const struct vcheck *ks, int n, struct sim_error *err);
+
+/* validate_uq.c */
+void val_uq_eval(const struct vcheck *k, int col, struct vuq *q);
+void val_uq_print(FILE *f, const struct vcheck *ks, int n, const struct vfile *vfs, int nf,
+		  bool markdown);
 
 #endif
