@@ -25,6 +25,15 @@
  * cannot tell the sets apart). The JSON is then {"repeat", "seeds",
  * "table": [{"metric", "unit", "values": {SET: SUMMARY}, "diff": {SET:
  * {"mean", "ci95", "lo", "hi", "rel", "includes_zero"}}}]} without the runs.
+ *
+ * --uncertainty N runs every set once per row of a joint design of the
+ * scenario's assumptions: (sim/cli/assumptions.h; the same seed for every
+ * row and set) and reports per metric and set the median and 5-95 %
+ * interval over the rows, and for the change against the first set (per
+ * row, relative) its median, interval and the two assumptions with the
+ * largest SRRC^2. JSON: {"uncertainty", "design": [{KEY: VALUE}...],
+ * "table": [{"metric", "unit", "values": {SET: {"median", "lo", "hi"}},
+ * "change": {SET: {"median", "lo", "hi", "shares": {NAME: x}}}}]}.
  */
 #include <getopt.h>
 #include <math.h>
@@ -36,6 +45,7 @@
 #include <jansson.h>
 
 #include "models/policies/policy.h"
+#include "sim/cli/assumptions.h"
 #include "sim/cli/cli.h"
 #include "sim/cli/progress.h"
 #include "sim/cli/sweep.h"
@@ -55,6 +65,10 @@ static void compare_usage(FILE *f)
 		"                      (e.g. \"baseline;expc;boost;expc,boost\")\n"
 		"  --set KEY=VALUE     override a scenario value by dotted path (repeatable)\n"
 		"  --seed N            run seed for every set (overrides the scenario's seed:)\n"
+		"  --uncertainty N     run every set over N rows of a joint design (Sobol) of the\n"
+		"                      scenario's assumptions: median and 5-95 %% interval per\n"
+		"                      metric, of the change too, with its main assumptions\n"
+		"  --uq-seed S         the design's seed (default 1)\n"
 		"  --repeat N          run every set N times (derived seeds, the same per repetition\n"
 		"                      for every set): mean and 95 %% CI per metric, and the paired\n"
 		"                      difference to the first set, n.s. when its CI includes zero\n"
@@ -600,6 +614,108 @@ static void repeat_print(FILE *f, const char *path, int nrep, json_t *table,
 	}
 }
 
+static json_t *band_json(const double *v, int n)
+{
+	json_t *o = json_object();
+	double q[3] = { assume_quantile(v, n, 0.5), assume_quantile(v, n, 0.05),
+			assume_quantile(v, n, 0.95) };
+	const char *names[3] = { "median", "lo", "hi" };
+	for (int i = 0; i < 3; i++)
+		json_object_set_new(o, names[i], isfinite(q[i]) ? json_real(q[i]) : json_null());
+	return o;
+}
+
+/* The rows of the first design row's table, each over all rows. */
+static json_t *uq_table(json_t **tables, int nrow, const struct compare_set *sets, size_t n,
+			const struct assumption_set *as, const double *u)
+{
+	json_t *out = json_array();
+	double *x = malloc((size_t)nrow * sizeof(double)), *d = malloc((size_t)nrow * sizeof(double));
+	size_t i;
+	json_t *row;
+	json_array_foreach(tables[0], i, row) {
+		const char *metric = json_string_value(json_object_get(row, "metric"));
+		json_t *o = json_object(), *vals = json_object(), *chg = json_object();
+		for (size_t k = 0; k < n; k++) {
+			for (int r = 0; r < nrow; r++)
+				x[r] = table_value(tables[r], metric, sets[k].label);
+			json_object_set_new(vals, sets[k].label, band_json(x, nrow));
+			if (k == 0)
+				continue;
+			for (int r = 0; r < nrow; r++) {
+				double b = table_value(tables[r], metric, sets[0].label);
+				d[r] = b != 0 ? x[r] / b - 1 : NAN;
+			}
+			json_t *c = band_json(d, nrow);
+			double sh[ASSUME_MAX];
+			json_t *shares = json_object();
+			if (as->n && assume_rank_shares(u, as->n, d, nrow, sh) == 0)
+				for (int j = 0; j < as->n; j++)
+					if (isfinite(sh[j]))
+						json_object_set_new(shares, as->a[j].name, json_real(sh[j]));
+			json_object_set_new(c, "shares", shares);
+			json_object_set_new(chg, sets[k].label, c);
+		}
+		json_object_set_new(o, "metric", json_string(metric));
+		json_object_set_new(o, "unit", json_incref(json_object_get(row, "unit")));
+		json_object_set_new(o, "values", vals);
+		json_object_set_new(o, "change", chg);
+		json_array_append_new(out, o);
+	}
+	free(x);
+	free(d);
+	return out;
+}
+
+static double jget(const json_t *o, const char *k)
+{
+	const json_t *v = json_object_get(o, k);
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+static void uq_print(FILE *f, const char *path, int nrow, json_t *table,
+		     const struct compare_set *sets, size_t n)
+{
+	fprintf(f, "mobisim compare %s  over %d rows of the assumptions' joint design: median "
+		   "[5 %%, 95 %%]; change against %s per row\n\n", path, nrow, sets[0].label);
+	size_t i;
+	json_t *row;
+	json_array_foreach(table, i, row) {
+		const char *metric = json_string_value(json_object_get(row, "metric"));
+		const char *unit = json_string_value(json_object_get(row, "unit"));
+		fprintf(f, "%s (%s)\n", metric, unit ? unit : "");
+		for (size_t k = 0; k < n; k++) {
+			json_t *v = json_object_get(json_object_get(row, "values"), sets[k].label);
+			char m[64], lo[64], hi[64];
+			print_value(m, sizeof(m), jget(v, "median"));
+			print_value(lo, sizeof(lo), jget(v, "lo"));
+			print_value(hi, sizeof(hi), jget(v, "hi"));
+			fprintf(f, "  %-28s %10s [%s, %s]", sets[k].label, m, lo, hi);
+			json_t *c = k ? json_object_get(json_object_get(row, "change"), sets[k].label) : NULL;
+			if (c && isfinite(jget(c, "median"))) {
+				fprintf(f, "  change %+.1f %% [%+.1f, %+.1f]", 100 * jget(c, "median"),
+					100 * jget(c, "lo"), 100 * jget(c, "hi"));
+				const char *best[2] = { NULL, NULL };
+				double bs[2] = { -1, -1 };
+				const char *key;
+				json_t *sv;
+				json_object_foreach(json_object_get(c, "shares"), key, sv) {
+					double x = json_number_value(sv);
+					if (x > bs[0]) {
+						best[1] = best[0], bs[1] = bs[0];
+						best[0] = key, bs[0] = x;
+					} else if (x > bs[1]) {
+						best[1] = key, bs[1] = x;
+					}
+				}
+				for (int b = 0; b < 2 && best[b]; b++)
+					fprintf(f, "%s%s %.0f %%", b ? ", " : "  from ", best[b], 100 * bs[b]);
+			}
+			fprintf(f, "\n");
+		}
+	}
+}
+
 /* -------------------------------------------------------------- main */
 
 int cmd_compare(int argc, char **argv)
@@ -609,13 +725,15 @@ int cmd_compare(int argc, char **argv)
 		{ "set", required_argument, NULL, 's' },
 		{ "seed", required_argument, NULL, 'S' },
 		{ "repeat", required_argument, NULL, 'R' },
+		{ "uncertainty", required_argument, NULL, 'U' },
+		{ "uq-seed", required_argument, NULL, 'E' },
 		{ "out", required_argument, NULL, 'o' },
 		{ "plugin", required_argument, NULL, 'P' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	char **sets_kv = calloc((size_t)argc + 2, sizeof(char *));
+	char **sets_kv = calloc((size_t)argc + 2 + 4 * ASSUME_MAX, sizeof(char *));
 	const char **plugins = calloc((size_t)argc + 1, sizeof(char *));
 	struct compare_set *sets = calloc(COMPARE_MAX_SETS, sizeof(*sets));
 	json_t *res[COMPARE_MAX_SETS] = { 0 };
@@ -625,7 +743,12 @@ int cmd_compare(int argc, char **argv)
 	size_t nsets = 0;
 	struct sim_error err = { 0 };
 	json_t *doc = NULL, *tally = NULL;
-	int nrep = 0;
+	int nrep = 0, nuq = 0, uq_nrow = 0;
+	char **uq_row = NULL;
+	json_t *design = NULL;
+	unsigned long long uq_seed = 1;
+	struct assumption_set as = { 0 };
+	double *u = NULL;
 	json_t **tables = NULL;
 	if (!sets_kv || !plugins || !sets) {
 		fprintf(stderr, "mobisim: out of memory\n");
@@ -664,6 +787,23 @@ int cmd_compare(int argc, char **argv)
 			nrep = (int)v;
 			break;
 		}
+		case 'U':
+		case 'E': {
+			char *end;
+			unsigned long long v = strtoull(optarg, &end, 10);
+			if (*optarg == '\0' || *optarg == '-' || *end != '\0' ||
+			    (c == 'U' && (v < 2 || v > 4096))) {
+				fprintf(stderr, "mobisim: %s: '%s' is not %s\n",
+					c == 'U' ? "--uncertainty" : "--uq-seed", optarg,
+					c == 'U' ? "an integer from 2 to 4096" : "a non-negative integer");
+				goto done;
+			}
+			if (c == 'U')
+				nuq = (int)v;
+			else
+				uq_seed = v;
+			break;
+		}
 		case 'o':
 			out = optarg;
 			break;
@@ -688,8 +828,28 @@ int cmd_compare(int argc, char **argv)
 		compare_usage(stderr);
 		goto done;
 	}
+	if (nuq && nrep) {
+		fprintf(stderr, "mobisim: compare: --uncertainty and --repeat: give one (the design's "
+			"rows share the seed)\n");
+		goto done;
+	}
 	char pathbuf[4096];
 	const char *path = cli_scenario_path(argv[optind], pathbuf, sizeof(pathbuf));
+	if (nuq) {
+		struct sim_error aerr = { 0 };
+		int arc = assumptions_load(path, sets_kv, nkv, &as, &aerr);
+		if (!arc && !as.n)
+			arc = sim_errorf(&aerr, SIM_E_INPUT, "%s declares no assumptions: (nothing to "
+					 "sample; docs/validation.md)", path);
+		if (!arc && !(u = calloc((size_t)nuq * (size_t)as.n, sizeof(double))))
+			arc = sim_errorf(&aerr, SIM_E_NOMEM, "out of memory");
+		if (!arc)
+			arc = assumptions_design(&as, nuq, (uint64_t)uq_seed, ASSUME_SOBOL, u, &aerr);
+		if (arc) {
+			status = cli_report(&aerr);
+			goto done;
+		}
+	}
 
 	/* Names are checked against the registry (with plugins) before any run. */
 	struct policy_registry *reg = policy_registry_new();
@@ -710,7 +870,8 @@ int cmd_compare(int argc, char **argv)
 	uint64_t seed = 0, base_seed = so.seed;
 	char assign[1024];
 	sets_kv[nkv] = assign; /* the policies override goes last */
-	int reps = nrep ? nrep : 1;
+	int reps = nuq ? nuq : nrep ? nrep : 1;
+	design = json_array();
 	tables = calloc((size_t)reps, sizeof(*tables));
 	json_t *seeds = json_array();
 	/* every run's warnings: each distinct text once, with how many runs */
@@ -741,8 +902,38 @@ int cmd_compare(int argc, char **argv)
 			so.seed_given = true;
 			json_array_append_new(seeds, json_integer((json_int_t)so.seed));
 		}
+		/* a design row's assumptions, after --set, before the policies */
+		int nrow = 0;
+		sweep_free_sets(uq_row, uq_nrow);
+		uq_row = NULL;
+		uq_nrow = 0;
+		if (nuq) {
+			char **row = uq_row = assumptions_row_sets(&as, &u[r * as.n], &nrow);
+			uq_nrow = nrow;
+			if (!row || nkv + nrow + 1 > argc + 2 + 4 * ASSUME_MAX) {
+				json_decref(seeds);
+				status = cli_report(&(struct sim_error){ SIM_E_NOMEM, "too many assumed keys" });
+				goto done;
+			}
+			for (int i = 0; i < nrow; i++)
+				sets_kv[nkv + i] = row[i];
+			json_t *dj = json_object();
+			for (int i = 0; i < nrow; i++) {
+				char *eq = strchr(row[i], '=');
+				if (eq) {
+					*eq = '\0';
+					json_object_set_new(dj, row[i], json_string(eq + 1));
+					*eq = '=';
+				}
+			}
+			json_array_append_new(design, dj);
+		}
+		sets_kv[nkv + nrow] = assign;
 		for (size_t k = 0; k < nsets; k++) {
-			if (progress && nrep)
+			if (progress && nuq)
+				fprintf(stderr, "\rmobisim: compare: design row %d/%d, run %zu/%zu: %s\033[K",
+					r + 1, nuq, k + 1, nsets, sets[k].label);
+			else if (progress && nrep)
 				fprintf(stderr, "\rmobisim: compare: repetition %d/%d, run %zu/%zu: %s\033[K",
 					r + 1, nrep, k + 1, nsets, sets[k].label);
 			else if (progress)
@@ -751,7 +942,7 @@ int cmd_compare(int argc, char **argv)
 			compare_assignment(&sets[k], assign, sizeof(assign));
 			struct cfg_doc *cd;
 			struct sim *s = NULL;
-			rc = cli_load_scenario(path, sets_kv, nkv + 1, &cd, &err);
+			rc = cli_load_scenario(path, sets_kv, nkv + nrow + 1, &cd, &err);
 			if (!rc)
 				rc = sim_create(cd, path, &so, &s, &err);
 			if (!rc) {
@@ -782,7 +973,7 @@ int cmd_compare(int argc, char **argv)
 			cli_warn_tally_add(tally, w, runlabel);
 			json_decref(w);
 		}
-		if (!nrep)
+		if (!nrep && !nuq)
 			break;
 		tables[r] = compare_table(res, sets, nsets);
 		for (size_t k = 0; k < nsets; k++) {
@@ -795,7 +986,16 @@ int cmd_compare(int argc, char **argv)
 	cli_warn_tally_print(stderr, "mobisim: warning: ", tally, nsets * (size_t)reps, "runs", 20);
 
 	doc = json_object();
-	if (nrep) {
+	if (nuq) {
+		json_t *table = uq_table(tables, nuq, sets, nsets, &as, u);
+		if (!quiet)
+			uq_print(stdout, path, nuq, table, sets, nsets);
+		json_decref(seeds);
+		json_object_set_new(doc, "uncertainty", json_integer(nuq));
+		json_object_set_new(doc, "design", design);
+		design = NULL;
+		json_object_set_new(doc, "table", table);
+	} else if (nrep) {
 		json_t *table = repeat_table(tables, nrep, sets, nsets);
 		if (!quiet)
 			repeat_print(stdout, path, nrep, table, sets, nsets);
@@ -824,8 +1024,12 @@ done:
 	for (size_t k = 0; k < COMPARE_MAX_SETS; k++)
 		json_decref(res[k]);
 	json_decref(doc);
-	for (int r = 0; tables && r < nrep; r++)
+	for (int r = 0; tables && r < (nuq ? nuq : nrep); r++)
 		json_decref(tables[r]);
+	sweep_free_sets(uq_row, uq_nrow);
+	json_decref(design);
+	assumptions_free(&as);
+	free(u);
 	free(tables);
 	free(sets);
 	free(plugins);
