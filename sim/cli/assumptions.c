@@ -264,7 +264,12 @@ int assumptions_design(const struct assumption_set *as, int n, uint64_t seed,
 		for (int j = 0; j < d; j++)
 			shift[j] = gsl_rng_uniform(r);
 		for (int i = 0; i < n; i++) {
-			gsl_qrng_get(q, x);
+			/* GSL starts after the sequence's origin; with it the first 2^m
+			 * rows are a (t, m, s)-net (each axis once per 1/2^m stratum) */
+			if (i == 0)
+				memset(x, 0, sizeof(x));
+			else
+				gsl_qrng_get(q, x);
 			for (int j = 0; j < d; j++) {
 				double v = x[j] + shift[j];
 				u[i * d + j] = v - floor(v);
