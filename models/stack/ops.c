@@ -102,7 +102,7 @@ static enum step lookup_lock(struct stack_task *t, uint64_t idx)
 static enum step wait_page_unlocked(struct stack_task *t, struct pc_page *pg)
 {
 	if (task_pay_cpu(t) != STEP_BLOCK)
-		task_wait_page(t, pg, PG_LOCKED, SIM_WAIT_READ_IO);
+		task_wait_page(t, pg, PG_LOCKED, pc_lock_wait_cause(pg));
 	return STEP_BLOCK;
 }
 
@@ -258,6 +258,14 @@ static enum step write_step(struct stack_task *t)
 				if (wb_balance_dirty(t) == STEP_BLOCK)
 					return STEP_BLOCK;
 			}
+			/* ext4_da_write_begin -> ext4_journal_start: a page's
+			 * handle waits while the running tx is T_LOCKED (held only
+			 * for the copy: not counted in t_updates) */
+			if (s->jn.locked) {
+				if (task_pay_cpu(t) != STEP_BLOCK)
+					journal_handle_start(t, false);
+				return STEP_BLOCK;
+			}
 			uint64_t idx = os->idx;
 			uint64_t pstart = idx << STACK_PAGE_SHIFT, pend = pstart + STACK_PAGE_SIZE;
 			if (lookup_lock(t, idx) == STEP_BLOCK)
@@ -348,7 +356,7 @@ static enum step open_step(struct stack_task *t)
 			continue;
 		}
 		if (pg->flags & PG_LOCKED) {
-			task_wait_page(t, pg, PG_LOCKED, SIM_WAIT_READ_IO);
+			task_wait_page(t, pg, PG_LOCKED, pc_lock_wait_cause(pg));
 			return STEP_BLOCK;
 		}
 		pc_mark_accessed(s, pg);
