@@ -33,7 +33,9 @@
  * (5) wake the tasks waiting for this tid. The thread's
  * io_context has its own ioprio (default BE/4: kthreads run at nice 0 and
  * have no ioprio set, so CFQ uses task_nice_ioprio = 4).
- * T_LOCKED (tunable t_locked; jbd2_journal_commit_transaction,
+ * T_LOCKED (tunable t_locked, default off = 3.11+, where ext4_writepages
+ * stops its handle before ext4_io_submit so in the model no handle is open
+ * across a sleep; on = 3.10; jbd2_journal_commit_transaction,
  * start_this_handle -> wait_transaction_locked): before (1) the commit
  * locks the running transaction and waits for its open handles
  * (t_updates) to stop; the flusher holds one per run it maps, from
@@ -89,10 +91,11 @@ static const struct cfg_param journal_params_table[] = {
 	  CFG_NO_RANGE, "ext4 mount option journal_async_commit (fs/jbd2/commit.c ASYNC_COMMIT)",
 	  "commit block without FLUSH/FUA and without waiting for the log blocks; one empty flush "
 	  "after", NULL },
-	{ "t_locked", CFG_T_BOOL, offsetof(struct journal_params, t_locked), "", "true", CFG_NO_RANGE,
+	{ "t_locked", CFG_T_BOOL, offsetof(struct journal_params, t_locked), "", "false", CFG_NO_RANGE,
 	  "fs/jbd2/commit.c jbd2_journal_commit_transaction: T_LOCKED, wait for t_updates == 0; "
-	  "transaction.c start_this_handle -> wait_transaction_locked; fs/ext4/inode.c "
-	  "ext4_da_writepages holds a handle across mpage_da_map_and_submit",
+	  "transaction.c start_this_handle -> wait_transaction_locked; 3.10 fs/ext4/inode.c "
+	  "ext4_da_writepages holds a handle across mpage_da_map_and_submit (3.11+ "
+	  "ext4_writepages stops it before ext4_io_submit: false)",
 	  "the commit waits for open handles (the flusher's, across its bio submission) and new "
 	  "handles wait for the commit to switch transactions (journal_locked)", NULL },
 	CFG_PARAM_END,
