@@ -53,6 +53,7 @@ struct journal_params {
 	int ordered_wait;             /* enum journal_ordered_wait */
 	bool async_commit;            /* ext4 journal_async_commit (JBD2 ASYNC_COMMIT) */
 	bool t_locked;                /* the commit locks the running tx until its handles stop */
+	bool shadow_wait;             /* BH_Shadow: a handle waits for its buffer's log write */
 };
 
 /* What the ordered-mode commit waits for in each inode of its list. */
@@ -104,6 +105,10 @@ struct journal {
 	int64_t locked_start_ns;
 	uint64_t locked_commits, locked_handle_waits;
 	int64_t locked_ns_total, locked_ns_max;
+	/* BH_Shadow: the committing tx's metadata is being written to the log */
+	bool shadow;
+	struct list_head shadow_waiters; /* tasks in do_get_write_access (jwait_node) */
+	uint64_t shadow_waits;
 };
 
 struct fs_ops;
@@ -226,6 +231,10 @@ uint64_t journal_running_tid(const struct stack *s);
  * journal_handle_stop. */
 enum step journal_handle_start(struct stack_task *t, bool hold);
 void journal_handle_stop(struct stack_task *t);
+/* do_get_write_access on f's inode buffer: STEP_BLOCK with t waiting
+ * (SIM_WAIT_JOURNAL_BUFFER) while the committing transaction's copy of
+ * it is being written to the log (BH_Shadow); else STEP_DONE. */
+enum step journal_get_write_access(struct stack_task *t, struct stack_file *f);
 void jbd2_run(struct stack_task *t);
 /* f's writeback from before the last epoch flip has drained. */
 void journal_ordered_progress(struct stack *s, struct stack_file *f);

@@ -232,6 +232,10 @@ static enum step write_step(struct stack_task *t)
 		if (os->op.len == 0) {
 			os->phase = 2;
 		} else {
+			/* ext4_dirty_inode -> do_get_write_access on the inode's
+			 * buffer: wait while the commit journals it (BH_Shadow) */
+			if (journal_get_write_access(t, f) == STEP_BLOCK)
+				return STEP_BLOCK;
 			os->idx = off >> STACK_PAGE_SHIFT;
 			os->end = ((end - 1) >> STACK_PAGE_SHIFT) + 1;
 			os->phase = s->fs.ops->write_begin ? 4 : 1;

@@ -2,7 +2,9 @@
  * page_lock (a lock_page on a page whose locker has not submitted its
  * read yet) against read_io (the read bio is in flight); journal_locked
  * (3.10 T_LOCKED: the commit waits for the flusher's handle, held across
- * its bio submission, and new handles wait for the commit's switch). */
+ * its bio submission, and new handles wait for the commit's switch);
+ * journal_buffer (BH_Shadow: a write dirtying an inode whose buffer the
+ * commit is writing to the log waits for that write). */
 #include <inttypes.h>
 
 #include "tests/models/stack/stack_harness.h"
@@ -113,11 +115,60 @@ static void test_journal_locked_waits_for_flusher_handle(void **state)
 	assert_int_equal(off.fg_locked, 0);
 }
 
+/* app1 writes a new file and fsyncs it: its data, then the commit's log
+ * blocks (one 2 ms service), then the FLUSH|FUA commit block. app2 writes
+ * the same file while the log blocks are at the device: ext4_dirty_inode
+ * -> do_get_write_access finds the inode's buffer shadowed and waits
+ * until the log write completes (journal_buffer), when the commit block
+ * goes out. */
+static void shadow_run(const char *on, int64_t app2_at, int64_t *wait, int64_t *log_done,
+		       uint64_t *waits)
+{
+	char yaml[1024];
+	snprintf(yaml, sizeof(yaml),
+		 W_YAML("model: ideal, service: fixed, mean_us: 2000, queue_depth: 1",
+			"journal: {shadow_wait: %s}\n"), on);
+	struct sh *h = sh_new(yaml);
+	struct stack_file *db = sh_file(h, "app.db", 0);
+	struct sh_script s1 = { 0 }, s2 = { 0 };
+	sh_op(&s1, STACK_OP_WRITE, db, 0, 4096, 0);
+	sh_op(&s1, STACK_OP_FSYNC, db, 0, 0, 0);
+	sh_script_task(h, "app1", 10050, 0, &s1);
+	sh_op(&s2, STACK_OP_WRITE, db, 4096, 4096, 0);
+	sh_script_task(h, "app2", 10050, app2_at, &s2);
+	sh_run(h, SIM_TIME_MAX);
+	*wait = sh_wait(h, SIM_CLASS_FG, SIM_WAIT_JOURNAL_BUFFER);
+	*waits = h->st->jn.shadow_waits;
+	/* the first FUA request is the commit block, sent when the log is done */
+	*log_done = -1;
+	for (uint32_t i = 0; i < h->nd; i++)
+		if (h->d_flags[i] & REQ_FUA) {
+			*log_done = h->d_time[i];
+			break;
+		}
+	sh_free(h);
+}
+
+static void test_journal_buffer_waits_for_shadow(void **state)
+{
+	(void)state;
+	int64_t w, done, w0, done0;
+	uint64_t n, n0;
+	shadow_run("true", 3 * MS, &w, &done, &n);
+	shadow_run("false", 3 * MS, &w0, &done0, &n0);
+	assert_true(done > 3 * MS);
+	assert_int_equal(n, 1);
+	assert_int_equal(w, done - 3 * MS);
+	assert_int_equal(n0, 0);
+	assert_int_equal(w0, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_page_lock_before_submit),
 		cmocka_unit_test(test_journal_locked_waits_for_flusher_handle),
+		cmocka_unit_test(test_journal_buffer_waits_for_shadow),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
