@@ -24,7 +24,8 @@ const char *const sim_wait_names[SIM_NWAIT] = {
 	"pagecache_lock", "read_io", "writeback", "get_request", "dirty_throttle", "direct_reclaim",
 	"fsync_io",       "journal", "cpu",       "policy",      "sync_io",
 	"checkpoint",     "fs_gc",   "congestion_wait", "isolation_throttle", "vm_writeout_throttle",
-	"reclaim_throttle", "zone_lock", "tree_lock",
+	"reclaim_throttle", "zone_lock", "tree_lock", "page_lock", "journal_locked",
+	"journal_buffer",
 };
 
 /* ---- life cycle ------------------------------------------------------- */

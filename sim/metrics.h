@@ -16,7 +16,7 @@ enum sim_btt { SIM_BTT_Q2G = 0, SIM_BTT_G2I, SIM_BTT_I2D, SIM_BTT_D2C, SIM_BTT_Q
 /* Why a task was not running. Names are the JSON "cause" strings. */
 enum sim_wait {
 	SIM_WAIT_PAGECACHE_LOCK = 0, /* spinning on the page-cache (lru) lock */
-	SIM_WAIT_READ_IO,            /* waiting for a read (page lock / bio) */
+	SIM_WAIT_READ_IO,            /* waiting for a read bio in flight (page lock) */
 	SIM_WAIT_WRITEBACK,          /* wait_on_page_writeback */
 	SIM_WAIT_GET_REQUEST,        /* request list full (get_request sleep) */
 	SIM_WAIT_DIRTY_THROTTLE,     /* balance_dirty_pages pause */
@@ -34,6 +34,9 @@ enum sim_wait {
 	SIM_WAIT_RECLAIM_THROTTLE,   /* throttle_direct_reclaim: waiting for kswapd */
 	SIM_WAIT_ZONE_LOCK,          /* spinning on zone->lock (per-cpu list refill/drain) */
 	SIM_WAIT_TREE_LOCK,          /* spinning on a file's mapping->tree_lock */
+	SIM_WAIT_PAGE_LOCK,          /* lock_page on a page locked with no read bio in flight yet */
+	SIM_WAIT_JOURNAL_LOCKED,     /* start_this_handle: wait_transaction_locked (T_LOCKED) */
+	SIM_WAIT_JOURNAL_BUFFER,     /* do_get_write_access: BH_Shadow, buffer being journalled */
 	SIM_NWAIT
 };
 

@@ -52,6 +52,8 @@ struct journal_params {
 	bool ordered;                 /* data=ordered: commit waits for the data it allocated */
 	int ordered_wait;             /* enum journal_ordered_wait */
 	bool async_commit;            /* ext4 journal_async_commit (JBD2 ASYNC_COMMIT) */
+	bool t_locked;                /* the commit locks the running tx until its handles stop */
+	bool shadow_wait;             /* BH_Shadow: a handle waits for its buffer's log write */
 };
 
 /* What the ordered-mode commit waits for in each inode of its list. */
@@ -95,6 +97,18 @@ struct journal {
 	uint64_t ordered_pages_waited, flushes;
 	int64_t ordered_wait_ns_total, ordered_wait_ns_max;
 	int64_t ordered_start_ns;
+	/* T_LOCKED: the commit waits for t_updates (open handles) to reach 0,
+	 * new handles wait for the switch (wait_transaction_locked) */
+	bool locked;
+	uint32_t t_updates;
+	struct list_head locked_waiters; /* tasks in wait_transaction_locked (jwait_node) */
+	int64_t locked_start_ns;
+	uint64_t locked_commits, locked_handle_waits;
+	int64_t locked_ns_total, locked_ns_max;
+	/* BH_Shadow: the committing tx's metadata is being written to the log */
+	bool shadow;
+	struct list_head shadow_waiters; /* tasks in do_get_write_access (jwait_node) */
+	uint64_t shadow_waits;
 };
 
 struct fs_ops;
@@ -161,6 +175,10 @@ struct fs_ops {
 	 * cleaned and marked as it goes into a bio, the rest stay dirty while
 	 * the writer sleeps submitting one. */
 	bool locks_run;
+	/* ext4 ->writepages' jbd2 handle (journal_handle_start/stop), NULL
+	 * without a journal: the flusher starts one per run it maps. */
+	enum step (*handle_start)(struct stack_task *t, bool hold);
+	void (*handle_stop)(struct stack_task *t);
 	/* The sector of page index of f and the pages left in its extent (*run),
 	 * UINT64_MAX if unallocated: what readahead and writeback ask the file
 	 * system for (a_ops->bmap / the get_block behind readpages, writepages). */
@@ -207,6 +225,16 @@ void journal_add_ordered(struct stack *s, struct stack_file *f);
 /* Ask for tid to be committed; STEP_BLOCK with t waiting (SIM_WAIT_JOURNAL). */
 enum step journal_wait_commit(struct stack_task *t, uint64_t tid);
 uint64_t journal_running_tid(const struct stack *s);
+/* start_this_handle: STEP_BLOCK with t in wait_transaction_locked
+ * (SIM_WAIT_JOURNAL_LOCKED) while the running tx is T_LOCKED; else
+ * STEP_DONE, and with hold the handle counts in t_updates until
+ * journal_handle_stop. */
+enum step journal_handle_start(struct stack_task *t, bool hold);
+void journal_handle_stop(struct stack_task *t);
+/* do_get_write_access on f's inode buffer: STEP_BLOCK with t waiting
+ * (SIM_WAIT_JOURNAL_BUFFER) while the committing transaction's copy of
+ * it is being written to the log (BH_Shadow); else STEP_DONE. */
+enum step journal_get_write_access(struct stack_task *t, struct stack_file *f);
 void jbd2_run(struct stack_task *t);
 /* f's writeback from before the last epoch flip has drained. */
 void journal_ordered_progress(struct stack *s, struct stack_file *f);

@@ -83,6 +83,10 @@ enum step fsync_write_and_wait(struct stack_task *t, struct stack_file *f)
 		 * submitting one leaves the rest dirty */
 		uint64_t start = pg->index;
 		if (start < os->fmap_start || start >= os->fmap_end) {
+			/* ext4_da_writepages' handle: waits while T_LOCKED (the
+			 * fsync's own handle is not counted in t_updates) */
+			if (journal_handle_start(t, false) == STEP_BLOCK)
+				return STEP_BLOCK;
 			uint64_t n = pc_dirty_run(f, start, UINT64_MAX);
 			if (wb_map_run(s, f, start, n, true))
 				return STEP_DONE;

@@ -33,10 +33,32 @@
  * (5) wake the tasks waiting for this tid. The thread's
  * io_context has its own ioprio (default BE/4: kthreads run at nice 0 and
  * have no ioprio set, so CFQ uses task_nice_ioprio = 4).
+ * T_LOCKED (tunable t_locked, default off = 3.11+, where ext4_writepages
+ * stops its handle before ext4_io_submit so in the model no handle is open
+ * across a sleep; on = 3.10; jbd2_journal_commit_transaction,
+ * start_this_handle -> wait_transaction_locked): before (1) the commit
+ * locks the running transaction and waits for its open handles
+ * (t_updates) to stop; the flusher holds one per run it maps, from
+ * ext4_da_writepages' ext4_journal_start through mpage_da_map_and_submit,
+ * so a flusher asleep in get_request submitting the run's bios delays
+ * the commit. Meanwhile a new handle - a write's ext4_da_write_begin, an
+ * fsync's writepages, the flusher's next run - sleeps until the switch
+ * (cause journal_locked, also the commit's own wait). Handles of writes
+ * and fsync are not counted in t_updates (they sleep in no modelled
+ * place while they hold one); file_update_time's ext4_dirty_inode handle
+ * and create/unlink handles do not wait.
+ * BH_Shadow (tunable shadow_wait, default off only so that results
+ * documented before it stay as they are; every jbd2 has it; on in the
+ * S6 platform file): from the log write's start (JP_LOG) until its
+ * completion (the t_iobuf_list wait) the committing transaction's
+ * metadata buffers are shadowed; a write that dirties an inode of that
+ * transaction (ext4_dirty_inode -> do_get_write_access) sleeps until then
+ * (journal_buffer). Bitmap buffers and create/unlink handles do not wait.
  * Left out: checkpointing (journalled metadata written in place later),
- * revoke records, journal-full stalls, transaction locking waits
- * (T_LOCKED), and the ordered-data *submission* of dirty pages that
- * already have blocks (ext4's ->writepage skips delalloc pages anyway).
+ * revoke records, journal-full stalls, the ordered-data *submission* of
+ * dirty pages that already have blocks (journal_submit_inode_data_buffers;
+ * ext4's ->writepage skips delalloc pages anyway), do_get_write_access'
+ * lock_buffer waits, and discard at commit (ext4_free_data_callback -> ext4_issue_discard).
  */
 #include <stddef.h>
 #include <stdlib.h>
@@ -75,6 +97,20 @@ static const struct cfg_param journal_params_table[] = {
 	  CFG_NO_RANGE, "ext4 mount option journal_async_commit (fs/jbd2/commit.c ASYNC_COMMIT)",
 	  "commit block without FLUSH/FUA and without waiting for the log blocks; one empty flush "
 	  "after", NULL },
+	{ "t_locked", CFG_T_BOOL, offsetof(struct journal_params, t_locked), "", "false", CFG_NO_RANGE,
+	  "fs/jbd2/commit.c jbd2_journal_commit_transaction: T_LOCKED, wait for t_updates == 0; "
+	  "transaction.c start_this_handle -> wait_transaction_locked; 3.10 fs/ext4/inode.c "
+	  "ext4_da_writepages holds a handle across mpage_da_map_and_submit (3.11+ "
+	  "ext4_writepages stops it before ext4_io_submit: false)",
+	  "the commit waits for open handles (the flusher's, across its bio submission) and new "
+	  "handles wait for the commit to switch transactions (journal_locked)", NULL },
+	{ "shadow_wait", CFG_T_BOOL, offsetof(struct journal_params, shadow_wait), "", "false",
+	  CFG_NO_RANGE,
+	  "fs/jbd2/transaction.c do_get_write_access: wait_on_bit(BH_Unshadow) while the "
+	  "committing transaction's copy is in the log I/O; commit.c clears BH_Shadow after "
+	  "the t_iobuf_list wait",
+	  "a write that dirties an inode the commit is writing to the log waits for that write "
+	  "(journal_buffer)", NULL },
 	CFG_PARAM_END,
 };
 
@@ -98,6 +134,8 @@ int journal_init(struct stack *s, struct cfg_node *node, struct sim_error *err)
 	tx_init(&jn->running, 1);
 	tx_init(&jn->committing, 0);
 	list_init(&jn->waiters);
+	list_init(&jn->locked_waiters);
+	list_init(&jn->shadow_waiters);
 	sim_event_init(&jn->timer, journal_timer_event);
 	jn->start_lba = s->fs.start_sector;
 	jn->nr_sectors = jn->p.journal_bytes >> SECTOR_SHIFT;
@@ -208,6 +246,49 @@ void journal_add_ordered(struct stack *s, struct stack_file *f)
 	}
 	f->ordered_tid = jn->running.tid;
 	list_add_tail(&f->ordered_node, &jn->running.ordered);
+}
+
+enum step journal_handle_start(struct stack_task *t, bool hold)
+{
+	struct journal *jn = &t->stack->jn;
+	if (!jn->p.enabled)
+		return STEP_DONE;
+	if (jn->locked) {
+		/* wait_transaction_locked: sleep until the commit has made
+		 * the locked transaction the committing one */
+		jn->locked_handle_waits++;
+		list_add_tail(&t->jwait_node, &jn->locked_waiters);
+		task_block(t, SIM_WAIT_JOURNAL_LOCKED);
+		return STEP_BLOCK;
+	}
+	if (hold && !t->jhandle) {
+		t->jhandle = true;
+		jn->t_updates++;
+	}
+	return STEP_DONE;
+}
+
+enum step journal_get_write_access(struct stack_task *t, struct stack_file *f)
+{
+	struct journal *jn = &t->stack->jn;
+	if (!jn->p.enabled || !jn->shadow || f->is_meta || f->meta_tid != jn->committing.tid)
+		return STEP_DONE;
+	jn->shadow_waits++;
+	list_add_tail(&t->jwait_node, &jn->shadow_waiters);
+	task_block(t, SIM_WAIT_JOURNAL_BUFFER);
+	return STEP_BLOCK;
+}
+
+/* jbd2_journal_stop: the last handle of a T_LOCKED transaction wakes the
+ * commit (wake_up(&journal->j_wait_updates)). */
+void journal_handle_stop(struct stack_task *t)
+{
+	struct journal *jn = &t->stack->jn;
+	if (!t->jhandle)
+		return;
+	t->jhandle = false;
+	if (--jn->t_updates == 0 && jn->locked && jn->jbd2 && jn->jbd2->state == TS_BLOCKED)
+		task_wake(jn->jbd2);
 }
 
 enum step journal_wait_commit(struct stack_task *t, uint64_t tid)
@@ -341,7 +422,7 @@ static void ordered_wait_hook(struct stack *s, struct stack_task *j, struct pc_p
 		s->hooks.on_wait_writeback(j, fs_map(pg->file, pg->index, NULL), s->hooks.ctx);
 }
 
-enum { JP_IDLE = 0, JP_ORDERED, JP_LOG, JP_LOG_WAIT, JP_COMMIT, JP_COMMIT_WAIT };
+enum { JP_IDLE = 0, JP_ORDERED, JP_LOG, JP_LOG_WAIT, JP_COMMIT, JP_COMMIT_WAIT, JP_LOCKED };
 
 void jbd2_run(struct stack_task *j)
 {
@@ -353,13 +434,38 @@ void jbd2_run(struct stack_task *j)
 		case JP_IDLE: {
 			if (jn->commit_request < jn->running.tid || !jn->running.has_handles)
 				return;
+			os->start_ns = sim_now(s->sim);
+			if (jn->p.t_locked) {
+				/* T_LOCKED: no new handle joins; wait for t_updates */
+				jn->locked = true;
+				jn->locked_start_ns = os->start_ns;
+			}
+			os->phase = JP_LOCKED;
+			break;
+		}
+		case JP_LOCKED: {
+			if (jn->locked && jn->t_updates > 0) {
+				task_block(j, SIM_WAIT_JOURNAL_LOCKED);
+				return;
+			}
+			if (jn->locked) {
+				int64_t d = sim_now(s->sim) - jn->locked_start_ns;
+				jn->locked = false;
+				jn->locked_commits += d > 0;
+				jn->locked_ns_total += d;
+				if (d > jn->locked_ns_max)
+					jn->locked_ns_max = d;
+				/* T_FLUSH: wake_up(&journal->j_wait_transaction_locked) */
+				struct list_head *lp, *lt;
+				list_for_each_safe(lp, lt, &jn->locked_waiters)
+					task_wake(list_entry(lp, struct stack_task, jwait_node));
+			}
 			sim_cancel(s->sim, &jn->timer);
 			jn->committing = jn->running;
 			list_init(&jn->committing.ordered);
 			list_splice_tail_init(&jn->running.ordered, &jn->committing.ordered);
 			jn->committing_active = true;
 			tx_init(&jn->running, jn->committing.tid + 1);
-			os->start_ns = sim_now(s->sim);
 			struct list_head *pos;
 			list_for_each(pos, &jn->committing.ordered) {
 				struct stack_file *f = list_entry(pos, struct stack_file, ordered_node);
@@ -434,6 +540,9 @@ void jbd2_run(struct stack_task *j)
 			break;
 		}
 		case JP_LOG:
+			/* jbd2_journal_write_metadata_buffer: the buffers go to
+			 * the log as shadow copies (BH_Shadow) */
+			jn->shadow = jn->p.shadow_wait;
 			j->wb_left = 0;
 			if (s->q)
 				task_start_plug(j);
@@ -451,6 +560,13 @@ void jbd2_run(struct stack_task *j)
 			if (j->wb_left > 0) {
 				task_block(j, SIM_WAIT_SYNC_IO);
 				return;
+			}
+			if (jn->shadow) {
+				/* t_iobuf_list done: clear_buffer_shadow, wake_up_bit(BH_Unshadow) */
+				jn->shadow = false;
+				struct list_head *lp, *lt;
+				list_for_each_safe(lp, lt, &jn->shadow_waiters)
+					task_wake(list_entry(lp, struct stack_task, jwait_node));
 			}
 			os->phase = JP_COMMIT;
 			break;
@@ -515,6 +631,14 @@ struct json_t *journal_to_json(const struct stack *s)
 							: 0));
 	json_object_set_new(o, "ordered_wait_ns_max", json_integer(jn->ordered_wait_ns_max));
 	json_object_set_new(o, "flushes", json_integer((json_int_t)jn->flushes));
+	json_object_set_new(o, "locked_commits", json_integer((json_int_t)jn->locked_commits));
+	json_object_set_new(o, "locked_handle_waits", json_integer((json_int_t)jn->locked_handle_waits));
+	json_object_set_new(o, "locked_ns_mean",
+			    json_real(jn->locked_commits ? (double)jn->locked_ns_total /
+								   (double)jn->locked_commits
+							 : 0));
+	json_object_set_new(o, "locked_ns_max", json_integer(jn->locked_ns_max));
+	json_object_set_new(o, "shadow_waits", json_integer((json_int_t)jn->shadow_waits));
 	json_object_set_new(o, "params", cfg_params_to_json(journal_params_table, &jn->p));
 	return o;
 }

@@ -214,6 +214,7 @@ enum pc_flag {
 	PG_WBEPOCH = 1u << 11,     /* writeback epoch parity (journal ordered wait) */
 	PG_ATOMIC = 1u << 12,      /* held by an f2fs atomic write until commit (not dirty) */
 	PG_RECLAIM = 1u << 13,     /* reclaim met it dirty or under writeback (rotate at the end) */
+	PG_READIO = 1u << 14,      /* locked, and its read bio is submitted (cleared with PG_LOCKED) */
 };
 
 enum pc_lru { PC_LRU_NONE = 0, PC_LRU_INACTIVE, PC_LRU_ACTIVE };
@@ -372,6 +373,18 @@ static inline void pc_clear_flags(struct stack *s, struct pc_page *pg, uint16_t 
 		pg->flags &= (uint16_t)~bits;
 }
 void pc_wake_page(struct stack *s, struct pc_page *pg);
+/* submit_bio of pg's read: PG_READIO on, and a task sleeping on the lock
+ * since before (page_lock) waits from now on for the read (read_io). */
+void pc_page_read_submitted(struct stack *s, struct pc_page *pg);
+/* Why a lock_page on a PG_LOCKED page sleeps: its read bio is in flight
+ * (read_io, from the filler's submit_bio on, get_request sleep included),
+ * or the locker has not submitted it yet (page_lock: the filler is still
+ * inserting the window's pages, in direct reclaim or on the page-cache
+ * locks, or submitting the window's earlier bios). */
+static inline enum sim_wait pc_lock_wait_cause(const struct pc_page *pg)
+{
+	return (pg->flags & PG_READIO) ? SIM_WAIT_READ_IO : SIM_WAIT_PAGE_LOCK;
+}
 /* Sleep on page until none of mask's flags is set (wait_on_page_bit). */
 void task_wait_page(struct stack_task *t, struct pc_page *pg, uint16_t mask, enum sim_wait cause);
 /* Free pages: asked at every allocation, hence inline. */

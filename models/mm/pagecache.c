@@ -351,6 +351,20 @@ void pc_wake_page(struct stack *s, struct pc_page *pg)
 		pg->flags &= (uint16_t)~PG_WAITERS;
 }
 
+void pc_page_read_submitted(struct stack *s, struct pc_page *pg)
+{
+	pg->flags |= PG_READIO;
+	if (!(pg->flags & PG_WAITERS))
+		return;
+	uint32_t b = (pg->file->id * 2654435761u ^ pg->index * 40503u) % STACK_WAITQ_BUCKETS;
+	struct list_head *pos;
+	list_for_each(pos, &s->pc.waitq[b]) {
+		struct stack_task *t = list_entry(pos, struct stack_task, waitq_node);
+		if (t->wait_page == pg && t->wait_cause == SIM_WAIT_PAGE_LOCK)
+			task_rebook_wait(t, SIM_WAIT_READ_IO);
+	}
+}
+
 void pc_clear_flags_slow(struct stack *s, struct pc_page *pg, uint16_t bits)
 {
 	if ((bits & PG_WRITEBACK) && (pg->flags & PG_RECLAIM))

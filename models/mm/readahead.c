@@ -311,6 +311,11 @@ enum step fill_run(struct stack_task *t)
 			sb->bio.flags = f->is_meta ? REQ_META : 0;
 			s->pc.read_bios++;
 			s->pc.read_pages += n;
+			/* submit_bio: from here a sleeper on these pages waits
+			 * for read I/O, not for the filler (pc_lock_wait_cause) */
+			struct pc_page *rp = pc_find(f, idx);
+			for (uint64_t k = 0; k < n && rp; k++, rp = pc_next(rp))
+				pc_page_read_submitted(s, rp);
 			fl->cursor += n;
 			if (task_submit_bio(t, sb) == STEP_BLOCK)
 				return STEP_BLOCK;

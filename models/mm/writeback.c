@@ -604,6 +604,12 @@ void flusher_run(struct stack_task *t)
 			if (task_submit_bio(t, sb) == STEP_BLOCK)
 				return;
 		}
+		/* 3.10 ext4_da_writepages: the handle started for a run is
+		 * stopped once its bios are submitted (after
+		 * mpage_da_map_and_submit) */
+		if (t->jhandle && !(t->wb_file && t->wb_left > 0 && t->wb_file->nr_dirty > 0 &&
+				    t->wb_cursor < t->wb_map_end))
+			s->fs.ops->handle_stop(t);
 		if (t->wb_file) {
 			struct stack_file *f = t->wb_file;
 			if (t->wb_left == 0 || f->nr_dirty == 0) {
@@ -635,6 +641,12 @@ void flusher_run(struct stack_task *t)
 				uint64_t lim = t->wb_left;
 				if (t->wb_wrapped && f->writeback_index - start < lim)
 					lim = f->writeback_index - start;
+				/* ext4_journal_start_with_reserve: waits while the
+				 * running transaction is T_LOCKED, then holds a handle
+				 * across the mapping and the run's bio submission */
+				if (s->fs.ops->handle_start &&
+				    s->fs.ops->handle_start(t, true) == STEP_BLOCK)
+					return;
 				uint64_t n = pc_dirty_run(f, start, lim);
 				if (wb_map_run(s, f, start, n, false))
 					return; /* file system full: sim_fail stops the run */

@@ -76,6 +76,9 @@ void task_free(struct stack_task *t);
 /* Sleep until task_wake(); cause accounted from now until the wake. The
  * task's plug is flushed (schedule()). */
 void task_block(struct stack_task *t, enum sim_wait cause);
+/* A blocked task's wait goes on for another reason: book it so far under
+ * its cause, from now under cause. */
+void task_rebook_wait(struct stack_task *t, enum sim_wait cause);
 /* Charge ns of wait to cause without blocking (one part of a compound delay). */
 void task_charge(struct stack_task *t, enum sim_wait cause, int64_t ns);
 /* Charge the wait from since_ns until now (it is over). */

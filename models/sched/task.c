@@ -174,6 +174,16 @@ void task_block(struct stack_task *t, enum sim_wait cause)
 	task_sleep_flush(t);
 }
 
+void task_rebook_wait(struct stack_task *t, enum sim_wait cause)
+{
+	int64_t now = sim_now(t->stack->sim);
+	if (t->state != TS_BLOCKED || t->wait_cause == SIM_NWAIT || t->wait_cause == cause)
+		return;
+	task_account(t, t->wait_cause, t->wait_since, now - t->wait_since);
+	t->wait_cause = cause;
+	t->wait_since = now;
+}
+
 void task_wake(struct stack_task *t)
 {
 	struct sim *sim = t->stack->sim;

@@ -102,7 +102,7 @@ static enum step lookup_lock(struct stack_task *t, uint64_t idx)
 static enum step wait_page_unlocked(struct stack_task *t, struct pc_page *pg)
 {
 	if (task_pay_cpu(t) != STEP_BLOCK)
-		task_wait_page(t, pg, PG_LOCKED, SIM_WAIT_READ_IO);
+		task_wait_page(t, pg, PG_LOCKED, pc_lock_wait_cause(pg));
 	return STEP_BLOCK;
 }
 
@@ -232,6 +232,10 @@ static enum step write_step(struct stack_task *t)
 		if (os->op.len == 0) {
 			os->phase = 2;
 		} else {
+			/* ext4_dirty_inode -> do_get_write_access on the inode's
+			 * buffer: wait while the commit journals it (BH_Shadow) */
+			if (journal_get_write_access(t, f) == STEP_BLOCK)
+				return STEP_BLOCK;
 			os->idx = off >> STACK_PAGE_SHIFT;
 			os->end = ((end - 1) >> STACK_PAGE_SHIFT) + 1;
 			os->phase = s->fs.ops->write_begin ? 4 : 1;
@@ -257,6 +261,14 @@ static enum step write_step(struct stack_task *t)
 					return STEP_BLOCK;
 				if (wb_balance_dirty(t) == STEP_BLOCK)
 					return STEP_BLOCK;
+			}
+			/* ext4_da_write_begin -> ext4_journal_start: a page's
+			 * handle waits while the running tx is T_LOCKED (held only
+			 * for the copy: not counted in t_updates) */
+			if (s->jn.locked) {
+				if (task_pay_cpu(t) != STEP_BLOCK)
+					journal_handle_start(t, false);
+				return STEP_BLOCK;
 			}
 			uint64_t idx = os->idx;
 			uint64_t pstart = idx << STACK_PAGE_SHIFT, pend = pstart + STACK_PAGE_SIZE;
@@ -348,7 +360,7 @@ static enum step open_step(struct stack_task *t)
 			continue;
 		}
 		if (pg->flags & PG_LOCKED) {
-			task_wait_page(t, pg, PG_LOCKED, SIM_WAIT_READ_IO);
+			task_wait_page(t, pg, PG_LOCKED, pc_lock_wait_cause(pg));
 			return STEP_BLOCK;
 		}
 		pc_mark_accessed(s, pg);

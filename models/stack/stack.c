@@ -45,7 +45,7 @@ static void read_done(struct stack *s, struct stack_bio *sb)
 	for (uint32_t i = 0; i < sb->npages && pg; i++) {
 		struct pc_page *next = pc_next(pg);
 		pg->flags |= PG_UPTODATE;
-		pc_clear_flags(s, pg, PG_LOCKED);
+		pc_clear_flags(s, pg, PG_LOCKED | PG_READIO);
 		pg = next;
 	}
 }

@@ -69,7 +69,7 @@ enum step launch_op_step(struct stack_task *t)
 			if (pg && (pg->flags & PG_LOCKED)) {
 				if (task_pay_cpu(t) == STEP_BLOCK)
 					return STEP_BLOCK;
-				task_wait_page(t, pg, PG_LOCKED, SIM_WAIT_READ_IO);
+				task_wait_page(t, pg, PG_LOCKED, pc_lock_wait_cause(pg));
 				return STEP_BLOCK;
 			}
 			if (pg) {

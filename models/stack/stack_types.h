@@ -145,6 +145,7 @@ struct stack_task {
 	uint16_t wait_mask;        /* flags that must clear */
 	struct list_head waitq_node;
 	uint64_t wait_tid;         /* journal commit it waits for */
+	bool jhandle;              /* holds a jbd2 handle (counted in t_updates) */
 
 	/* CPU */
 	int64_t cpu_left;          /* ns of the current burst */

@@ -69,7 +69,7 @@ static inline struct sh *sh_new(const char *yaml)
 	if (device_create(h->sim, dev, &h->sim->device, &err))
 		fail_msg("%s", err.msg);
 	const char *sched = cfg_get_str(root, "scheduler");
-	if (blk_queue_create(h->sim, h->sim->device, NULL, sched ? sched : "noop", NULL,
+	if (blk_queue_create(h->sim, h->sim->device, cfg_get(root, "block"), sched ? sched : "noop", NULL,
 			     &h->sim->blk, &err))
 		fail_msg("%s", err.msg);
 	struct blk_trace_sink sink = { .event = sh_sink, .ctx = h };
