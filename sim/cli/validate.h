@@ -93,11 +93,13 @@ struct vuq {
 
 /* validate_out.c */
 void val_print_table(FILE *f, const struct vcheck *ks, int n);
-/* The summary line's counts over every (check, column). */
+/* The summary line's counts. With label NULL a check counts once: it passes only when
+ * every evaluated column passes, and partial counts those that pass in some columns
+ * but not all; with a label, each check's column so labelled counts on its own. */
 struct val_counts {
-	int pass[VK_N], run[VK_N], sign_only, sign_pass;
+	int pass[VK_N], run[VK_N], partial[VK_N], sign_only, sign_pass;
 };
-/* label NULL: every column; else only the side-by-side columns so labelled */
+/* label NULL: each check once over its columns; else only the side-by-side columns so labelled */
 void val_count(const struct vcheck *ks, int n, const char *label, struct val_counts *c);
 void val_summary_line(char *buf, size_t len, const struct val_counts *c);
 char *val_markdown(const struct vcheck *ks, int n, const struct vfile *vfs, int nf, bool fast);

@@ -144,29 +144,42 @@ void val_count(const struct vcheck *ks, int n, const char *label, struct val_cou
 	memset(c, 0, sizeof(*c));
 	for (int i = 0; i < n; i++) {
 		const struct vcheck *k = &ks[i];
+		int ran = 0, passed = 0;
 		for (int col = 0; col < k->vf->ncols; col++) {
 			const struct vresult *r = &k->res[col];
 			if (!r->evaluated)
 				continue;
 			if (label && (!k->vf->col_label[col] || strcmp(label, k->vf->col_label[col])))
 				continue;
-			c->run[k->kind]++;
-			c->pass[k->kind] += r->pass;
-			if (k->kind == VK_PREDICTION && k->tol_kind == VTOL_SIGN) {
-				c->sign_only++;
-				c->sign_pass += r->pass;
-			}
+			ran++;
+			passed += r->pass;
+		}
+		if (!ran)
+			continue;
+		/* with a label: that column alone; without: the check once, over its columns */
+		bool pass = passed == ran;
+		c->run[k->kind]++;
+		c->pass[k->kind] += pass;
+		c->partial[k->kind] += !pass && passed > 0;
+		if (k->kind == VK_PREDICTION && k->tol_kind == VTOL_SIGN) {
+			c->sign_only++;
+			c->sign_pass += pass;
 		}
 	}
 }
 
 void val_summary_line(char *buf, size_t len, const struct val_counts *c)
 {
+	char pp[64] = "", pf[64] = "";
+	if (c->partial[VK_PREDICTION])
+		snprintf(pp, sizeof(pp), "; %d more pass in one variant only", c->partial[VK_PREDICTION]);
+	if (c->partial[VK_FIT])
+		snprintf(pf, sizeof(pf), ", %d more in one variant only", c->partial[VK_FIT]);
 	snprintf(buf, len,
-		 "%d of %d predictions within tolerance (%d of %d only by direction); "
-		 "%d calibration points (%d within), %d fits (%d within)",
-		 c->pass[VK_PREDICTION], c->run[VK_PREDICTION], c->sign_pass, c->sign_only,
-		 c->run[VK_CALIBRATION], c->pass[VK_CALIBRATION], c->run[VK_FIT], c->pass[VK_FIT]);
+		 "%d of %d predictions within tolerance (%d of %d only by direction)%s; "
+		 "%d calibration points (%d within), %d fits (%d within%s)",
+		 c->pass[VK_PREDICTION], c->run[VK_PREDICTION], c->sign_pass, c->sign_only, pp,
+		 c->run[VK_CALIBRATION], c->pass[VK_CALIBRATION], c->run[VK_FIT], c->pass[VK_FIT], pf);
 }
 
 static void md_file_heading(FILE *f, const struct vfile *vf)
