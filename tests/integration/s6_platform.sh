@@ -21,6 +21,46 @@ if ! command -v python3 >/dev/null 2>&1; then
 	echo "SKIP: python3 not installed, JSON not checked"
 	exit 0
 fi
+
+# configs/validation/templates/platforms.yaml must hold the platform files' values: its
+# retail/samsung-cfq row (index 0) what the scenario reads through galaxy-s6.yaml, its AOSP/3.10 row
+# (index 3) what it reads through aosp5-sopia7420.yaml (the same scenario, include swapped).
+sed "s|include: ../platforms/galaxy-s6.yaml|include: $src/configs/platforms/aosp5-sopia7420.yaml|" \
+	"$scn" >"$tmp/aosp.yaml"
+"$bin" sensitivity "$scn" --list >"$tmp/retail.list" 2>&1 &&
+	"$bin" sensitivity "$tmp/aosp.yaml" --list >"$tmp/aosp.list" 2>&1 ||
+	{ echo "FAIL: mobisim sensitivity --list on the two platforms"; exit 1; }
+python3 - "$src/configs/validation/templates/platforms.yaml" "$tmp/retail.list" "$tmp/aosp.list" <<'PY2' || exit 1
+import sys
+tpl, lists = sys.argv[1], sys.argv[2:]
+def values(path):
+    v = {}
+    for line in open(path):
+        f = line.rstrip("\n").split("\t")
+        if len(f) >= 2:
+            v[f[0]] = f[1]
+    return v
+rows = {}
+for line in open(tpl):
+    line = line.split("#")[0].strip()
+    if not line or ":" not in line:
+        continue
+    k, _, rest = line.partition(":")
+    rest = rest.strip()
+    if rest.startswith("["):
+        rows[k.strip()] = [x.strip().strip('"') for x in rest[1:-1].split(",")]
+bad = 0
+for listing, col in zip(lists, (0, 3)):
+    got = values(listing)
+    for k, vals in rows.items():
+        if k == "platform":
+            continue
+        if got.get(k) != vals[col]:
+            print(f"FAIL: templates/platforms.yaml {k}[{col}] = {vals[col]}, platform gives {got.get(k)}")
+            bad += 1
+print(f"platforms template: {len(rows) - 1} keys x 2 platforms, {bad} differ")
+sys.exit(1 if bad else 0)
+PY2
 python3 - "$tmp" <<'PY'
 import json, sys
 d = sys.argv[1]
