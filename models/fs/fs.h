@@ -54,6 +54,7 @@ struct journal_params {
 	bool async_commit;            /* ext4 journal_async_commit (JBD2 ASYNC_COMMIT) */
 	bool t_locked;                /* the commit locks the running tx until its handles stop */
 	bool shadow_wait;             /* BH_Shadow: a handle waits for its buffer's log write */
+	bool wait_by_phase;           /* book a commit's waiters by what the commit waits for */
 };
 
 /* What the ordered-mode commit waits for in each inode of its list. */
@@ -109,6 +110,9 @@ struct journal {
 	bool shadow;
 	struct list_head shadow_waiters; /* tasks in do_get_write_access (jwait_node) */
 	uint64_t shadow_waits;
+	/* the cause a task waiting for a commit is booked under now (enum
+	 * sim_wait): journal, or with wait_by_phase the commit's own wait */
+	int commit_cause;
 };
 
 struct fs_ops;

@@ -54,11 +54,22 @@
  * metadata buffers are shadowed; a write that dirties an inode of that
  * transaction (ext4_dirty_inode -> do_get_write_access) sleeps until then
  * (journal_buffer). Bitmap buffers and create/unlink handles do not wait.
+ * What a commit's waiter waits for (tunable wait_by_phase, off by default
+ * so that results documented before it stay as they are; on in the S6
+ * platform file): an fsync sleeping in jbd2_log_wait_commit is booked
+ * under the commit's current step - journal_locked while T_LOCKED waits
+ * for open handles, journal_ordered while the ordered-data wait runs,
+ * journal for the log and commit-block writes - so the FG's one long
+ * commit wait shows which of the commit's steps it was.
  * Left out: checkpointing (journalled metadata written in place later),
  * revoke records, journal-full stalls, the ordered-data *submission* of
  * dirty pages that already have blocks (journal_submit_inode_data_buffers;
  * ext4's ->writepage skips delalloc pages anyway), do_get_write_access'
- * lock_buffer waits, and discard at commit (ext4_free_data_callback -> ext4_issue_discard).
+ * lock_buffer waits (a metadata buffer is locked only while it is written
+ * in place: checkpointing and the block device's writeback, neither
+ * modelled), and discard at commit (ext4_free_data_callback ->
+ * ext4_issue_discard: only freed blocks are discarded and no modelled
+ * workload frees any).
  */
 #include <stddef.h>
 #include <stdlib.h>
@@ -111,6 +122,12 @@ static const struct cfg_param journal_params_table[] = {
 	  "the t_iobuf_list wait",
 	  "a write that dirties an inode the commit is writing to the log waits for that write "
 	  "(journal_buffer)", NULL },
+	{ "wait_by_phase", CFG_T_BOOL, offsetof(struct journal_params, wait_by_phase), "", "false",
+	  CFG_NO_RANGE,
+	  "fs/jbd2/commit.c jbd2_journal_commit_transaction: a waiter in jbd2_log_wait_commit "
+	  "sleeps until j_commit_sequence passes its tid, i.e. through every step of the commit",
+	  "book a task's wait for a commit under the step the commit is in: journal_locked "
+	  "(T_LOCKED), journal_ordered (ordered-data wait), journal (log and commit block)", NULL },
 	CFG_PARAM_END,
 };
 
@@ -136,6 +153,7 @@ int journal_init(struct stack *s, struct cfg_node *node, struct sim_error *err)
 	list_init(&jn->waiters);
 	list_init(&jn->locked_waiters);
 	list_init(&jn->shadow_waiters);
+	jn->commit_cause = SIM_WAIT_JOURNAL;
 	sim_event_init(&jn->timer, journal_timer_event);
 	jn->start_lba = s->fs.start_sector;
 	jn->nr_sectors = jn->p.journal_bytes >> SECTOR_SHIFT;
@@ -303,7 +321,7 @@ enum step journal_wait_commit(struct stack_task *t, uint64_t tid)
 	}
 	t->wait_tid = tid;
 	list_add_tail(&t->jwait_node, &jn->waiters);
-	task_block(t, SIM_WAIT_JOURNAL);
+	task_block(t, (enum sim_wait)jn->commit_cause);
 	jbd2_kick(s);
 	return STEP_BLOCK;
 }
@@ -422,6 +440,18 @@ static void ordered_wait_hook(struct stack *s, struct stack_task *j, struct pc_p
 		s->hooks.on_wait_writeback(j, fs_map(pg->file, pg->index, NULL), s->hooks.ctx);
 }
 
+/* The commit moves to a step that waits for something else: its waiters'
+ * time from now is booked under that (wait_by_phase). */
+static void commit_waiters_rebook(struct journal *jn, enum sim_wait cause)
+{
+	if (!jn->p.wait_by_phase || jn->commit_cause == (int)cause)
+		return;
+	jn->commit_cause = cause;
+	struct list_head *pos;
+	list_for_each(pos, &jn->waiters)
+		task_rebook_wait(list_entry(pos, struct stack_task, jwait_node), cause);
+}
+
 enum { JP_IDLE = 0, JP_ORDERED, JP_LOG, JP_LOG_WAIT, JP_COMMIT, JP_COMMIT_WAIT, JP_LOCKED };
 
 void jbd2_run(struct stack_task *j)
@@ -445,6 +475,7 @@ void jbd2_run(struct stack_task *j)
 		}
 		case JP_LOCKED: {
 			if (jn->locked && jn->t_updates > 0) {
+				commit_waiters_rebook(jn, SIM_WAIT_JOURNAL_LOCKED);
 				task_block(j, SIM_WAIT_JOURNAL_LOCKED);
 				return;
 			}
@@ -510,6 +541,7 @@ void jbd2_run(struct stack_task *j)
 					jn->ow_index = pg->index;
 					j->wb_file = f;
 					ordered_wait_hook(s, j, pg);
+					commit_waiters_rebook(jn, SIM_WAIT_JOURNAL_ORDERED);
 					task_block(j, SIM_WAIT_WRITEBACK);
 					return;
 				}
@@ -524,6 +556,7 @@ void jbd2_run(struct stack_task *j)
 						struct pc_page *pg = pc_find_writeback(f, 0, UINT64_MAX);
 						if (pg)
 							ordered_wait_hook(s, j, pg);
+						commit_waiters_rebook(jn, SIM_WAIT_JOURNAL_ORDERED);
 						task_block(j, SIM_WAIT_WRITEBACK);
 						return;
 					}
@@ -540,6 +573,7 @@ void jbd2_run(struct stack_task *j)
 			break;
 		}
 		case JP_LOG:
+			commit_waiters_rebook(jn, SIM_WAIT_JOURNAL);
 			/* jbd2_journal_write_metadata_buffer: the buffers go to
 			 * the log as shadow copies (BH_Shadow) */
 			jn->shadow = jn->p.shadow_wait;

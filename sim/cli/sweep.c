@@ -757,9 +757,12 @@ static int parse_metrics(struct sweep *sw, const struct cfg_node *m, struct sim_
 		}
 		if (pn->kind != CFG_SCALAR || !pn->value || !*pn->value)
 			return cfg_errorf(err, pn, "expected a JSON path such as classes.fg.read.lat_ns.p99");
-		const char *why = sweep_json_path_check(pn->value);
-		if (why)
-			return cfg_errorf(err, pn, "'%s': %s", pn->value, why);
+		char part[SWEEP_PATH_MAX];
+		for (const char *cur = pn->value; sweep_path_next(&cur, part, sizeof(part));) {
+			const char *why = *part ? sweep_json_path_check(part) : "empty term in a sum";
+			if (why)
+				return cfg_errorf(err, pn, "'%s': %s", part, why);
+		}
 		mt->scale = 1.0;
 		if (sn) {
 			struct sim_error e2 = { 0 };
@@ -1429,8 +1432,51 @@ const char *sweep_json_path_check(const char *path)
 	return why;
 }
 
+bool sweep_path_next(const char **cur, char *buf, size_t len)
+{
+	const char *p = *cur;
+	if (!p)
+		return false;
+	const char *plus = strstr(p, " + ");
+	size_t n = plus ? (size_t)(plus - p) : strlen(p);
+	while (n > 0 && p[n - 1] == ' ')
+		n--;
+	while (n > 0 && *p == ' ')
+		p++, n--;
+	if (n >= len)
+		n = len - 1;
+	memcpy(buf, p, n);
+	buf[n] = 0;
+	*cur = plus ? plus + 3 : NULL;
+	return true;
+}
+
+/* "P1 + P2 + ...": the sum of numbers, an absent term counting as
+ * `missing` (or making the sum NaN without it). */
+static bool metric_sum(const struct sweep_metric *m, const json_t *doc, char *buf, size_t len)
+{
+	char part[SWEEP_PATH_MAX];
+	double sum = 0;
+	for (const char *cur = m->path; sweep_path_next(&cur, part, sizeof(part));) {
+		const json_t *v = sweep_json_lookup(doc, part, NULL);
+		if (json_is_number(v))
+			sum += json_number_value(v);
+		else if (!v && m->has_missing)
+			sum += m->missing;
+		else {
+			snprintf(buf, len, "NaN");
+			return false;
+		}
+	}
+	sum *= m->scale;
+	snprintf(buf, len, "%.12g", sum == 0 ? 0 : sum);
+	return true;
+}
+
 bool sweep_metric_format(const struct sweep_metric *m, const json_t *doc, char *buf, size_t len)
 {
+	if (strstr(m->path, " + "))
+		return metric_sum(m, doc, buf, len);
 	const json_t *v = sweep_json_lookup(doc, m->path, NULL);
 	if (json_is_integer(v) && m->scale == 1.0) {
 		snprintf(buf, len, "%lld", (long long)json_integer_value(v));

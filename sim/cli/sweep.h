@@ -150,6 +150,11 @@ const struct json_t *sweep_json_lookup(const struct json_t *doc, const char *pat
  * not need a document). NULL when fine, else what is wrong. */
 const char *sweep_json_path_check(const char *path);
 
+/* A metric path may be a sum of paths, "P1 + P2": copy the next term of
+ * *cur into buf and advance; false after the last. */
+#define SWEEP_PATH_MAX 512
+bool sweep_path_next(const char **cur, char *buf, size_t len);
+
 /* Format metric m of result document doc into buf: numbers scaled and
  * printed with %.12g (integers unscaled print exactly), booleans as 1/0,
  * strings as-is with blanks turned to '_'. Returns false (buf = "NaN")

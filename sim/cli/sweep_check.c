@@ -274,12 +274,14 @@ int sweep_check_metrics(const struct sweep *sw, struct sim_error *err)
 	int rc = 0;
 	for (int i = 0; i < sw->nmetrics && !rc; i++) {
 		const struct sweep_metric *m = &sw->metrics[i];
-		char why[SIM_ERRMSG_MAX];
-		if (check_path(&r, m->path, why, sizeof(why))) {
+		char why[SIM_ERRMSG_MAX], part[SWEEP_PATH_MAX];
+		for (const char *cur = m->path; !rc && sweep_path_next(&cur, part, sizeof(part));) {
+			if (!check_path(&r, part, why, sizeof(why)))
+				continue;
 			const struct cfg_node *pn = m->node;
 			if (pn && pn->kind == CFG_MAP && cfg_get(pn, "path"))
 				pn = cfg_get(pn, "path");
-			rc = cfg_errorf(err, pn, "'%s' is not in the result: %.700s", m->path, why);
+			rc = cfg_errorf(err, pn, "'%s' is not in the result: %.700s", part, why);
 		}
 	}
 	refs_free(&r);

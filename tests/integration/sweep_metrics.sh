@@ -51,6 +51,28 @@ one_error "--metric 'classes\.fg\.read\.lat_ns\.p99x' is not in the result: .*ne
 	--params device.mean_us --out "$tmp/s"
 [ ! -e "$tmp/s" ] || say "sensitivity with a wrong --metric wrote $tmp/s"
 
+# a sum of paths: each term checked (the wrong one named), values added
+cat >"$tmp/sum.yaml" <<EOT
+base: $src/configs/scenarios/mm1.yaml
+axes:
+  source.requests: [100]
+metrics:
+  p50: classes.fg.read.lat_ns.p50
+  p99: classes.fg.read.lat_ns.p99
+  both: "classes.fg.read.lat_ns.p50 + classes.fg.read.lat_ns.p99"
+  absent: {path: "waits[cause=journal,class=fg].total_ns + waits[cause=journal_ordered,class=fg].total_ns", missing: 0}
+EOT
+"$bin" sweep "$tmp/sum.yaml" --out "$tmp/sum" >/dev/null 2>"$tmp/sum.err" || say "sum sweep: $(cat "$tmp/sum.err")"
+python3 - "$tmp/sum/summary.tsv" <<'PY' || say "sum metric: $(cat "$tmp/sum/summary.tsv")"
+import csv, sys
+r = next(csv.DictReader(open(sys.argv[1]), delimiter="\t"))
+assert abs(float(r["both"]) - float(r["p50"]) - float(r["p99"])) <= 1e-6 * float(r["both"]), r
+assert float(r["absent"]) == 0, r
+PY
+sed -i 's|^  both:.*|  both: "classes.fg.read.lat_ns.p50 + classes.fg.read.lat_ns.meen"|' "$tmp/sum.yaml"
+one_error "sum.yaml:7:[0-9]+: .*'classes\\.fg\\.read\\.lat_ns\\.meen' is not in the result: .*nearest: mean" "$tmp/o5" -- \
+	"$bin" sweep "$tmp/sum.yaml" --out "$tmp/o5"
+
 # every shipped sweep passes the check (an out-of-range --point fails after it)
 for f in "$src"/configs/sweeps/*.yaml; do
 	out=$("$bin" sweep "$f" --point 99999999 --out "$tmp/x" 2>&1)

@@ -66,6 +66,8 @@ def region(r, name):
     return next(x["duration_ns"] for x in r["regions"] if x["name"] == name) / 1e9
 def wait(r, cause):
     return sum(w["total_ns"] for w in r["waits"] if w["class"] == "fg" and w["cause"] == cause) / 1e9
+def jwait(r):  # a commit's waiters are booked by its step (journal.wait_by_phase, S6 platform)
+    return wait(r, "journal") + wait(r, "journal_ordered") + wait(r, "journal_locked")
 def fsync_ms(r):
     return r["classes"]["fg"]["fsync"]["lat_ns"]["mean"] / 1e6
 def accounted(b):
@@ -73,7 +75,7 @@ def accounted(b):
             and sum(b["miss_reasons"].values()) == b["misses"])
 
 b, t = d["b12"], d["t12"]
-assert wait(b, "journal") > 0.1, wait(b, "journal")
+assert jwait(b) > 0.1, jwait(b)
 bt = t["policies"]["boost"]
 assert accounted(bt), bt
 assert bt["journal_waits"] > 0 and bt["journal_waits_fg_behind"] > 0, bt
@@ -102,6 +104,6 @@ print("one insert: %d writes (persist, fsync), %d (truncate, fsync), %d (persist
       % (ins("persist_fsync"), ins("truncate_fsync"), ins("persist_fdatasync")), end="")
 print("fig12 launch %.2f -> %.2f s, FG journal wait %.2f s, boost journal waits %d (hits 0); "
       "db_cpu 1 s: boost hits %d; fig16 fsync %.0f -> %.0f ms" %
-      (region(b, "launch"), region(t, "launch"), wait(b, "journal"), bt["journal_waits"],
+      (region(b, "launch"), region(t, "launch"), jwait(b), bt["journal_waits"],
        g["hits"], fb, ft))
 PY

@@ -4,7 +4,8 @@
  * (3.10 T_LOCKED: the commit waits for the flusher's handle, held across
  * its bio submission, and new handles wait for the commit's switch);
  * journal_buffer (BH_Shadow: a write dirtying an inode whose buffer the
- * commit is writing to the log waits for that write). */
+ * commit is writing to the log waits for that write); journal_ordered
+ * (wait_by_phase: an fsync's commit wait booked under the commit's step). */
 #include <inttypes.h>
 
 #include "tests/models/stack/stack_harness.h"
@@ -163,12 +164,64 @@ static void test_journal_buffer_waits_for_shadow(void **state)
 	assert_int_equal(w0, 0);
 }
 
+struct phase_res {
+	int64_t journal, ordered, locked, lat, ordered_max;
+};
+
+/* A background writer streams a big file (delalloc: it is on the
+ * transaction's ordered list); at 3 s app1 fsyncs a small file, and the
+ * commit that carries it waits for the big file's writeback first (3.10
+ * whole-file ordered wait) and for the flusher's handle (T_LOCKED). */
+static void phase_run(const char *on, struct phase_res *r)
+{
+	char yaml[1024];
+	snprintf(yaml, sizeof(yaml),
+		 W_YAML("model: ideal, service: fixed, mean_us: 2000, queue_depth: 4, servers: 1",
+			"block: {nr_requests: 4}\njournal: {t_locked: true, ordered_wait: whole-file, "
+			"wait_by_phase: %s}\n"),
+		 on);
+	struct sh *h = sh_new(yaml);
+	struct stack_file *big = sh_file(h, "big.bin", 0), *db = sh_file(h, "app.db", 0);
+	struct sh_gen g = { .kind = STACK_OP_WRITE, .f = big, .len = 1 << 20, .count = 1536 };
+	struct sh_script s1 = { 0 };
+	sh_gen_task(h, "bg", 10060, 0, &g);
+	sh_op(&s1, STACK_OP_WRITE, db, 0, 4096, 0);
+	sh_op(&s1, STACK_OP_FSYNC, db, 0, 0, 0);
+	sh_script_task(h, "app1", 10050, 3 * SEC, &s1);
+	sh_run(h, 6 * SEC);
+	r->journal = sh_wait(h, SIM_CLASS_FG, SIM_WAIT_JOURNAL);
+	r->ordered = sh_wait(h, SIM_CLASS_FG, SIM_WAIT_JOURNAL_ORDERED);
+	r->locked = sh_wait(h, SIM_CLASS_FG, SIM_WAIT_JOURNAL_LOCKED);
+	r->lat = s1.exited_at - 3 * SEC;
+	r->ordered_max = h->st->jn.ordered_wait_ns_max;
+	sh_free(h);
+}
+
+static void test_commit_wait_booked_by_phase(void **state)
+{
+	(void)state;
+	struct phase_res on, off;
+	phase_run("true", &on);
+	phase_run("false", &off);
+	/* accounting only: the same run, the same total */
+	assert_true(on.lat > 0);
+	assert_int_equal(on.lat, off.lat);
+	assert_int_equal(on.journal + on.ordered + on.locked, off.journal + off.locked);
+	/* off: the one commit wait is journal; on: the ordered-data step is
+	 * most of it, and no longer than the commit's own ordered wait */
+	assert_int_equal(off.ordered, 0);
+	assert_true(on.ordered > 0);
+	assert_true(on.ordered <= on.ordered_max);
+	assert_true(on.journal < off.journal);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_page_lock_before_submit),
 		cmocka_unit_test(test_journal_locked_waits_for_flusher_handle),
 		cmocka_unit_test(test_journal_buffer_waits_for_shadow),
+		cmocka_unit_test(test_commit_wait_booked_by_phase),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
