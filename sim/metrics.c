@@ -25,7 +25,7 @@ const char *const sim_wait_names[SIM_NWAIT] = {
 	"fsync_io",       "journal", "cpu",       "policy",      "sync_io",
 	"checkpoint",     "fs_gc",   "congestion_wait", "isolation_throttle", "vm_writeout_throttle",
 	"reclaim_throttle", "zone_lock", "tree_lock", "page_lock", "journal_locked",
-	"journal_buffer", "journal_ordered",
+	"journal_buffer", "journal_ordered", "journal_discard",
 };
 
 /* ---- life cycle ------------------------------------------------------- */

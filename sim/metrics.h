@@ -38,6 +38,7 @@ enum sim_wait {
 	SIM_WAIT_JOURNAL_LOCKED,     /* start_this_handle: wait_transaction_locked (T_LOCKED) */
 	SIM_WAIT_JOURNAL_BUFFER,     /* do_get_write_access: BH_Shadow, buffer being journalled */
 	SIM_WAIT_JOURNAL_ORDERED,    /* waiting for a commit that waits for ordered data */
+	SIM_WAIT_JOURNAL_DISCARD,    /* waiting for a commit that discards the blocks it freed */
 	SIM_NWAIT
 };
 

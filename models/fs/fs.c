@@ -274,6 +274,8 @@ static void ext4_free_blocks_from(struct stack *s, struct stack_file *f, uint64_
 		if (e->page + e->npages > keep) {
 			uint64_t first = e->page < keep ? keep - e->page : 0;
 			journal_dirty_group(s, fs_group_of(s, e->lba + first * FS_SECTORS_PER_PAGE));
+			journal_free_extent(s, e->lba + first * FS_SECTORS_PER_PAGE,
+					    (e->npages - first) * FS_SECTORS_PER_PAGE);
 		}
 		if (e->page >= keep)
 			continue;
@@ -370,8 +372,11 @@ static enum step ext4_namespace(struct stack_task *t, struct stack_file *f, enum
 	case STACK_OP_UNLINK:
 		journal_dirty_inode(s, f, true);
 		journal_dirty_group(s, f->inode_group);
-		for (uint32_t i = 0; i < f->next_ext; i++)
+		for (uint32_t i = 0; i < f->next_ext; i++) {
 			journal_dirty_group(s, fs_group_of(s, f->ext[i].lba));
+			/* ext4_truncate at evict: freed after the commit (discard) */
+			journal_free_extent(s, f->ext[i].lba, f->ext[i].npages * FS_SECTORS_PER_PAGE);
+		}
 		break;
 	default:
 		journal_dirty_inode(s, f, false);

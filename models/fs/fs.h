@@ -55,6 +55,7 @@ struct journal_params {
 	bool t_locked;                /* the commit locks the running tx until its handles stop */
 	bool shadow_wait;             /* BH_Shadow: a handle waits for its buffer's log write */
 	bool wait_by_phase;           /* book a commit's waiters by what the commit waits for */
+	bool discard;                 /* mount -o discard: the commit discards the blocks it freed */
 };
 
 /* What the ordered-mode commit waits for in each inode of its list. */
@@ -75,6 +76,13 @@ struct journal_tx {
 	int64_t start_ns;
 	bool has_handles;
 	struct list_head ordered;     /* inodes (stack_file.ordered_node) */
+	struct journal_freed *freed;  /* data extents freed in this tx (ext4_mb_free_metadata) */
+	uint32_t nfreed, capfreed;
+};
+
+/* A run of sectors a handle freed; reused only after the commit. */
+struct journal_freed {
+	uint64_t lba, nr_sectors;
 };
 
 struct journal {
@@ -113,6 +121,9 @@ struct journal {
 	/* the cause a task waiting for a commit is booked under now (enum
 	 * sim_wait): journal, or with wait_by_phase the commit's own wait */
 	int commit_cause;
+	uint32_t discard_next;        /* the commit callback's next freed extent */
+	uint64_t discards, discard_sectors;
+	int64_t discard_ns_total, discard_ns_max, discard_start_ns;
 };
 
 struct fs_ops;
@@ -226,6 +237,9 @@ void journal_dirty_inode(struct stack *s, struct stack_file *f, bool datasync);
 void journal_dirty_group(struct stack *s, uint32_t group);
 /* Delayed allocation for f happened in the running tx (ordered data). */
 void journal_add_ordered(struct stack *s, struct stack_file *f);
+/* ext4_free_blocks in data=ordered: the sectors go back to the allocator
+ * after the running tx commits (and are discarded then with -o discard). */
+void journal_free_extent(struct stack *s, uint64_t lba, uint64_t nr_sectors);
 /* Ask for tid to be committed; STEP_BLOCK with t waiting (SIM_WAIT_JOURNAL). */
 enum step journal_wait_commit(struct stack_task *t, uint64_t tid);
 uint64_t journal_running_tid(const struct stack *s);

@@ -68,8 +68,25 @@
  * lock_buffer waits (a metadata buffer is locked only while it is written
  * in place: checkpointing and the block device's writeback, neither
  * modelled), and discard at commit (ext4_free_data_callback ->
- * ext4_issue_discard: only freed blocks are discarded and no modelled
- * workload frees any).
+ * Discard at commit (tunable discard, ext4 -o discard; default off, on in
+ * the S6 platform file, whose fstab has it): in data=ordered ext4_free_blocks
+ * does not return freed data blocks at once but hangs them on the running
+ * transaction (ext4_mb_free_metadata); after the commit block, the commit
+ * callback (ext4_journal_commit_callback -> ext4_free_data_callback) issues
+ * one synchronous discard per freed extent (ext4_issue_discard ->
+ * sb_issue_discard, which waits). j_commit_sequence has moved on, but the
+ * commit's waiters are woken (j_wait_done_commit) only after the callback,
+ * so an fsync waits for the discards too (journal_discard with
+ * wait_by_phase). 3.10: fs/jbd2/commit.c T_COMMIT_CALLBACK, fs/ext4/mballoc.c.
+ * Left out: checkpointing (journalled metadata written in place later),
+ * revoke records, journal-full stalls, the ordered-data *submission* of
+ * dirty pages that already have blocks (journal_submit_inode_data_buffers;
+ * ext4's ->writepage skips delalloc pages anyway), do_get_write_access'
+ * lock_buffer waits (a metadata buffer is locked only while it is written
+ * in place: checkpointing and the block device's writeback, neither
+ * modelled), the immediate discard of data=writeback, and the merging of
+ * adjacent freed extents of different handles (ext4_mb_free_metadata merges
+ * in its rb-tree; here only a run that continues the last one is merged).
  */
 #include <stddef.h>
 #include <stdlib.h>
@@ -128,6 +145,11 @@ static const struct cfg_param journal_params_table[] = {
 	  "sleeps until j_commit_sequence passes its tid, i.e. through every step of the commit",
 	  "book a task's wait for a commit under the step the commit is in: journal_locked "
 	  "(T_LOCKED), journal_ordered (ordered-data wait), journal (log and commit block)", NULL },
+	{ "discard", CFG_T_BOOL, offsetof(struct journal_params, discard), "", "false", CFG_NO_RANGE,
+	  "ext4 mount option discard; 3.10 fs/ext4/mballoc.c ext4_free_data_callback -> "
+	  "ext4_issue_discard, run from jbd2's commit callback before j_wait_done_commit",
+	  "after a commit, one synchronous discard per data extent freed in it; its waiters wait "
+	  "(journal_discard)", NULL },
 	CFG_PARAM_END,
 };
 
@@ -140,6 +162,8 @@ static void tx_init(struct journal_tx *tx, uint64_t tid)
 	tx->start_ns = 0;
 	tx->has_handles = false;
 	list_init(&tx->ordered);
+	tx->freed = NULL;
+	tx->nfreed = tx->capfreed = 0;
 }
 
 int journal_init(struct stack *s, struct cfg_node *node, struct sim_error *err)
@@ -178,6 +202,9 @@ int journal_init(struct stack *s, struct cfg_node *node, struct sim_error *err)
 void journal_free(struct stack *s)
 {
 	sim_cancel(s->sim, &s->jn.timer);
+	free(s->jn.running.freed);
+	free(s->jn.committing.freed);
+	s->jn.running.freed = s->jn.committing.freed = NULL;
 	free(s->jn.group_tid);
 	s->jn.group_tid = NULL;
 }
@@ -264,6 +291,30 @@ void journal_add_ordered(struct stack *s, struct stack_file *f)
 	}
 	f->ordered_tid = jn->running.tid;
 	list_add_tail(&f->ordered_node, &jn->running.ordered);
+}
+
+void journal_free_extent(struct stack *s, uint64_t lba, uint64_t nr_sectors)
+{
+	struct journal *jn = &s->jn;
+	struct journal_tx *tx = &jn->running;
+	if (!jn->p.enabled || !jn->p.ordered || !jn->p.discard || !nr_sectors)
+		return;
+	tx_start(s);
+	if (tx->nfreed && tx->freed[tx->nfreed - 1].lba + tx->freed[tx->nfreed - 1].nr_sectors == lba) {
+		tx->freed[tx->nfreed - 1].nr_sectors += nr_sectors;
+		return;
+	}
+	if (tx->nfreed == tx->capfreed) {
+		uint32_t cap = tx->capfreed ? 2 * tx->capfreed : 16;
+		struct journal_freed *n = realloc(tx->freed, cap * sizeof(*n));
+		if (!n) {
+			sim_fail(s->sim, SIM_E_NOMEM, "out of memory recording freed blocks");
+			return;
+		}
+		tx->freed = n;
+		tx->capfreed = cap;
+	}
+	tx->freed[tx->nfreed++] = (struct journal_freed){ lba, nr_sectors };
 }
 
 enum step journal_handle_start(struct stack_task *t, bool hold)
@@ -452,7 +503,47 @@ static void commit_waiters_rebook(struct journal *jn, enum sim_wait cause)
 		task_rebook_wait(list_entry(pos, struct stack_task, jwait_node), cause);
 }
 
-enum { JP_IDLE = 0, JP_ORDERED, JP_LOG, JP_LOG_WAIT, JP_COMMIT, JP_COMMIT_WAIT, JP_LOCKED };
+/* sb_issue_discard of one freed extent: discard bios of at most
+ * max_discard_sectors each (UFS/eMMC hosts advertise far more than an
+ * extent of a phone's file, so in practice one). */
+#define JOURNAL_MAX_DISCARD_SECTORS (1u << 20)
+
+static void journal_discard_build(struct stack *s, struct stack_task *j, const struct journal_freed *fr)
+{
+	struct stack_bio **tail = &j->pend;
+	uint64_t lba = fr->lba, left = fr->nr_sectors;
+	while (*tail)
+		tail = &(*tail)->free_next;
+	while (left > 0) {
+		uint32_t n = left > JOURNAL_MAX_DISCARD_SECTORS ? JOURNAL_MAX_DISCARD_SECTORS : (uint32_t)left;
+		struct stack_bio *sb = sbio_alloc(s);
+		if (!sb) {
+			sim_fail(s->sim, SIM_E_NOMEM, "out of memory allocating a bio");
+			return;
+		}
+		sb->kind = SBIO_JOURNAL;
+		sb->owner = j;
+		sb->bio.sector = lba;
+		sb->bio.nr_sectors = n;
+		sb->bio.flags = REQ_WRITE | REQ_DISCARD;
+		lba += n;
+		left -= n;
+		j->wb_left++;
+		*tail = sb;
+		tail = &sb->free_next;
+	}
+}
+
+enum {
+	JP_IDLE = 0,
+	JP_ORDERED,
+	JP_LOG,
+	JP_LOG_WAIT,
+	JP_COMMIT,
+	JP_COMMIT_WAIT,
+	JP_LOCKED,
+	JP_CALLBACK, /* T_COMMIT_CALLBACK: the freed extents' discards, one at a time */
+};
 
 void jbd2_run(struct stack_task *j)
 {
@@ -638,6 +729,40 @@ void jbd2_run(struct stack_task *j)
 					journal_add_ordered(s, f);
 				}
 			}
+			if (jn->committing.nfreed) {
+				jn->discard_next = 0;
+				jn->discard_start_ns = sim_now(s->sim);
+				os->phase = JP_CALLBACK;
+				break;
+			}
+			journal_wake_waiters(s);
+			os->phase = JP_IDLE;
+			break;
+		}
+		case JP_CALLBACK: {
+			if (jbd2_submit(j) == STEP_BLOCK)
+				return;
+			if (j->wb_left > 0) {
+				task_block(j, SIM_WAIT_SYNC_IO);
+				return;
+			}
+			struct journal_tx *tx = &jn->committing;
+			if (jn->discard_next < tx->nfreed) {
+				const struct journal_freed *fr = &tx->freed[jn->discard_next++];
+				commit_waiters_rebook(jn, SIM_WAIT_JOURNAL_DISCARD);
+				journal_discard_build(s, j, fr);
+				jn->discards++;
+				jn->discard_sectors += fr->nr_sectors;
+				break;
+			}
+			int64_t d = sim_now(s->sim) - jn->discard_start_ns;
+			jn->discard_ns_total += d;
+			if (d > jn->discard_ns_max)
+				jn->discard_ns_max = d;
+			free(tx->freed);
+			tx->freed = NULL;
+			tx->nfreed = tx->capfreed = 0;
+			commit_waiters_rebook(jn, SIM_WAIT_JOURNAL);
 			journal_wake_waiters(s);
 			os->phase = JP_IDLE;
 			break;
@@ -673,6 +798,9 @@ struct json_t *journal_to_json(const struct stack *s)
 							 : 0));
 	json_object_set_new(o, "locked_ns_max", json_integer(jn->locked_ns_max));
 	json_object_set_new(o, "shadow_waits", json_integer((json_int_t)jn->shadow_waits));
+	json_object_set_new(o, "discards", json_integer((json_int_t)jn->discards));
+	json_object_set_new(o, "discard_sectors", json_integer((json_int_t)jn->discard_sectors));
+	json_object_set_new(o, "discard_ns_max", json_integer(jn->discard_ns_max));
 	json_object_set_new(o, "params", cfg_params_to_json(journal_params_table, &jn->p));
 	return o;
 }

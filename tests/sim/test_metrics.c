@@ -24,7 +24,8 @@ static void test_metrics_names(void **state)
 				"cpu",            "policy",   "sync_io", "checkpoint", "fs_gc",
 				"congestion_wait", "isolation_throttle", "vm_writeout_throttle",
 				"reclaim_throttle", "zone_lock", "tree_lock", "page_lock",
-				"journal_locked", "journal_buffer", "journal_ordered" };
+				"journal_locked", "journal_buffer", "journal_ordered",
+				"journal_discard" };
 	assert_int_equal(SIM_NCLASS, 2);
 	assert_int_equal(SIM_NOP, 4);
 	assert_int_equal(SIM_NBTT, 5);

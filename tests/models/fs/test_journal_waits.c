@@ -5,7 +5,9 @@
  * its bio submission, and new handles wait for the commit's switch);
  * journal_buffer (BH_Shadow: a write dirtying an inode whose buffer the
  * commit is writing to the log waits for that write); journal_ordered
- * (wait_by_phase: an fsync's commit wait booked under the commit's step). */
+ * (wait_by_phase: an fsync's commit wait booked under the commit's step);
+ * journal_discard (-o discard: the commit callback discards the blocks the
+ * transaction freed before the commit's waiters wake). */
 #include <inttypes.h>
 
 #include "tests/models/stack/stack_harness.h"
@@ -215,6 +217,72 @@ static void test_commit_wait_booked_by_phase(void **state)
 	assert_true(on.journal < off.journal);
 }
 
+struct discard_res {
+	int64_t lat, jdiscard, discard_at, fua_at;
+	uint32_t ndiscard, discard_sectors;
+	uint64_t discards;
+};
+
+/* app writes and fsyncs a 1 MiB file (its blocks allocated and
+ * committed), unlinks it, then writes and fsyncs a small file: that
+ * fsync's commit carries the unlink's freed extent. */
+static void discard_run(const char *on, struct discard_res *r)
+{
+	char yaml[1024];
+	snprintf(yaml, sizeof(yaml),
+		 W_YAML("model: ideal, service: fixed, mean_us: 2000, queue_depth: 1",
+			"journal: {discard: %s, wait_by_phase: true}\n"),
+		 on);
+	struct sh *h = sh_new(yaml);
+	struct stack_file *old = sh_file(h, "app/old.bin", 0), *db = sh_file(h, "app/app.db", 0);
+	struct sh_script s1 = { 0 }, s2 = { 0 };
+	sh_op(&s1, STACK_OP_WRITE, old, 0, 1 << 20, 0);
+	sh_op(&s1, STACK_OP_FSYNC, old, 0, 0, 0);
+	sh_op(&s1, STACK_OP_UNLINK, old, 0, 0, 0);
+	sh_script_task(h, "app1", 10050, 0, &s1);
+	sh_op(&s2, STACK_OP_WRITE, db, 0, 4096, 0);
+	sh_op(&s2, STACK_OP_FSYNC, db, 0, 0, 0);
+	sh_script_task(h, "app2", 10050, 500 * MS, &s2);
+	sh_run(h, SIM_TIME_MAX);
+	r->lat = s2.exited_at - 500 * MS;
+	r->jdiscard = sh_wait(h, SIM_CLASS_FG, SIM_WAIT_JOURNAL_DISCARD);
+	r->discards = h->st->jn.discards;
+	r->ndiscard = 0;
+	r->discard_sectors = 0;
+	r->discard_at = r->fua_at = -1;
+	for (uint32_t i = 0; i < h->nd; i++) {
+		if (h->d_time[i] < 500 * MS)
+			continue;
+		if ((h->d_flags[i] & REQ_FUA) && r->fua_at < 0)
+			r->fua_at = h->d_time[i];
+		if (h->d_flags[i] & REQ_DISCARD) {
+			r->ndiscard++;
+			r->discard_sectors += h->d_sectors[i];
+			r->discard_at = h->d_time[i];
+		}
+	}
+	sh_free(h);
+}
+
+static void test_discard_at_commit(void **state)
+{
+	(void)state;
+	struct discard_res on, off;
+	discard_run("true", &on);
+	discard_run("false", &off);
+	/* on: the 1 MiB extent discarded after the commit block, one 2 ms
+	 * service the fsync waits for; off: no discard */
+	assert_int_equal(on.discards, 1);
+	assert_int_equal(on.ndiscard, 1);
+	assert_int_equal(on.discard_sectors, 2048);
+	assert_true(on.fua_at > 0 && on.discard_at > on.fua_at);
+	assert_int_equal(on.jdiscard, 2 * MS);
+	assert_int_equal(on.lat - off.lat, 2 * MS);
+	assert_int_equal(off.discards, 0);
+	assert_int_equal(off.ndiscard, 0);
+	assert_int_equal(off.jdiscard, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -222,6 +290,7 @@ int main(void)
 		cmocka_unit_test(test_journal_locked_waits_for_flusher_handle),
 		cmocka_unit_test(test_journal_buffer_waits_for_shadow),
 		cmocka_unit_test(test_commit_wait_booked_by_phase),
+		cmocka_unit_test(test_discard_at_commit),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
