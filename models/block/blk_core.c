@@ -388,12 +388,26 @@ void blk_run_queue(struct blk_queue *q)
 			rq = list_first_entry(&q->queue_head, struct io_request, queuelist);
 			if (!device_can_accept(q->dev, rq))
 				break;
+			if (q->gate) {
+				int64_t until = q->gate(q->gate_ctx, q, rq);
+				if (until) {
+					q->gate_holds++;
+					if (until > sim_now(q->sim)) {
+						if (sim_event_pending(&q->gate_event))
+							sim_cancel(q->sim, &q->gate_event);
+						sim_at(q->sim, &q->gate_event, until);
+					}
+					break;
+				}
+			}
 			br = blk_rq_of(rq);
 			list_del_init(&rq->queuelist);
 			br->state = BLK_RQ_DEVICE;
 			if (!br->softbarrier && e->ops->activate_request)
 				e->ops->activate_request(e, rq);
 			q->in_flight[br->is_sync]++;
+			br->fg_dev = (rq->flags & REQ_FG) != 0;
+			q->fg_in_flight += br->fg_dev;
 			rq->t_dispatch = sim_now(q->sim);
 			blk_trace(q, 'D', rq, NULL, 0);
 			q->c.dispatched++;
@@ -408,6 +422,27 @@ static void blk_run_event(struct sim *sim, struct sim_event *ev)
 	(void)sim;
 	blk_run_queue(container_of(ev, struct blk_queue, run_event));
 }
+
+static void blk_gate_event(struct sim *sim, struct sim_event *ev)
+{
+	(void)sim;
+	blk_run_queue(container_of(ev, struct blk_queue, gate_event));
+}
+
+int blk_set_issue_gate(struct blk_queue *q, blk_issue_gate_fn fn, void *ctx)
+{
+	if (q->mq && fn)
+		return SIM_E_INPUT;
+	q->gate = fn;
+	q->gate_ctx = ctx;
+	if (!fn && sim_event_pending(&q->gate_event))
+		sim_cancel(q->sim, &q->gate_event);
+	return 0;
+}
+
+uint32_t blk_queue_fg_in_flight(const struct blk_queue *q) { return q->fg_in_flight; }
+uint64_t blk_queue_gate_holds(const struct blk_queue *q) { return q->gate_holds; }
+int64_t blk_queue_last_fg_done(const struct blk_queue *q) { return q->last_fg_done; }
 
 void blk_run_queue_async(struct blk_queue *q)
 {
@@ -635,6 +670,12 @@ struct bio *blk_rq_completed(struct blk_queue *q, struct io_request *rq, bool te
 	br->state = BLK_RQ_DONE;
 	SIM_ASSERT(q->in_flight[br->is_sync] > 0);
 	q->in_flight[br->is_sync]--;
+	if (br->fg_dev) {
+		SIM_ASSERT(q->fg_in_flight > 0);
+		q->fg_in_flight--;
+		q->last_fg_done = sim_now(q->sim);
+		br->fg_dev = false;
+	}
 	if (rq->t_complete < rq->t_dispatch)
 		rq->t_complete = sim_now(q->sim);
 	blk_trace(q, 'C', rq, NULL, 0);
@@ -736,6 +777,8 @@ int blk_queue_create_ops(struct sim *sim, struct device *dev, struct cfg_node *b
 		goto fail;
 	blk_queue_congestion_threshold(q);
 	sim_event_init(&q->run_event, blk_run_event);
+	sim_event_init(&q->gate_event, blk_gate_event);
+	q->last_fg_done = INT64_MIN;
 	sim_event_init(&q->wake_event, blk_wake_event);
 	rc = blk_queue_setup(q, ops, sched_cfg, err);
 	if (rc)
@@ -800,6 +843,7 @@ void blk_queue_destroy(struct blk_queue *q)
 	if (q->mq)
 		blk_mq_queue_destroy(q);
 	sim_cancel(q->sim, &q->run_event);
+	sim_cancel(q->sim, &q->gate_event);
 	sim_cancel(q->sim, &q->wake_event);
 	blk_waiters_drop(&q->rl_wait[0]);
 	blk_waiters_drop(&q->rl_wait[1]);

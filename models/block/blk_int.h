@@ -45,6 +45,7 @@ struct blk_rq {
 	bool hashed;         /* on the back-merge hash */
 	bool nomerge;        /* REQ_NOMERGE: a merge hit a limit; never merge again */
 	bool softbarrier;    /* REQ_SOFTBARRIER: flush/FUA, dispatch_sort stops here */
+	bool fg_dev;         /* counted in fg_in_flight (REQ_FG at dispatch, single queue) */
 	/* blk-mq only (models/block/blk_mq.c): which software and hardware
 	 * queue, which tags and whether the device budget is held. */
 	uint16_t mq_ctx, mq_hctx;
@@ -147,6 +148,15 @@ struct blk_queue {
 	struct blk_counters c;
 
 	struct blk_mq *mq;            /* block.kind: mq (models/block/blk_mq.c); NULL = 3.10 path */
+
+	/* issue gate (blk_set_issue_gate): a policy's hold on requests going
+	 * to the device; gate_event runs the queue again when a hold ends */
+	blk_issue_gate_fn gate;
+	void *gate_ctx;
+	struct sim_event gate_event;
+	uint32_t fg_in_flight;        /* REQ_FG requests at the device */
+	int64_t last_fg_done;         /* completion time of the last of them, INT64_MIN none */
+	uint64_t gate_holds;          /* times the gate held the dispatch list's head */
 };
 
 /* blk_core.c */

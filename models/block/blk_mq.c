@@ -1152,6 +1152,8 @@ int blk_mq_queue_create(struct sim *sim, struct device *dev, struct cfg_node *bl
 	sim_event_init(&mq->wake_event, blk_mq_wake_event);
 	sim_event_init(&q->run_event, NULL);
 	sim_event_init(&q->wake_event, NULL);
+	sim_event_init(&q->gate_event, NULL); /* no issue gate on blk-mq */
+	q->last_fg_done = INT64_MIN;
 	rc = blk_queue_setup(q, ops, sched_cfg, err);
 	if (rc)
 		goto fail;

@@ -135,6 +135,20 @@ void blk_remove_trace_sink(struct blk_queue *q, const void *ctx);
 /* Make sink the only one (NULL: none); for tests that watch one queue. */
 void blk_set_trace_sink(struct blk_queue *q, const struct blk_trace_sink *sink);
 
+/* An issue gate (a policy's preemption at the device queue): asked for
+ * the request at the head of the dispatch list before it goes to the
+ * device. 0 lets it go; -1 holds it (and the list behind it) until a
+ * request completes; a time > now holds it until then (the queue is run
+ * again at that time). Single queue only: on blk-mq SIM_E_INPUT. fn NULL
+ * removes the gate. */
+typedef int64_t (*blk_issue_gate_fn)(void *ctx, const struct blk_queue *q,
+				     const struct io_request *rq);
+int blk_set_issue_gate(struct blk_queue *q, blk_issue_gate_fn fn, void *ctx);
+/* REQ_FG requests at the device now (single queue), and the gate's holds. */
+uint32_t blk_queue_fg_in_flight(const struct blk_queue *q);
+uint64_t blk_queue_gate_holds(const struct blk_queue *q);
+/* When the last REQ_FG request completed (single queue), INT64_MIN never. */
+int64_t blk_queue_last_fg_done(const struct blk_queue *q);
 struct sim *blk_queue_sim(const struct blk_queue *q);
 struct elevator *blk_queue_elevator(const struct blk_queue *q);
 struct device *blk_queue_device(const struct blk_queue *q);

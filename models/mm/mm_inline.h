@@ -142,6 +142,8 @@ pc_insert(struct stack_task *t, struct stack_file *f, uint64_t index, struct pc_
 		return task_delay(t, 0, SIM_NWAIT, 1, false);
 	}
 	f->nr_pages++;
+	if (!f->owner_uid && !f->is_meta)
+		f->owner_uid = t->uid;
 	pc->used++;
 	pc->inserted++;
 	if (pc->used > pc->peak_used)

@@ -242,12 +242,20 @@ static void isolate_chunk(struct stack_task *t, uint32_t nr)
 
 /* shrink_page_list's decision for one isolated page: true when it is
  * freed (at putback, after the timed section), false when it stays. */
-static inline bool shrink_page(struct pagecache *pc, struct mm_reclaim *rc, struct pc_page *pg)
+static inline bool shrink_page(struct pagecache *pc, struct mm_reclaim *rc, struct pc_page *pg,
+			       struct stack_task *t)
 {
 	uint16_t fl = pg->flags;
 	/* most pages: clean, unlocked, not under writeback and not mapped
 	 * (so no young pte), where every test below falls through to the end */
 	if (!(fl & (PG_LOCKED | PG_ATOMIC | PG_WRITEBACK | PG_DIRTY | PG_MAPPED))) {
+		struct stack *s = t->stack;
+		if (s->hooks.reclaim_protect && pg->file &&
+		    s->hooks.reclaim_protect(pg->file, t, s->hooks.ctx)) {
+			/* a policy keeps it: activated, as PAGEREF_ACTIVATE */
+			pg->flags = fl | PG_REFERENCED | PG_ACTIVE;
+			return false;
+		}
 		pg->flags = (uint16_t)(fl & ~(PG_YOUNG | PG_REFERENCED));
 		return true;
 	}
@@ -292,7 +300,7 @@ static void shrink_page_list(struct stack_task *t)
 	rc->writeback = 0;
 	for (uint32_t k = 0; k < taken; k++) {
 		struct pc_page *pg = rc->isolated[k];
-		if (!shrink_page(pc, rc, pg)) {
+		if (!shrink_page(pc, rc, pg, t)) {
 			if (run_file)
 				rc->runs[nruns++] =
 					(struct mm_free_run){ run_file, run_first, k - run_first };

@@ -29,6 +29,7 @@ extern const struct policy_ops jprio_policy_ops;  /* models/policies/jprio.c */
 extern const struct policy_ops prefetch_policy_ops; /* models/policies/prefetch.c */
 extern const struct policy_ops padding_policy_ops;  /* models/policies/padding.c */
 extern const struct policy_ops fgcfq_policy_ops;    /* models/policies/fgcfq.c */
+extern const struct policy_ops fasttrack_policy_ops; /* models/policies/fasttrack.c */
 
 static const struct policy_ops *const policy_table[] = {
 	&expc_policy_ops,
@@ -37,6 +38,7 @@ static const struct policy_ops *const policy_table[] = {
 	&prefetch_policy_ops,
 	&padding_policy_ops,
 	&fgcfq_policy_ops,
+	&fasttrack_policy_ops,
 	NULL,
 };
 
@@ -326,21 +328,32 @@ static void ps_classify(struct stack_task *t, struct bio *bio, void *ctx)
 			ps->pol[i].ops->classify_request(&ps->pol[i], t, bio);
 }
 
+static bool ps_reclaim_protect(const struct stack_file *f, struct stack_task *t, void *ctx)
+{
+	struct policy_set *ps = ctx;
+	bool keep = false;
+	for (size_t i = 0; i < ps->n; i++)
+		if (ps->pol[i].ops->reclaim_protect)
+			keep |= ps->pol[i].ops->reclaim_protect(&ps->pol[i], f, t);
+	return keep;
+}
+
 /* Install a trampoline only for hooks some policy has: a hook nobody
  * needs stays NULL, so the stack skips even the call. */
 static void ps_install(struct policy_set *ps)
 {
 	if (!ps->sim->stack)
 		return;
-	bool may = false, ins = false, wb = false, cls = false;
+	bool may = false, ins = false, wb = false, cls = false, prot = false;
 	for (size_t i = 0; i < ps->n; i++) {
 		const struct policy_ops *o = ps->pol[i].ops;
 		may |= o->pagecache_may_insert != NULL;
 		ins |= o->on_page_insert != NULL;
 		wb |= o->on_wait_writeback != NULL;
 		cls |= o->classify_request != NULL;
+		prot |= o->reclaim_protect != NULL;
 	}
-	if (!(may || ins || wb || cls))
+	if (!(may || ins || wb || cls || prot))
 		return;
 	struct stack_hooks *h = stack_hooks(ps->sim->stack);
 	h->ctx = ps;
@@ -348,6 +361,7 @@ static void ps_install(struct policy_set *ps)
 	h->on_page_insert = ins ? ps_page_insert : NULL;
 	h->on_wait_writeback = wb ? ps_wait_writeback : NULL;
 	h->classify_bio = cls ? ps_classify : NULL;
+	h->reclaim_protect = prot ? ps_reclaim_protect : NULL;
 	ps->hooked = true;
 }
 

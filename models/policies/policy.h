@@ -49,7 +49,7 @@ struct policy_registry;
 
 /* Bumped when struct policy_ops or the hook contracts change; a plugin
  * built against another version is refused at registration. */
-#define MOBISIM_POLICY_ABI 1
+#define MOBISIM_POLICY_ABI 2 /* 2: reclaim_protect */
 
 /* --------------------------------------------------- launch planning */
 
@@ -121,6 +121,10 @@ struct policy_ops {
 	/* A bio is about to enter the block layer from task t (its REQ_FG
 	 * tag already set): a policy may add request flags or retag it. */
 	void (*classify_request)(struct policy *p, struct stack_task *t, struct bio *bio);
+	/* Reclaim (kswapd, or the direct reclaimer t) is about to free a
+	 * clean page of file f: true keeps it (activated). Any policy
+	 * keeping it keeps it. */
+	bool (*reclaim_protect)(struct policy *p, const struct stack_file *f, struct stack_task *t);
 	/* An app launch is about to start. 0 or a negative code. */
 	int (*before_launch)(struct policy *p, const struct policy_app *app, struct sim_error *err);
 	/* Rewrite a launch working set into the loads to issue (reorder,

@@ -63,6 +63,9 @@ struct stack_hooks {
 	/* A bio is about to enter the block layer from task t (REQ_FG
 	 * already set): a policy may add flags (models/policies/policy.h). */
 	void (*classify_bio)(struct stack_task *t, struct bio *bio, void *ctx);
+	/* Reclaim (kswapd or a direct reclaimer t) is about to free a clean
+	 * page of f: true keeps it (it is activated, as a referenced page). */
+	bool (*reclaim_protect)(const struct stack_file *f, struct stack_task *t, void *ctx);
 };
 
 /* ---------------------------------------------------------------- stack */
@@ -117,6 +120,13 @@ void stack_file_extent(const struct stack_file *f, uint32_t i, uint64_t *page, u
 		       uint64_t *npages);
 /* Sector of the inode-table block holding f's inode. */
 uint64_t stack_file_inode_lba(const struct stack_file *f);
+/* The uid of the app whose page f is (its first non-root inserter), 0 none. */
+uint32_t stack_file_owner_uid(const struct stack_file *f);
+/* A warm start: npages clean pages of f from index 0 put in the page cache
+ * now (at set-up, f holding none yet), at the inactive list's head, owned
+ * by uid; reclaim then treats them as any other page. 0 or a negative code. */
+int stack_file_prefill(struct stack *s, struct stack_file *f, uint64_t npages, uint32_t uid,
+		       struct sim_error *err);
 enum stack_page_state { STACK_PAGE_ABSENT = 0, STACK_PAGE_INFLIGHT, STACK_PAGE_UPTODATE };
 enum stack_page_state stack_file_page_state(struct stack_file *f, uint64_t index);
 

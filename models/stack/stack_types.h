@@ -76,6 +76,8 @@ struct stack_file {
 	struct list_head all_node; /* stack->files, creation order */
 	struct stack_file *hnext;  /* name hash chain */
 	bool is_meta;              /* the block device's metadata mapping */
+	uint32_t owner_uid;        /* uid of the first non-root task that inserted one of its pages
+	                            * (or stack_file_prefill's), 0 none: whose app it is */
 	bool atomic;               /* inside F2FS_IOC_START_ATOMIC_WRITE .. COMMIT */
 	uint64_t nr_atomic;        /* pages held (PG_ATOMIC) */
 	void *fs_priv;             /* the file system's per-inode state (f2fs) */

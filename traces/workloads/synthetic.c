@@ -193,6 +193,7 @@ struct launch_p {
 	uint64_t db_write_bytes, db_file_bytes;
 	double variation;
 	int64_t launch_no;
+	double warm;
 };
 
 static const struct cfg_param launch_params[] = {
@@ -200,6 +201,11 @@ static const struct cfg_param launch_params[] = {
 	  "fitted", "working set touched during the launch", NULL },
 	{ "files", CFG_T_INT, offsetof(struct launch_p, files), "", "40", 1, 100000, "fitted",
 	  "files the working set spans (APK, odex, .so, resources)", NULL },
+	{ "warm", CFG_T_DOUBLE, offsetof(struct launch_p, warm), "", "0", 0, 1,
+	  "scenario (0: a cold start; a switch back to an app that ran before: state it, sourced or "
+	  "assumed with a range)",
+	  "fraction of each working-set file in the page cache at t = 0, owned by the task's uid "
+	  "(the app ran before); reclaim then takes what it takes", NULL },
 	{ "file_coverage", CFG_T_DOUBLE, offsetof(struct launch_p, coverage), "", "0.5", 0.01, 1,
 	  "fitted", "fraction of each file that is touched", NULL },
 	{ "fault_fraction", CFG_T_DOUBLE, offsetof(struct launch_p, fault_fraction), "", "0.7", 0,
@@ -685,6 +691,12 @@ static int task_setup(struct wl_state *ws, struct wl_task *wt, struct cfg_node *
 			if (!wt->files[i].f)
 				return err->code;
 			wt->files[i].size = b;
+			if (p->warm > 0) {
+				uint64_t np = (uint64_t)(p->warm * (double)(b >> STACK_PAGE_SHIFT) + 0.5);
+				rc = stack_file_prefill(s, wt->files[i].f, np, (uint32_t)wt->c.uid, err);
+				if (rc)
+					return rc;
+			}
 		}
 		if (p->db_writes > 0) {
 			snprintf(name, sizeof(name), "%s/app.db", wt->key);
