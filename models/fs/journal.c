@@ -403,15 +403,42 @@ void journal_bio_done(struct stack *s, struct stack_bio *sb)
 		task_wake(j);
 }
 
+/* The end of the commit thread's pending bio list. */
+static struct stack_bio **pend_tail(struct stack_task *j)
+{
+	struct stack_bio **tail = &j->pend;
+	while (*tail)
+		tail = &(*tail)->free_next;
+	return tail;
+}
+
+/* Append one journal bio to *tail; false (and the run failed) when out of memory. */
+static bool journal_queue_bio(struct stack *s, struct stack_task *j, struct stack_bio ***tail,
+			      uint64_t sector, uint32_t nr_sectors, uint32_t flags)
+{
+	struct stack_bio *sb = sbio_alloc(s);
+	if (!sb) {
+		sim_fail(s->sim, SIM_E_NOMEM, "out of memory allocating a bio");
+		return false;
+	}
+	sb->kind = SBIO_JOURNAL;
+	sb->owner = j;
+	sb->bio.sector = sector;
+	sb->bio.nr_sectors = nr_sectors;
+	sb->bio.flags = flags;
+	j->wb_left++;
+	**tail = sb;
+	*tail = &sb->free_next;
+	return true;
+}
+
 /* Queue journal bios of nblocks at the head (wrapping), flags per bio. */
 static void journal_build(struct stack *s, struct stack_task *j, uint64_t nblocks, uint32_t flags)
 {
 	struct journal *jn = &s->jn;
 	uint64_t maxs = s->fs.p.max_bio_bytes >> SECTOR_SHIFT;
 	uint64_t left = nblocks << (STACK_PAGE_SHIFT - SECTOR_SHIFT);
-	struct stack_bio **tail = &j->pend;
-	while (*tail)
-		tail = &(*tail)->free_next;
+	struct stack_bio **tail = pend_tail(j);
 	while (left > 0) {
 		if (jn->head_lba >= jn->start_lba + jn->nr_sectors)
 			jn->head_lba = jn->start_lba;
@@ -419,21 +446,10 @@ static void journal_build(struct stack *s, struct stack_task *j, uint64_t nblock
 		uint64_t n = left < maxs ? left : maxs;
 		if (n > room)
 			n = room;
-		struct stack_bio *sb = sbio_alloc(s);
-		if (!sb) {
-			sim_fail(s->sim, SIM_E_NOMEM, "out of memory allocating a bio");
+		if (!journal_queue_bio(s, j, &tail, jn->head_lba, (uint32_t)n, flags))
 			return;
-		}
-		sb->kind = SBIO_JOURNAL;
-		sb->owner = j;
-		sb->bio.sector = jn->head_lba;
-		sb->bio.nr_sectors = (uint32_t)n;
-		sb->bio.flags = flags;
 		jn->head_lba += n;
 		left -= n;
-		j->wb_left++;
-		*tail = sb;
-		tail = &sb->free_next;
 	}
 	jn->blocks_written += nblocks;
 }
@@ -441,21 +457,8 @@ static void journal_build(struct stack *s, struct stack_task *j, uint64_t nblock
 /* blkdev_issue_flush(): an empty WRITE_FLUSH bio. */
 static void journal_flush(struct stack *s, struct stack_task *j)
 {
-	struct stack_bio *sb = sbio_alloc(s);
-	struct stack_bio **tail = &j->pend;
-	if (!sb) {
-		sim_fail(s->sim, SIM_E_NOMEM, "out of memory allocating a bio");
-		return;
-	}
-	while (*tail)
-		tail = &(*tail)->free_next;
-	sb->kind = SBIO_JOURNAL;
-	sb->owner = j;
-	sb->bio.sector = 0;
-	sb->bio.nr_sectors = 0;
-	sb->bio.flags = REQ_WRITE | REQ_SYNC | REQ_FLUSH;
-	j->wb_left++;
-	*tail = sb;
+	struct stack_bio **tail = pend_tail(j);
+	journal_queue_bio(s, j, &tail, 0, 0, REQ_WRITE | REQ_SYNC | REQ_FLUSH);
 }
 
 static enum step jbd2_submit(struct stack_task *j)
@@ -510,27 +513,14 @@ static void commit_waiters_rebook(struct journal *jn, enum sim_wait cause)
 
 static void journal_discard_build(struct stack *s, struct stack_task *j, const struct journal_freed *fr)
 {
-	struct stack_bio **tail = &j->pend;
+	struct stack_bio **tail = pend_tail(j);
 	uint64_t lba = fr->lba, left = fr->nr_sectors;
-	while (*tail)
-		tail = &(*tail)->free_next;
 	while (left > 0) {
 		uint32_t n = left > JOURNAL_MAX_DISCARD_SECTORS ? JOURNAL_MAX_DISCARD_SECTORS : (uint32_t)left;
-		struct stack_bio *sb = sbio_alloc(s);
-		if (!sb) {
-			sim_fail(s->sim, SIM_E_NOMEM, "out of memory allocating a bio");
+		if (!journal_queue_bio(s, j, &tail, lba, n, REQ_WRITE | REQ_DISCARD))
 			return;
-		}
-		sb->kind = SBIO_JOURNAL;
-		sb->owner = j;
-		sb->bio.sector = lba;
-		sb->bio.nr_sectors = n;
-		sb->bio.flags = REQ_WRITE | REQ_DISCARD;
 		lba += n;
 		left -= n;
-		j->wb_left++;
-		*tail = sb;
-		tail = &sb->free_next;
 	}
 }
 

@@ -1451,6 +1451,12 @@ bool sweep_path_next(const char **cur, char *buf, size_t len)
 	return true;
 }
 
+/* %.12g with -0 printed as 0, so a zero wait reads the same either sign. */
+static void format_number(char *buf, size_t len, double d)
+{
+	snprintf(buf, len, "%.12g", d == 0 ? 0 : d);
+}
+
 /* "P1 + P2 + ...": the sum of numbers, an absent term counting as
  * `missing` (or making the sum NaN without it). */
 static bool metric_sum(const struct sweep_metric *m, const json_t *doc, char *buf, size_t len)
@@ -1468,8 +1474,7 @@ static bool metric_sum(const struct sweep_metric *m, const json_t *doc, char *bu
 			return false;
 		}
 	}
-	sum *= m->scale;
-	snprintf(buf, len, "%.12g", sum == 0 ? 0 : sum);
+	format_number(buf, len, sum * m->scale);
 	return true;
 }
 
@@ -1481,10 +1486,7 @@ bool sweep_metric_format(const struct sweep_metric *m, const json_t *doc, char *
 	if (json_is_integer(v) && m->scale == 1.0) {
 		snprintf(buf, len, "%lld", (long long)json_integer_value(v));
 	} else if (json_is_number(v)) {
-		double d = json_number_value(v) * m->scale;
-		if (d == 0)
-			d = 0;
-		snprintf(buf, len, "%.12g", d);
+		format_number(buf, len, json_number_value(v) * m->scale);
 	} else if (json_is_boolean(v)) {
 		snprintf(buf, len, "%d", json_is_true(v) ? 1 : 0);
 	} else if (json_is_string(v)) {
@@ -1496,7 +1498,7 @@ bool sweep_metric_format(const struct sweep_metric *m, const json_t *doc, char *
 			snprintf(buf, len, "-");
 	} else if (m->has_missing) {
 		/* an absent wait cause or counter is a zero, not a hole */
-		snprintf(buf, len, "%.12g", m->missing);
+		format_number(buf, len, m->missing);
 	} else {
 		snprintf(buf, len, "NaN");
 		return false;

@@ -4,7 +4,7 @@
  * requests while FG ones are at the device; reclaim keeps the FG app's
  * pages; a warm launch task finds its pages; and the direction of effect
  * (the FG app's load not longer than baseline's). Small stack scenarios
- * on the QD1 eMMC preset, as tests/models/policies/test_fgcfq.c.
+ * on the QD1 eMMC preset (tests/models/policies/policy_scenario.h).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -19,23 +19,7 @@
 #include "models/policies/policy.h"
 #include "sim/config.h"
 #include "sim/sim.h"
-
-#define SC_COMMON                                                                              \
-	"seed: 1\n"                                                                            \
-	"device: emmc45\n"                                                                     \
-	"scheduler: cfq\n"                                                                     \
-	"cfq: {nonrot: false}\n"                                                               \
-	"memory: {total_bytes: 1GiB, reserved_bytes: 512MiB, cached_bytes: 64MiB}\n"           \
-	"writeback: {dirty_background_ratio: 5, dirty_ratio: 20, dirty_expire_ms: 2s,"         \
-	" dirty_writeback_ms: 5s}\n"
-
-static const char *const SC_FG_VS_BG =
-	SC_COMMON "fg: 10050\n"
-	"workload:\n  type: synthetic\n  tasks:\n"
-	"    bgw: {gen: writer, uid: 10060, start: 0s, bytes: 48MiB, chunk_bytes: 512KiB}\n"
-	"    bgr: {gen: reader, uid: 10061, start: 0s, file_bytes: 48MiB, chunk_bytes: 128KiB}\n"
-	"    app: {gen: reader, uid: 10050, start: 20ms, file_bytes: 8MiB, chunk_bytes: 128KiB,"
-	" region: load}\n";
+#include "tests/models/policies/policy_scenario.h"
 
 /* A warm switch under memory pressure: Gallery's working set is cached at
  * t = 0; a BG writer then fills memory well past the cache before the
@@ -48,34 +32,6 @@ static const char *const SC_WARM =
 	"    bg: {gen: writer, uid: 10060, start: 0s, bytes: 256MiB, chunk_bytes: 512KiB}\n"
 	"    gallery: {gen: launch, uid: 10080, start: 3s, become_fg: true, region: switch,"
 	" bytes: 4MiB, files: 8, cpu_total: 20ms, warm: 1}\n";
-
-static json_t *sc_run_ok(const char *yaml, const char *const *sets)
-{
-	struct cfg_doc *doc = NULL;
-	struct sim_error err = { 0 };
-	struct sim_options opt = { .quiet = true };
-	struct sim *s = NULL;
-	json_t *res;
-
-	assert_int_equal(cfg_load_string(yaml, strlen(yaml), "fasttrack-test.yaml", &doc, &err), 0);
-	for (size_t i = 0; sets && sets[i]; i++)
-		if (cfg_set(doc, sets[i], &err))
-			fail_msg("%s: %s", sets[i], err.msg);
-	if (sim_create(doc, NULL, &opt, &s, &err))
-		fail_msg("build: %s", err.msg);
-	if (sim_run(s, &err))
-		fail_msg("run: %s", err.msg);
-	res = sim_result_json(s);
-	sim_destroy(s);
-	return res;
-}
-
-static double region_s(const json_t *res)
-{
-	json_t *r = json_array_get(json_object_get(res, "regions"), 0);
-	assert_non_null(r);
-	return (double)json_integer_value(json_object_get(r, "duration_ns")) / 1e9;
-}
 
 static json_int_t ft_counter(const json_t *res, const char *mech, const char *key)
 {

@@ -40,6 +40,7 @@
 #define DEV_QD1_SIZE "model: ideal\nservice: fixed\nmean_us: 100\nper_kib_ns: 2000\nqueue_depth: 1\n"
 
 #include "tests/models/iosched/sched_harness.h"
+#include "tests/models/policies/policy_scenario.h"
 
 /* stats_json "fg" counter (the mode's own object). */
 static int64_t h_fg_stat(struct harness *h, const char *key)
@@ -610,67 +611,7 @@ static void test_fgcfq_idle_always_on_tagged_flash(void **state)
 
 /* ------------------------------------------------- the fgcfq policy */
 
-/* Small stack scenarios on the QD1 eMMC preset (well under a second of
- * simulated time): an FG app reads a cold file while a BG app writes
- * through the page cache and another BG app streams a file. */
-#define SC_COMMON                                                                              \
-	"seed: 1\n"                                                                            \
-	"device: emmc45\n"                                                                     \
-	"scheduler: cfq\n"                                                                     \
-	"cfq: {nonrot: false}\n"                                                               \
-	"memory: {total_bytes: 1GiB, reserved_bytes: 512MiB, cached_bytes: 64MiB}\n"           \
-	"writeback: {dirty_background_ratio: 5, dirty_ratio: 20, dirty_expire_ms: 2s,"         \
-	" dirty_writeback_ms: 5s}\n"
-
-static const char *const SC_FG_VS_BG =
-	SC_COMMON "fg: 10050\n"
-	"workload:\n  type: synthetic\n  tasks:\n"
-	"    bgw: {gen: writer, uid: 10060, start: 0s, bytes: 48MiB, chunk_bytes: 512KiB}\n"
-	"    bgr: {gen: reader, uid: 10061, start: 0s, file_bytes: 48MiB, chunk_bytes: 128KiB}\n"
-	"    app: {gen: reader, uid: 10050, start: 20ms, file_bytes: 8MiB, chunk_bytes: 128KiB,"
-	" region: load}\n";
-
-static json_t *sc_run(const char *yaml, const char *const *sets, int *rc, char *msg, size_t msglen)
-{
-	struct cfg_doc *doc = NULL;
-	struct sim_error err = { 0 };
-	struct sim_options opt = { .quiet = true };
-	struct sim *s = NULL;
-	json_t *res = NULL;
-
-	assert_int_equal(cfg_load_string(yaml, strlen(yaml), "fgcfq-test.yaml", &doc, &err), 0);
-	for (size_t i = 0; sets && sets[i]; i++)
-		if (cfg_set(doc, sets[i], &err))
-			fail_msg("%s: %s", sets[i], err.msg);
-	*rc = sim_create(doc, NULL, &opt, &s, &err);
-	if (*rc) {
-		if (snprintf(msg, msglen, "%s", err.msg) >= (int)msglen)
-			msg[msglen - 1] = '\0'; /* a cut message still names the error */
-		return NULL;
-	}
-	if (sim_run(s, &err))
-		fail_msg("run: %s", err.msg);
-	res = sim_result_json(s);
-	sim_destroy(s);
-	return res;
-}
-
-static json_t *sc_run_ok(const char *yaml, const char *const *sets)
-{
-	int rc;
-	char msg[512];
-	json_t *r = sc_run(yaml, sets, &rc, msg, sizeof(msg));
-	if (rc)
-		fail_msg("build: %s", msg);
-	return r;
-}
-
-static double region_s(const json_t *res)
-{
-	json_t *r = json_array_get(json_object_get(res, "regions"), 0);
-	assert_non_null(r);
-	return (double)json_integer_value(json_object_get(r, "duration_ns")) / 1e9;
-}
+/* The rig: tests/models/policies/policy_scenario.h. */
 
 static json_t *sched_fg(const json_t *res)
 {
