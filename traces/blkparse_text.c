@@ -21,7 +21,9 @@
  * window of events (trace_opts.blkparse_reorder_window, default 512 =
  * blkparse's own batch; 1 = input order) in a heap and returns them by
  * (time, input order); an event displaced by more than the window comes
- * out late, still exactly once. Memory: the window, fixed at open.
+ * out late, still exactly once. In-order events skip the heap (a FIFO
+ * beside it), so sorted input pays no heap work. Memory: the window, fixed
+ * at open.
  */
 #include <ctype.h>
 #include <stdlib.h>
@@ -51,9 +53,11 @@ struct bp_reader {
 	struct trace_src src;
 	uint32_t window;
 	struct bp_slot *slots;   /* window entries */
-	uint32_t *heap;          /* slot indexes */
+	uint32_t *heap;          /* slot indexes of events that came in out of order */
+	uint32_t *fifo;          /* ring of slot indexes in (time, input order): the in-order events */
 	uint32_t *free;          /* free slot stack */
 	uint32_t nheap, nfree;
+	uint32_t fifo_head, nfifo;
 	uint64_t ord;
 	bool in_summary, eof, failed;
 	char comm_out[BP_COMM_MAX];
@@ -72,14 +76,24 @@ static void skip_ws(struct cur *c)
 		c->p++;
 }
 
+/* A decimal digit without the locale lookup of isdigit(). */
+static inline bool is_digit(char ch)
+{
+	return (unsigned)(ch - '0') < 10u;
+}
+
 static bool take_u64(struct cur *c, uint64_t *v)
 {
 	uint64_t x = 0;
-	const char *s = c->p;
+	const char *s;
 
 	skip_ws(c);
 	s = c->p;
-	while (c->p < c->end && isdigit((unsigned char)*c->p)) {
+	/* 19 digits never pass 2^64: check overflow only beyond them */
+	const char *fast = c->end - s > 19 ? s + 19 : c->end;
+	while (c->p < fast && is_digit(*c->p))
+		x = x * 10 + (unsigned)(*c->p++ - '0');
+	while (c->p < c->end && is_digit(*c->p)) {
 		unsigned d = (unsigned)(*c->p - '0');
 		if (x > (UINT64_MAX - d) / 10)
 			return false;
@@ -239,7 +253,7 @@ static int parse_event(const char *line, size_t len, struct bp_slot *s, const ch
 		const char *f = c.p;
 		uint64_t ns = 0;
 		int digits = 0;
-		while (c.p < c.end && isdigit((unsigned char)*c.p)) {
+		while (c.p < c.end && is_digit(*c.p)) {
 			if (digits < 9)
 				ns = ns * 10 + (uint64_t)(*c.p - '0');
 			digits++;
@@ -436,6 +450,37 @@ static void bp_heap_down(struct bp_reader *b, uint32_t i)
 	}
 }
 
+/* The window: events that arrive in (time, input order) wait in a FIFO,
+ * the few that arrive earlier than its tail in the heap; the next out is
+ * the smaller of the two heads, so the order is the heap's alone but a
+ * sorted trace (blkparse's own output) costs one comparison per event. */
+static void window_push(struct bp_reader *b, uint32_t si)
+{
+	if (!b->nfifo ||
+	    !slot_less(b, si, b->fifo[(b->fifo_head + b->nfifo - 1) % b->window])) {
+		b->fifo[(b->fifo_head + b->nfifo++) % b->window] = si;
+		return;
+	}
+	b->heap[b->nheap++] = si;
+	bp_heap_up(b, b->nheap - 1);
+}
+
+static uint32_t window_pop(struct bp_reader *b)
+{
+	uint32_t si;
+	if (b->nfifo && (!b->nheap || slot_less(b, b->fifo[b->fifo_head], b->heap[0]))) {
+		si = b->fifo[b->fifo_head];
+		b->fifo_head = (b->fifo_head + 1) % b->window;
+		b->nfifo--;
+		return si;
+	}
+	si = b->heap[0];
+	b->heap[0] = b->heap[--b->nheap];
+	if (b->nheap)
+		bp_heap_down(b, 0);
+	return si;
+}
+
 /* ---- ops -------------------------------------------------------------- */
 
 static int bp_probe(const uint8_t *buf, size_t len)
@@ -482,6 +527,7 @@ static void bp_close(void *state)
 	trace_src_close(&b->src);
 	free(b->slots);
 	free(b->heap);
+	free(b->fifo);
 	free(b->free);
 	free(b);
 }
@@ -500,8 +546,9 @@ static struct bp_reader *bp_alloc(const struct trace_opts *opts)
 	b->src.fd = -1;
 	b->slots = calloc(w, sizeof(*b->slots));
 	b->heap = calloc(w, sizeof(*b->heap));
+	b->fifo = calloc(w, sizeof(*b->fifo));
 	b->free = calloc(w, sizeof(*b->free));
-	if (!b->slots || !b->heap || !b->free) {
+	if (!b->slots || !b->heap || !b->fifo || !b->free) {
 		bp_close(b);
 		return NULL;
 	}
@@ -571,8 +618,7 @@ static int bp_fill_one(struct bp_reader *b, struct sim_error *err)
 			b->in_summary = false;
 			b->nfree--;
 			s->ord = b->ord++;
-			b->heap[b->nheap++] = si;
-			bp_heap_up(b, b->nheap - 1);
+			window_push(b, si);
 			return 1;
 		}
 		if (summary_header(line, len))
@@ -598,7 +644,7 @@ static int bp_next(void *state, struct trace_rec *rec, struct sim_error *err)
 
 	if (b->failed)
 		return sim_errorf(err, SIM_E_INPUT, "%s: read after an error", b->src.name);
-	while (!b->eof && b->nheap < b->window) {
+	while (!b->eof && b->nheap + b->nfifo < b->window) {
 		int rc = bp_fill_one(b, err);
 		if (rc < 0) {
 			b->failed = true;
@@ -607,12 +653,9 @@ static int bp_next(void *state, struct trace_rec *rec, struct sim_error *err)
 		if (rc == 0)
 			b->eof = true;
 	}
-	if (!b->nheap)
+	if (!b->nheap && !b->nfifo)
 		return 0;
-	uint32_t si = b->heap[0];
-	b->heap[0] = b->heap[--b->nheap];
-	if (b->nheap)
-		bp_heap_down(b, 0);
+	uint32_t si = window_pop(b);
 	b->free[b->nfree++] = si;
 	struct bp_slot *s = &b->slots[si];
 	*rec = s->rec;

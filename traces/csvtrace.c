@@ -173,23 +173,26 @@ static int csv_split(const char *p, const char *end, char sep, const char *tok[]
  * else or an integer part past 2^64. */
 static bool csv_decimal_wide(const char *s, size_t l, uint64_t mul, unsigned __int128 *out)
 {
-	unsigned __int128 ip = 0, fp = 0, fscale = 1;
+	/* 64-bit digit loops (the integer part may not pass 2^64, the fraction
+	 * keeps 18 digits); 128-bit arithmetic only where the product needs it */
+	uint64_t ip = 0, fp = 0, fscale = 1;
 	size_t i = 0;
 
 	if (l && s[0] == '+')
 		i++;
 	size_t d0 = i;
-	while (i < l && isdigit((unsigned char)s[i])) {
-		ip = ip * 10 + (unsigned)(s[i++] - '0');
-		if (ip > UINT64_MAX)
+	while (i < l && (unsigned)(s[i] - '0') < 10u) {
+		if (__builtin_mul_overflow(ip, 10, &ip) ||
+		    __builtin_add_overflow(ip, (uint64_t)(s[i] - '0'), &ip))
 			return false;
+		i++;
 	}
 	bool digits = i > d0;
 	if (i < l && s[i] == '.') {
 		i++;
-		while (i < l && isdigit((unsigned char)s[i])) {
+		while (i < l && (unsigned)(s[i] - '0') < 10u) {
 			if (fscale < 1000000000000000000ull) { /* beyond 18 digits: ignored */
-				fp = fp * 10 + (unsigned)(s[i] - '0');
+				fp = fp * 10 + (uint64_t)(s[i] - '0');
 				fscale *= 10;
 			}
 			i++;
@@ -198,7 +201,16 @@ static bool csv_decimal_wide(const char *s, size_t l, uint64_t mul, unsigned __i
 	}
 	if (i != l || !digits)
 		return false;
-	*out = ip * mul + (fp * mul + fscale / 2) / fscale;
+	uint64_t fmul;
+	if (fp == 0)
+		fmul = 0;
+	else if (mul % fscale == 0)
+		fmul = fp * (mul / fscale); /* exact: fp < fscale */
+	else if (fp <= (UINT64_MAX - fscale / 2) / mul)
+		fmul = (fp * mul + fscale / 2) / fscale;
+	else
+		fmul = (uint64_t)(((unsigned __int128)fp * mul + fscale / 2) / fscale);
+	*out = (unsigned __int128)ip * mul + fmul;
 	return true;
 }
 
@@ -210,6 +222,14 @@ static bool csv_decimal(const char *s, size_t l, uint64_t mul, uint64_t *out)
 		return false;
 	*out = (uint64_t)v;
 	return true;
+}
+
+/* snprintf(dst, n, "%s", src) without the format machinery (per record). */
+static void copy_name(char *dst, size_t n, const char *src)
+{
+	size_t l = strnlen(src, n - 1);
+	memcpy(dst, src, l);
+	dst[l] = '\0';
 }
 
 static bool tok_eq(const char *t, size_t l, const char *word)
@@ -798,7 +818,7 @@ static void csv_due(struct csv_reader *c, const struct trace_rec *q, int64_t res
 	d->nsec = q->nr_sectors;
 	d->bytes = q->bytes;
 	d->dir = q->dir;
-	snprintf(d->comm, sizeof(d->comm), "%s", q->comm ? q->comm : "");
+	copy_name(d->comm, sizeof(d->comm), q->comm ? q->comm : "");
 	for (uint32_t i = c->npend++; i && done_less(&c->pend[i], &c->pend[(i - 1) / 2]); i = (i - 1) / 2) {
 		struct csv_done tmp = c->pend[i];
 		c->pend[i] = c->pend[(i - 1) / 2];
@@ -1132,7 +1152,7 @@ static int csv_next(void *state, struct trace_rec *rec, struct sim_error *err)
 		}
 		c->held = true;
 		if (c->held_rec.comm) {
-			snprintf(c->held_comm, sizeof(c->held_comm), "%s", c->held_rec.comm);
+			copy_name(c->held_comm, sizeof(c->held_comm), c->held_rec.comm);
 			c->held_rec.comm = c->held_comm;
 		}
 	}
