@@ -88,8 +88,10 @@ double assume_rank_share(const double *u, int dims, int j, const double *y, int 
 /* Every assumption's share at once: the squared standardized rank
  * regression coefficient of y's ranks on all of the design's columns'
  * ranks (SRRC^2), which separates assumptions whose sampled values happen
- * to correlate; with no more rows than assumptions + 1, the marginal
- * assume_rank_share of each. share[dims]. 0, or -1 when out of memory. */
+ * to correlate; with fewer than 2 (assumptions + 1) rows, or when a
+ * coefficient comes out above 1 (the sample's columns correlated), the
+ * marginal assume_rank_share of each. share[dims]. 0, or -1 when out of
+ * memory. */
 int assume_rank_shares(const double *u, int dims, const double *y, int n, double *share);
 
 #endif

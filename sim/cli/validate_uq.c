@@ -98,8 +98,9 @@ void val_uq_print(FILE *f, const struct vcheck *ks, int n, const struct vfile *v
 			   "*informative*: the interval is narrower than the tolerance band (2 x the "
 			   "tolerance; a sign check: the interval has one sign); the two assumptions with "
 			   "the largest squared standardized rank regression coefficient (SRRC^2: the "
-			   "first-order share of the value's rank variance each explains; with no more "
-			   "rows than assumptions, the squared rank correlation of each alone).\n\n", nsamp);
+			   "first-order share of the value's rank variance each explains; with fewer than "
+			   "2 (assumptions + 1) rows, or a coefficient above 1 (a small sample's columns "
+			   "correlated), the squared rank correlation of each alone).\n\n", nsamp);
 		for (int v = 0; v < nf; v++) {
 			const struct vfile *vf = &vfs[v];
 			if (!vf->as || !vf->nsamp)

@@ -161,6 +161,20 @@ static void test_stats(void **state)
 	assert_true(sh[1] < 0.01 && sh[2] < 0.01);
 	/* the marginal share alone credits the correlated column too */
 	assert_true(assume_rank_share(u, 3, 1, y, 32) > 0.5);
+	/* 8 rows over 4 assumptions: too few to fit 5 coefficients; each
+	 * share is its marginal one, never above 1 */
+	{
+		struct assumption_set as4 = { .n = 4 };
+		double u4[8 * 4], y4[8], sh4[4];
+		assert_int_equal(assumptions_design(&as4, 8, 4, ASSUME_SOBOL, u4, &err), 0);
+		for (int i = 0; i < 8; i++)
+			y4[i] = u4[i * 4] + 0.5 * u4[i * 4 + 1] * u4[i * 4 + 3];
+		assert_int_equal(assume_rank_shares(u4, 4, y4, 8, sh4), 0);
+		for (int j = 0; j < 4; j++) {
+			assert_true(sh4[j] >= 0 && sh4[j] <= 1);
+			assert_true(fabs(sh4[j] - assume_rank_share(u4, 4, j, y4, 8)) < 1e-12);
+		}
+	}
 	/* a constant response: no share */
 	for (int i = 0; i < 32; i++)
 		y[i] = 1;
