@@ -40,6 +40,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "models/policies/policy.h"
 #include "sim/cli/assumptions.h"
 #include "sim/cli/cli.h"
 #include "sim/cli/sweep.h"
@@ -165,6 +166,45 @@ static void observe(void *ctx, const struct cfg_param *p, const struct cfg_node 
 			snprintf(s->origin, sizeof(s->origin), "%s:%d", value->file, value->line);
 		s->tagged |= com[0] && tagged_source(com);
 	}
+}
+
+#define SENS_POLICY_SECTIONS 8
+
+/* `NAME={}` for each policy of doc's set with tunables and no section of
+ * its own in doc, so that its defaults are read at keys --set can name.
+ * Returns how many were written to out. */
+static int policy_sections(struct cfg_doc *doc, char **out, char (*buf)[64], int max)
+{
+	const struct cfg_node *pol = cfg_lookup(cfg_root(doc), "policies");
+	char names_buf[1024], spec[1024] = "";
+	const char *names[16]; /* models/policies/policy.c POLICY_SET_MAX */
+	size_t n = 0, used = 0;
+	struct sim_error e;
+	if (!pol)
+		return 0;
+	if (pol->kind == CFG_SCALAR && pol->value)
+		snprintf(spec, sizeof(spec), "%s", pol->value);
+	else if (pol->kind == CFG_SEQ)
+		for (const struct cfg_node *c = pol->child; c; c = c->next)
+			if (c->kind == CFG_SCALAR && c->value && used + strlen(c->value) + 2 < sizeof(spec))
+				used += (size_t)snprintf(spec + used, sizeof(spec) - used, "%s%s",
+							 used ? "," : "", c->value);
+	if (!*spec || strcmp(spec, "baseline") == 0 ||
+	    policy_parse_list(spec, names_buf, sizeof(names_buf), names, 16, &n, &e))
+		return 0;
+	struct policy_registry *reg = policy_registry_new();
+	int k = 0;
+	for (size_t i = 0; reg && i < n && k < max; i++) {
+		const struct policy_ops *o = policy_registry_find(reg, names[i]);
+		if (!o || !o->params || cfg_lookup(cfg_root(doc), names[i]) ||
+		    strlen(names[i]) + 4 > sizeof(buf[k]))
+			continue;
+		snprintf(buf[k], sizeof(buf[k]), "%s={}", names[i]);
+		out[k] = buf[k];
+		k++;
+	}
+	policy_registry_free(reg);
+	return k;
 }
 
 static double clamp_range(const struct cfg_param *p, double v)
@@ -439,7 +479,8 @@ int cmd_sensitivity(int argc, char **argv)
 		"pagecache_lock", "readahead", "writeback", "fs", "journal", "device.ftl", NULL,
 	};
 	bool drop[32] = { false };
-	char **dsets = calloc((size_t)nsets + 32, sizeof(char *));
+	char polbuf[SENS_POLICY_SECTIONS][64];
+	char **dsets = calloc((size_t)nsets + 32 + SENS_POLICY_SECTIONS, sizeof(char *));
 	char setbuf[32][64];
 	int rc = 0;
 	if (!dsets) {
@@ -462,6 +503,8 @@ int cmd_sensitivity(int argc, char **argv)
 			snprintf(setbuf[i], sizeof(setbuf[i]), "%s={}", sections[i]);
 			dsets[nd++] = setbuf[i];
 		}
+		/* and the sections of the policies in the set (`fasttrack: {}`) */
+		nd += policy_sections(doc, dsets + nd, polbuf, SENS_POLICY_SECTIONS);
 		cfg_free(doc);
 		d.n = 0;
 		cfg_set_apply_observer(observe, &d);
@@ -546,17 +589,31 @@ int cmd_sensitivity(int argc, char **argv)
 			       p->origin, p->origin[0] ? "; the table's: " : "",
 			       p->p->source ? p->p->source : "(none)", range, a ? a->reason : "-");
 		}
-		/* a joint assumption (a label) or one whose key no module read */
+		/* a joint assumption (a label) or one whose key no module read:
+		 * a tunable of a policy outside this run's set says which */
+		struct policy_registry *reg = policy_registry_new();
 		for (int i = 0; i < as.n; i++) {
 			if (seen && seen[i])
 				continue;
-			char range[600];
+			char range[600], why[200];
 			assumption_range_text(&as.a[i], range, sizeof(range));
+			const char *dot = strchr(as.a[i].name, '.');
+			snprintf(why, sizeof(why), "%s", as.a[i].discrete && !dot ?
+				 " (sets several keys)" : " (no module read this key)");
+			if (dot && reg) {
+				char sec[64];
+				size_t l = (size_t)(dot - as.a[i].name);
+				if (l < sizeof(sec)) {
+					memcpy(sec, as.a[i].name, l);
+					sec[l] = '\0';
+					if (policy_registry_find(reg, sec))
+						snprintf(why, sizeof(why), " (read when policies include %s)", sec);
+				}
+			}
 			printf("%s\t-\t-\tassumed\t%s:%d%s\t%s\t%s\n", as.a[i].name, as.a[i].file,
-			       as.a[i].line, as.a[i].discrete && !strchr(as.a[i].name, '.') ?
-			       " (sets several keys)" : " (no module read this key)", range,
-			       as.a[i].reason);
+			       as.a[i].line, why, range, as.a[i].reason);
 		}
+		policy_registry_free(reg);
 		free(seen);
 		assumptions_free(&as);
 		status = 0;

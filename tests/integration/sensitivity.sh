@@ -14,6 +14,14 @@ scn=$src/configs/scenarios/mm1.yaml
 
 "$bin" sensitivity "$scn" --list >"$tmp/list" || fail "--list"
 grep -q $'^device.mean_us\t100' "$tmp/list" || { cat "$tmp/list"; fail "--list lacks device.mean_us"; }
+# a policy's tunables are keys --set can name when the policy is in the set, and an
+# assumption on a policy outside it says so
+ft=$src/configs/scenarios/fasttrack-multibg.yaml
+"$bin" sensitivity "$ft" --list --set policies=fasttrack >"$tmp/ftl" || fail "--list fasttrack"
+grep -q $'^fasttrack.active_window_us\t1000us' "$tmp/ftl" || { cat "$tmp/ftl"; fail "fasttrack tunables not at their keys"; }
+"$bin" sensitivity "$ft" --list --set policies=baseline >"$tmp/ftb" || fail "--list baseline"
+grep -q "^fasttrack.device_bg_depth.*(read when policies include fasttrack)" "$tmp/ftb" ||
+	{ cat "$tmp/ftb"; fail "an assumption of a policy outside the set is not named as such"; }
 
 "$bin" sensitivity "$scn" --metric classes.fg.read.lat_ns.mean --scale 1e-3 \
 	--params device.mean_us,source.size_kib,source.rate_per_s --set source.requests=20000 \
