@@ -56,9 +56,13 @@ enum pad_mode { PAD_RECORD = 0, PAD_BASELINE, PAD_REORDER, PAD_MERGE, PAD_PAD };
 static const char *const pad_mode_names[] = { "record", "baseline", "reorder", "merge", "pad",
 					      NULL };
 
+enum pad_loader { PAD_LOADER_APP = 0, PAD_LOADER_THREAD };
+static const char *const pad_loader_names[] = { "app", "thread", NULL };
+
 struct pad_params {
 	const char *profile;
 	int mode;
+	int loader;
 	uint64_t max_bytes;
 };
 
@@ -72,6 +76,8 @@ struct pad_app {
 	struct stack_op_source orig;
 	struct lrec_app *obs;
 	bool began, done;
+	struct stack_task *helper; /* loader: thread: the loader's own task */
+	int32_t uid;
 	struct lcom_step *steps;
 	size_t nsteps, cur;
 	int64_t load_start_ns, load_end_ns;
@@ -131,17 +137,46 @@ static int load_next(struct pad_app *a, struct stack_op *op)
 	return 1;
 }
 
+/* loader: thread - the plan's reads on a task of their own, beside the
+ * app, which meets pages still in flight through the page cache. */
+static int helper_next(struct stack_task *t, struct stack_op *op, void *ctx)
+{
+	struct pad_app *a = ctx;
+	(void)t;
+	if (a->cur == 0)
+		a->load_start_ns = sim_now(a->pd->sim);
+	if (a->cur >= a->nsteps)
+		return 0;
+	return load_next(a, op);
+}
+
+static void helper_exited(struct stack_task *t, void *ctx)
+{
+	struct pad_app *a = ctx;
+	(void)t;
+	a->load_end_ns = sim_now(a->pd->sim);
+}
+
+static void start_loader(struct pad_app *a)
+{
+	if (a->helper && a->began) {
+		stack_task_start(a->helper, sim_now(a->pd->sim));
+		a->helper = NULL; /* started once */
+	}
+}
+
 static int app_next(struct stack_task *t, struct stack_op *op, void *ctx)
 {
 	struct pad_app *a = ctx;
 	if (!a->region)
 		a->began = true; /* no region: load before the first op */
-	if (a->began && a->cur < a->nsteps) {
+	start_loader(a);
+	if (a->pd->p.loader == PAD_LOADER_APP && a->began && a->cur < a->nsteps) {
 		if (a->cur == 0)
 			a->load_start_ns = sim_now(a->pd->sim);
 		return load_next(a, op);
 	}
-	if (a->began && a->nsteps && !a->load_end_ns)
+	if (a->pd->p.loader == PAD_LOADER_APP && a->began && a->nsteps && !a->load_end_ns)
 		a->load_end_ns = sim_now(a->pd->sim);
 	int r = a->orig.next(t, op, a->orig.ctx);
 	if (r != 1) {
@@ -150,8 +185,10 @@ static int app_next(struct stack_task *t, struct stack_op *op, void *ctx)
 		return r;
 	}
 	/* the loader runs right after the launch region opens */
-	if (!a->began && op->kind == STACK_OP_BEGIN && op->name && strcmp(op->name, a->region) == 0)
+	if (!a->began && op->kind == STACK_OP_BEGIN && op->name && strcmp(op->name, a->region) == 0) {
 		a->began = true;
+		start_loader(a);
+	}
 	if (lcom_observe(a->obs, op, a->region, a->pd->sim))
 		app_finish(a);
 	return r;
@@ -355,6 +392,17 @@ static int padding_before_launch(struct policy *p, const struct policy_app *app,
 			pd->no_profile++;
 		else if ((rc = build_plan(pd, a, pa, err)) != 0)
 			return rc;
+		if (pd->p.loader == PAD_LOADER_THREAD && a->nsteps) {
+			char name[256];
+			snprintf(name, sizeof(name), "%s.loader", a->name);
+			struct stack_task_attr attr = { .name = name, .uid = app->uid };
+			struct stack_op_source hs = { .next = helper_next, .exited = helper_exited,
+						      .ctx = a };
+			a->helper = stack_task_create(sim->stack, &attr, &hs, err);
+			if (!a->helper)
+				return err->code;
+			lrec_add_helper(a->obs, stack_task_pid(a->helper));
+		}
 	}
 	struct stack_op_source src = { .next = app_next, .exited = app_exited, .ctx = a };
 	stack_task_set_source(app->task, &src, &a->orig);
@@ -439,9 +487,10 @@ static void padding_stats(const struct policy *p, struct json_t *obj)
 		json_object_set_new(o, "app", json_string(a->name));
 		if (a->obs) {
 			const struct lrec_app *r = a->obs;
-			lcom_obs_json(o, r, false);
-			treq += r->requests;
-			tbytes += r->bytes;
+			lcom_obs_json(o, r, pd->p.loader == PAD_LOADER_THREAD);
+			/* the launch's requests: the app's and its loader's */
+			treq += r->requests + r->helper_requests;
+			tbytes += r->bytes + r->helper_bytes;
 		}
 		if (a->nsteps) {
 			json_object_set_new(o, "chunks", json_integer((json_int_t)a->chunks));
@@ -499,6 +548,13 @@ static const struct cfg_param padding_params[] = {
 	{ "mode", CFG_T_ENUM, offsetof(struct padding, p.mode), "", "pad", CFG_NO_RANGE,
 	  "ESL'20: baseline, reordering, merging, padding bars",
 	  "record (profile), baseline (demand paging), reorder, merge or pad", pad_mode_names },
+	{ "loader", CFG_T_ENUM, offsetof(struct padding, p.loader), "", "app", CFG_NO_RANGE,
+	  "assumed: the abstract calls explicit loading complementary to demand paging; "
+	  "whether the loader runs on the app's thread before its code or on a thread beside it "
+	  "is in no source read",
+	  "app: the loader runs on the app's thread before the app's own work (I/O then CPU); "
+	  "thread: on a task of the app's uid beside it (the app's faults meet pages in flight)",
+	  pad_loader_names },
 	{ "max_kib", CFG_T_SIZE, offsetof(struct padding, p.max_bytes), "KiB", "512KiB", 4, 65536,
 	  "BLK_DEF_MAX_SECTORS 1024 = 512 KiB (max_sectors_kb)",
 	  "largest read the merge and padding steps build", NULL },

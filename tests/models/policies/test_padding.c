@@ -263,21 +263,27 @@ static const char *device_table =
 	"{model: table, read: [[4, 400], [16, 450], [64, 900], [128, 1700], [512, 6200]], "
 	"write: [[4, 1000], [512, 30000]]}";
 
-static json_t *run_mode(const char *device, const char *mode, const char *prof)
+static json_t *run_loader(const char *device, const char *mode, const char *prof,
+			  const char *loader, const char *cpu)
 {
 	char yaml[4096];
 	snprintf(yaml, sizeof(yaml),
 		 "seed: 3\ndevice: %s\nscheduler: noop\n"
 		 "memory: {total_bytes: 1GiB, reserved_bytes: 512MiB}\n"
 		 "fs: {extent_mean_bytes: 256KiB, gap_mean_bytes: 64KiB}\n"
-		 "policies: [padding]\npadding: {mode: %s, profile: %s}\n"
+		 "policies: [padding]\npadding: {mode: %s, profile: %s, loader: %s}\n"
 		 "fg: 10050\n"
 		 "workload:\n  type: synthetic\n  tasks:\n"
 		 "    app: {gen: launch, uid: 10050, become_fg: true, region: launch, bytes: 3MiB,"
 		 " files: 6, file_coverage: 0.4, run_bytes: 12KiB, fault_fraction: 0.6,"
-		 " cpu_total: 20ms}\n",
-		 device, mode, prof);
+		 " cpu_total: %s}\n",
+		 device, mode, prof, loader, cpu);
 	return run_yaml(yaml);
+}
+
+static json_t *run_mode(const char *device, const char *mode, const char *prof)
+{
+	return run_loader(device, mode, prof, "app", "20ms");
 }
 
 static json_t *app_stats(json_t *r)
@@ -342,6 +348,44 @@ static void test_padding_end_to_end_table(void **state)
 {
 	(void)state;
 	end_to_end(device_table);
+}
+
+static double launch_s(json_t *r)
+{
+	json_t *g = json_array_get(json_object_get(r, "regions"), 0);
+	assert_non_null(g);
+	return (double)json_integer_value(json_object_get(g, "duration_ns")) / 1e9;
+}
+
+/* loader: thread - the plan's reads run on a task beside the app (counted
+ * as the loader's, not the app's), so the app's CPU overlaps the load:
+ * with a CPU-heavy launch the launch is shorter than with the loader on
+ * the app's thread, which pays load + CPU in turn. */
+static void test_padding_loader_thread_overlaps_cpu(void **state)
+{
+	(void)state;
+	char prof[128];
+	snprintf(prof, sizeof(prof), "/tmp/mobisim-padt-%d.prof", (int)getpid());
+	json_decref(run_loader(device_flash, "record", prof, "app", "200ms"));
+	json_t *base = run_loader(device_flash, "baseline", prof, "app", "200ms");
+	json_t *inl = run_loader(device_flash, "pad", prof, "app", "200ms");
+	json_t *thr = run_loader(device_flash, "pad", prof, "thread", "200ms");
+	json_t *a_base = app_stats(base), *a_inl = app_stats(inl), *a_thr = app_stats(thr);
+	print_message("launch: baseline %.4f s, pad on the app's thread %.4f s (load %.4f s), "
+		      "pad on a loader thread %.4f s (load %.4f s; app requests %d, loader %d)\n",
+		      launch_s(base), launch_s(inl), jnum(a_inl, "load_ns") / 1e9, launch_s(thr),
+		      jnum(a_thr, "load_ns") / 1e9, (int)jnum(a_thr, "requests"),
+		      (int)jnum(a_thr, "prefetch_requests"));
+	assert_true(jnum(a_thr, "prefetch_requests") > 0);
+	assert_true(jnum(a_thr, "requests") < jnum(a_base, "requests"));
+	assert_true(jnum(a_thr, "load_ns") > 0);
+	/* on the app's thread the launch holds the whole load, then the CPU */
+	assert_true(launch_s(inl) >= jnum(a_inl, "load_ns") / 1e9 + 0.2);
+	assert_true(launch_s(thr) < launch_s(inl));
+	json_decref(base);
+	json_decref(inl);
+	json_decref(thr);
+	unlink(prof);
 }
 
 static void test_padding_replay_without_profile_is_input_error(void **state)
@@ -443,6 +487,7 @@ int main(void)
 		cmocka_unit_test(test_padding_never_slower_than_merge_and_respects_limit),
 		cmocka_unit_test(test_padding_end_to_end_flash),
 		cmocka_unit_test(test_padding_end_to_end_table),
+		cmocka_unit_test(test_padding_loader_thread_overlaps_cpu),
 		cmocka_unit_test(test_padding_replay_without_profile_is_input_error),
 		cmocka_unit_test(test_padding_plan_loads_hook),
 	};
