@@ -779,7 +779,7 @@ def main(argv):
                   [["`out/figures/%s.png`, `.pdf`" % n, w, "`%s.yaml`" % sw if not sw.startswith("(") else sw,
                     "`scripts/%s.gp`" % n] for n, w, sw in INDEX])
         idx.add("`docs/figures/fig12.png` and `docs/figures/fast-launch.png` are committed copies "
-                "(for the README).\n")
+                "(shown in docs/papers.md).\n")
         doc.parts[1:1] = idx.parts          # right after the head
         doc.add(GAPS)
     doc2 = doc
