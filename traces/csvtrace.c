@@ -82,6 +82,7 @@ struct csv_map {
 	struct csv_col time, op, offset, size, dev, resp;
 	struct csv_col comm, pid, tid, uid; /* who issued the request (mul unused) */
 	bool devt;         /* dev is a kernel dev_t, major << 20 | minor (dev=N:devt) */
+	bool comm_tid;     /* comm is ftrace's "comm-tid" (comm=N:tid): split it */
 	char sep;          /* ',' ';' '\t' or ' ' (any run of blanks) */
 	uint32_t skip;     /* header lines */
 	char read[16], write[16]; /* op values; "" = by first letter */
@@ -96,6 +97,7 @@ struct csv_reader {
 	struct trace_diag *diag;
 	unsigned __int128 t0;
 	uint64_t nreq, lines, comments, warnings, backwards, unaligned;
+	uint64_t comm_tids, comm_unknown; /* rows whose comm-tid was split; of those "<...>" */
 	uint64_t fio_sync, fio_file_ops, fio_waits;
 	int64_t fio_wait_ns, last_ns;
 	char first_warning[SIM_ERRMSG_MAX];
@@ -419,13 +421,20 @@ static int csv_parse_columns(const char *spec, struct csv_map *m, struct sim_err
 							  "a device number or MAJOR:MINOR)",
 							  (int)(vl - nl - 1), colon + 1);
 				m->devt = true;
+			} else if (colon && col == &m->comm) {
+				if (!tok_eq(colon + 1, vl - nl - 1, "tid"))
+					return sim_errorf(err, SIM_E_INPUT, "--columns: comm: unknown unit '%.*s' "
+							  "(tid: ftrace's \"comm-tid\", split into the name and "
+							  "the thread id)",
+							  (int)(vl - nl - 1), colon + 1);
+				m->comm_tid = true;
 			} else if (colon) {
 				bool ok = (col == &m->time || col == &m->resp || col == &m->offset || col == &m->size) &&
 					  unit_mul(colon + 1, vl - nl - 1, time, &col->mul);
 				if (!ok)
 					return sim_errorf(err, SIM_E_INPUT, "--columns: %.*s: unknown unit '%.*s' "
 							  "(time: s ms us ns filetime; offset, size: B sector KiB 4KiB; "
-							  "dev: devt; comm, pid, tid, uid: none)",
+							  "dev: devt; comm: tid; pid, tid, uid: none)",
 							  (int)kl, p, (int)(vl - nl - 1), colon + 1);
 			}
 		} else if (tok_eq(p, kl, "sep")) {
@@ -658,6 +667,7 @@ static int csv_setup(struct csv_reader *c, bool fio, const struct trace_opts *op
 		 * (8388608 = 8:0, sda, the UFS disk) */
 		c->dialect = CSV_PHONE;
 		m->comm.idx = 0;
+		m->comm_tid = true; /* the recorder writes ftrace's comm-tid ("loop40-2757") */
 		m->dev.idx = 1;
 		m->devt = true;
 		m->op.idx = 2;
@@ -883,6 +893,26 @@ static bool csv_dev(const struct csv_map *m, const char *t, size_t l, uint32_t *
 	return true;
 }
 
+/* ftrace's "comm-tid" (trace_print_context: "%16s-%-7d"): the name, then
+ * '-' and the decimal thread id at the end; a name may hold '-' itself.
+ * False when the field does not end in "-DIGITS" after a non-empty name. */
+static bool comm_tid_split(const char *t, size_t l, size_t *name_l, int32_t *tid)
+{
+	size_t e = l;
+	while (e > 0 && (unsigned)(t[e - 1] - '0') < 10u)
+		e--;
+	if (e == l || e < 2 || t[e - 1] != '-' || l - e > 10)
+		return false;
+	uint64_t v = 0;
+	for (size_t i = e; i < l; i++)
+		v = v * 10 + (uint64_t)(t[i] - '0');
+	if (v > INT32_MAX)
+		return false;
+	*name_l = e - 1;
+	*tid = (int32_t)v;
+	return true;
+}
+
 /* The pid the reader gives a process name when the trace has no pids:
  * 1, 2, ... in order of first sight; 0 once CSV_NAMES names are known. */
 static int32_t csv_name_pid(struct csv_reader *c, const char *name)
@@ -974,10 +1004,29 @@ static int csv_line(struct csv_reader *c, const char *p, const char *end, struct
 	int32_t pid = 0, tid = 0;
 	uint32_t uid = 0;
 	uint16_t tf = 0;
+	bool split = false;
 	if (m->comm.idx >= 0) {
 		size_t cl = tl[m->comm.idx];
+		size_t name_l;
+		int32_t ctid;
+		if (m->comm_tid && comm_tid_split(tok[m->comm.idx], cl, &name_l, &ctid)) {
+			/* ftrace's "comm-tid": the thread id is blktrace's pid;
+			 * "<...>" is ftrace's unknown name */
+			split = true;
+			/* ids known from the rows themselves (a bare name has none) */
+			if (!c->comm_tids++ && c->diag)
+				c->diag->identity |= TRACE_ID_PID | TRACE_ID_TID;
+			tid = pid = ctid;
+			tf |= TRACE_T_HAS_TID;
+			cl = name_l;
+			if (cl == 5 && !memcmp(tok[m->comm.idx], "<...>", 5)) {
+				c->comm_unknown++;
+				cl = 0;
+			}
+		}
 		if (!cl) {
-			c->unnamed++;
+			if (!split) /* "<...>-TID" keeps its thread: counted apart */
+				c->unnamed++;
 			if (c->diag)
 				c->diag->unnamed++;
 		} else {
@@ -1010,7 +1059,7 @@ static int csv_line(struct csv_reader *c, const char *p, const char *end, struct
 		uid = (uint32_t)v;
 		tf |= TRACE_T_HAS_UID;
 	}
-	if (comm && c->names)
+	if (comm && c->names && !split)
 		pid = csv_name_pid(c, comm);
 	uint64_t resp = 0;
 	if (m->resp.idx >= 0 && !csv_decimal(tok[m->resp.idx], tl[m->resp.idx], m->resp.mul, &resp))
@@ -1211,6 +1260,8 @@ static void csv_report_columns(const struct csv_reader *c, FILE *out)
 			} else if (col == &m->offset || col == &m->size) {
 				fprintf(out, " (%s)", col->mul == 512 ? "512 B sectors" : col->mul == 1024 ? "KiB" :
 						      col->mul == 4096 ? "4 KiB blocks" : "bytes");
+			} else if (col == &m->comm && m->comm_tid) {
+				fprintf(out, " (ftrace comm-tid: name and thread id)");
 			} else if (col == &m->dev) {
 				fprintf(out, " (%s)", m->devt ? "kernel dev_t: major << 20 | minor" :
 						      "device number, or MAJOR:MINOR");
@@ -1246,7 +1297,13 @@ static void csv_report(void *state, FILE *out)
 			fprintf(out, ", %" PRIu64 " requests of more hosts = minor %u", c->hosts_over, CSV_HOSTS);
 		fprintf(out, " (the server the volume belongs to; the trace names no process)\n");
 	}
-	if (c->names)
+	if (c->comm_tids)
+		fprintf(out, "comm-tid split: %" PRIu64 " rows (name and thread id; pid = tid)\n",
+			c->comm_tids);
+	if (c->comm_unknown)
+		fprintf(out, "rows whose name ftrace did not know (\"<...>-TID\": no name): %" PRIu64 "\n",
+			c->comm_unknown);
+	if (c->names && c->nnames)
 		fprintf(out, "process names: %u (no pid column: pid N = the Nth name seen)\n", c->nnames);
 	if (c->names_over)
 		fprintf(out, "requests of names beyond the first %u (pid 0): %" PRIu64 "\n", CSV_NAMES,

@@ -4,7 +4,11 @@
  * (the app's package) and its process name (the package name, from
  * /proc/PID/cmdline); or "recorded": the recording's own state where it
  * has one (Perfetto: the process's oom_score_adj is 0, ActivityManager's
- * FOREGROUND_APP_ADJ for the top app). A rule that reads what the trace does not record
+ * FOREGROUND_APP_ADJ for the top app); or app=PACKAGE, the comm its main
+ * thread carries (app_thread_name) or the package name itself (traces
+ * that name processes by cmdline). An app's other threads carry their own
+ * names (RenderThread, Binder:PID_N) and, with no tgid in a block trace,
+ * are not found by it. A rule that reads what the trace does not record
  * (trace_identity_lacks) is the caller's error to report, not a silent
  * "nothing matched".
  */
@@ -17,14 +21,27 @@
 
 #define FG_RULES_MAX 64
 
-enum fg_kind { FG_COMM, FG_PID, FG_UID, FG_RECORDED };
+enum fg_kind { FG_COMM, FG_PID, FG_UID, FG_RECORDED, FG_APP };
 
 struct fg_rule {
 	enum fg_kind kind;
 	int64_t id;
 	regex_t re;
-	char text[128];
+	char text[400];
+	char pkg[256], thread[16]; /* app=: the package and its main thread's comm */
 };
+
+/* The comm an Android app's main thread carries: libutils
+ * androidSetThreadName keeps the last 15 characters of a dotted name of 15
+ * or more without '@' (the package's tail tells apps apart), the kernel the
+ * first 15 of anything else (TASK_COMM_LEN 16). */
+static void app_thread_name(const char *pkg, char out[16])
+{
+	size_t len = strlen(pkg);
+	bool dot = strchr(pkg, '.') != NULL, at = strchr(pkg, '@') != NULL;
+	const char *s = len < 15 || at || !dot ? pkg : pkg + len - 15;
+	snprintf(out, 16, "%s", s);
+}
 
 struct trace_fg {
 	uint32_t n;
@@ -49,9 +66,11 @@ int trace_fg_add(struct trace_fg **fgp, const char *spec, struct sim_error *err)
 		kind = FG_PID;
 	else if (kl == 3 && !strncmp(spec, "uid", 3))
 		kind = FG_UID;
+	else if (kl == 3 && !strncmp(spec, "app", 3))
+		kind = FG_APP;
 	else
-		return sim_errorf(err, SIM_E_INPUT, "--fg '%s': unknown key '%.*s' (comm=REGEX, pid=N, uid=N)",
-				  spec, (int)kl, spec);
+		return sim_errorf(err, SIM_E_INPUT, "--fg '%s': unknown key '%.*s' (comm=REGEX, pid=N, uid=N, "
+				  "app=PACKAGE)", spec, (int)kl, spec);
 	if (!*v)
 		return sim_errorf(err, SIM_E_INPUT, "--fg '%s': empty value", spec);
 	if (!*fgp) {
@@ -66,7 +85,19 @@ int trace_fg_add(struct trace_fg **fgp, const char *spec, struct sim_error *err)
 	memset(r, 0, sizeof(*r));
 	r->kind = kind;
 	snprintf(r->text, sizeof(r->text), "%s", spec);
-	if (kind == FG_COMM) {
+	if (kind == FG_APP) {
+		if (strlen(v) >= sizeof(r->pkg))
+			return sim_errorf(err, SIM_E_INPUT, "--fg '%s': package name longer than %zu", spec,
+					  sizeof(r->pkg) - 1);
+		snprintf(r->pkg, sizeof(r->pkg), "%s", v);
+		app_thread_name(v, r->thread);
+		/* say what it matches: the rule as used */
+		char used[sizeof(r->text)];
+		bool differ = strcmp(r->thread, r->pkg) != 0;
+		snprintf(used, sizeof(used), "app=%s (comm '%s'%s%s%s)", r->pkg, r->thread,
+			 differ ? " or '" : "", differ ? r->pkg : "", differ ? "'" : "");
+		memcpy(r->text, used, sizeof(r->text));
+	} else if (kind == FG_COMM) {
 		int rc = regcomp(&r->re, v, REG_EXTENDED | REG_NOSUB);
 		if (rc) {
 			char why[160];
@@ -108,6 +139,10 @@ bool trace_fg_match(const struct trace_fg *fg, const struct trace_rec *rec)
 			if (rec->tflags & TRACE_T_FG)
 				return true;
 			break;
+		case FG_APP:
+			if (rec->comm && (!strcmp(rec->comm, r->thread) || !strcmp(rec->comm, r->pkg)))
+				return true;
+			break;
 		}
 	}
 	return false;
@@ -116,7 +151,8 @@ bool trace_fg_match(const struct trace_fg *fg, const struct trace_rec *rec)
 uint32_t trace_fg_needs(const struct trace_fg *fg)
 {
 	static const uint32_t need[] = { [FG_COMM] = TRACE_ID_COMM, [FG_PID] = TRACE_ID_PID,
-					 [FG_UID] = TRACE_ID_UID, [FG_RECORDED] = TRACE_ID_FG };
+					 [FG_UID] = TRACE_ID_UID, [FG_RECORDED] = TRACE_ID_FG,
+					 [FG_APP] = TRACE_ID_COMM };
 	uint32_t n = 0;
 	for (uint32_t i = 0; fg && i < fg->n; i++)
 		n |= need[fg->r[i].kind];

@@ -445,6 +445,15 @@ static void stat_print(FILE *o, const char *path, const char *format, const stru
 			"class", "queued", "kib");
 		fprintf(o, "%-12s %12" PRIu64 " %14" PRIu64 "\n", "fg", s->fg_queued, s->fg_bytes >> 10);
 		fprintf(o, "%-12s %12" PRIu64 " %14" PRIu64 "\n", "bg", s->bg_queued, s->bg_bytes >> 10);
+		if (!s->fg_queued && s->bg_queued) {
+			/* a rule that matches nothing is a typo or a name the trace
+			 * spells otherwise (ftrace's 15-character comms) */
+			fprintf(o, "the FG rule matched no request: every request is BG (see the names "
+				   "under \"per process\")\n");
+			fprintf(stderr, "mobisim: warning: --fg %s matched none of the %" PRIu64
+				" requests: all are BG (the names the trace holds are under \"per "
+				"process\")\n", rules, s->bg_queued);
+		}
 		if (trace_fg_needs(s->fg) & TRACE_ID_FG)
 			fprintf(o, "requests with the recording's foreground state: %" PRIu64 " of %" PRIu64
 				"%s\n", s->fg_known_queued, s->fg_queued + s->bg_queued,
@@ -519,7 +528,8 @@ static void trace_usage(FILE *f)
 		"                         time=1:us,op=2,offset=3:sector,size=4:sector,sep=ws\n"
 		"  --columns keys         time op offset size (required), dev[:devt] response comm pid\n"
 		"                         tid uid, sep=comma|semicolon|tab|ws, skip=N, read=X,write=Y\n"
-		"  --fg RULE              stat: foreground by comm=REGEX, pid=N, uid=N, or recorded\n"
+		"  --fg RULE              stat: foreground by comm=REGEX, pid=N, uid=N, app=PACKAGE, or\n"
+		"                         recorded\n"
 		"                         (Perfetto's oom_score_adj 0: the top app); repeatable, any\n"
 		"                         rule matching makes a request foreground\n"
 		"  --strict               refuse a cut last record, a missing CPU file and what the\n"

@@ -160,4 +160,42 @@ w = json.load(open(sys.argv[1]))["workload"]
 cls = {p["comm"]: p["class"] for p in w["per_pid"]}
 assert cls == {"app": "fg", "bg": "bg"}, cls
 PY
+# The recorder's comm-tid first column, and FG rules that match nothing: a
+# warning in `trace stat`, an error in a replay, a counted warning with --lenient.
+{
+	echo "proces,device,rw_flag,sector,size,timestamp"
+	for i in $(seq 0 9); do
+		echo "egram.messenger-2951,8388608,R,$((1000 + i * 8)),8,200.$((10 + i))"
+		echo "kworker/u17:0-21515,8388608,W,$((90000 + i * 16)),16,200.$((10 + i))5"
+	done
+} > "$tmp/p6a.csv"
+"$bin" trace stat "$tmp/p6a.csv" --fg 'comm=^egram\.messenger$' > "$tmp/p6a.stat" 2> "$tmp/p6a.err" ||
+	say "comm-tid stat exited $?"
+grep -Eq '^2951 +egram\.messenger +10 +40 +fg$' "$tmp/p6a.stat" || say "comm-tid row: $(grep egram "$tmp/p6a.stat")"
+grep -q "^comm-tid split: 20 rows" "$tmp/p6a.stat" || say "comm-tid count: $(grep comm-tid "$tmp/p6a.stat")"
+[ -s "$tmp/p6a.err" ] && say "a matching rule warned: $(cat "$tmp/p6a.err")"
+"$bin" trace stat "$tmp/p6a.csv" --fg 'comm=^org\.telegram\.messenger$' > "$tmp/p6a.stat" 2> "$tmp/p6a.err" ||
+	say "zero-match stat exited $?"
+grep -q "^mobisim: warning: --fg .*matched none of the 20 requests" "$tmp/p6a.err" ||
+	say "zero-match stat warning: $(cat "$tmp/p6a.err")"
+cat > "$tmp/p6a.yaml" <<YAML
+name: p6a
+device: ufs21
+scheduler: cfq
+workload:
+  type: replay
+  trace: $tmp/p6a.csv
+  fg: ['comm=^org\.telegram\.messenger$']
+YAML
+msg=$("$bin" run "$tmp/p6a.yaml" --quiet --out "$tmp/p6a.json" 2>&1); rc=$?
+[ $rc -eq 2 ] && echo "$msg" | grep -q "fg rules matched none of the trace's 2 processes.*--lenient" ||
+	say "zero-match replay: exit $rc: $msg"
+[ -e "$tmp/p6a.json" ] && say "a failed replay wrote its result"
+"$bin" run "$tmp/p6a.yaml" --lenient --quiet --out "$tmp/p6a.json" 2> /dev/null || say "zero-match --lenient exited $?"
+python3 - "$tmp/p6a.json" <<'PY' || say "zero-match --lenient result"
+import json, sys
+w = json.load(open(sys.argv[1]))["workload"]
+assert w["fg_rules_matched_nothing"] is True, w
+assert any("matched none" in x for x in w["warnings"]), w["warnings"]
+PY
 exit $fail

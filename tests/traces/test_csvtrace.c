@@ -240,6 +240,54 @@ static void test_phone_header(void **state)
 	assert_non_null(strstr(err.msg, "t.csv:2: column 4 (offset): '12x' is not a non-negative number"));
 }
 
+/* The recorder's first column is ftrace's "comm-tid": the name and the
+ * thread id apart ("kworker/u17:0-21515": the name may hold '-' and ':'),
+ * "<...>" ftrace's unknown name (the thread keeps its id), a bare name
+ * numbered as before; --columns comm=N:tid does the same for any CSV. */
+static void test_phone_comm_tid(void **state)
+{
+	static const char text[] = "proces,device,rw_flag,sector,size,timestamp\n"
+				   "egram.messenger-2951,8388608,R,128,8,10.0\n"
+				   "kworker/u17:0-21515,8388608,W,256,8,10.1\n"
+				   "<...>-21515,8388608,W,264,8,10.2\n"
+				   "com.whatsapp,8388608,R,512,8,10.3\n"
+				   "my-app-,8388608,R,640,8,10.4\n";
+	struct trace_rec recs[8];
+	struct trace_diag d;
+	struct sim_error err;
+	char rep[2048];
+	int n;
+
+	(void)state;
+	assert_int_equal(read_diag(text, NULL, &d, recs, 8, &n, &err, rep, sizeof(rep)), 0);
+	assert_int_equal(n, 5);
+	assert_string_equal(recs[0].comm, "egram.messenger");
+	assert_int_equal(recs[0].pid, 2951);
+	assert_int_equal(recs[0].tid, 2951);
+	assert_true(recs[0].tflags & TRACE_T_HAS_TID);
+	assert_string_equal(recs[1].comm, "kworker/u17:0");
+	assert_int_equal(recs[1].pid, 21515);
+	assert_null(recs[2].comm); /* "<...>": no name, the same thread */
+	assert_int_equal(recs[2].pid, 21515);
+	assert_string_equal(recs[3].comm, "com.whatsapp"); /* no -TID: numbered by name */
+	assert_int_equal(recs[3].pid, 1);
+	assert_string_equal(recs[4].comm, "my-app-"); /* a '-' with no digits is the name's */
+	assert_int_equal(recs[4].pid, 2);
+	assert_true(d.identity & TRACE_ID_PID);
+	assert_non_null(strstr(rep, "comm-tid split: 3 rows"));
+	assert_non_null(strstr(rep, "\"<...>-TID\": no name): 1"));
+	assert_null(strstr(rep, "requests with an empty process name"));
+
+	static const char map[] = "time=1:s,op=2,offset=3:sector,size=4:sector,comm=5:tid";
+	static const char mapped[] = "0.5,R,100,8,RenderThread-3125\n";
+	assert_int_equal(read_diag(mapped, map, &d, recs, 8, &n, &err, NULL, 0), 0);
+	assert_string_equal(recs[0].comm, "RenderThread");
+	assert_int_equal(recs[0].tid, 3125);
+	assert_int_equal(read_diag(mapped, "time=1:s,op=2,offset=3:sector,size=4:sector,comm=5:pid",
+				   &d, recs, 8, &n, &err, NULL, 0), SIM_E_INPUT);
+	assert_non_null(strstr(err.msg, "comm: unknown unit 'pid'"));
+}
+
 static void test_identity_columns(void **state)
 {
 	static const char map[] = "time=1:s,op=2,offset=3:sector,size=4:sector,comm=5,pid=6,tid=7,"
@@ -321,6 +369,27 @@ static void test_fg_rules(void **state)
 	assert_int_equal(trace_fg_add(&fg, "gid=3", &err), SIM_E_INPUT);
 	assert_int_equal(trace_fg_add(&fg, "pid=-1", &err), SIM_E_INPUT);
 	trace_fg_free(fg);
+
+	/* app=: the main thread's comm (libutils androidSetThreadName: the
+	 * last 15 characters of a long dotted name) or the package itself */
+	fg = NULL;
+	assert_int_equal(trace_fg_add(&fg, "app=org.telegram.messenger", &err), 0);
+	assert_int_equal(trace_fg_add(&fg, "app=com.whatsapp", &err), 0);
+	r = (struct trace_rec){ .comm = "egram.messenger" };
+	assert_true(trace_fg_match(fg, &r));
+	r.comm = "org.telegram.messenger";
+	assert_true(trace_fg_match(fg, &r));
+	r.comm = "org.telegram.me"; /* the head is the kernel's cut, not Android's */
+	assert_false(trace_fg_match(fg, &r));
+	r.comm = "com.whatsapp"; /* shorter than 15: the whole name */
+	assert_true(trace_fg_match(fg, &r));
+	r.comm = "RenderThread";
+	assert_false(trace_fg_match(fg, &r));
+	assert_int_equal(trace_fg_needs(fg), TRACE_ID_COMM);
+	trace_fg_describe(fg, d, sizeof(d));
+	assert_string_equal(d, "app=org.telegram.messenger (comm 'egram.messenger' or "
+			       "'org.telegram.messenger') or app=com.whatsapp (comm 'com.whatsapp')");
+	trace_fg_free(fg);
 }
 
 static void test_completion_order(void **state)
@@ -391,6 +460,7 @@ int main(void)
 		cmocka_unit_test(test_columns),
 		cmocka_unit_test(test_completion_order),
 		cmocka_unit_test(test_phone_header),
+		cmocka_unit_test(test_phone_comm_tid),
 		cmocka_unit_test(test_identity_columns),
 		cmocka_unit_test(test_fg_rules),
 		cmocka_unit_test(test_fio_v2_v3),

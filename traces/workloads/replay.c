@@ -146,6 +146,8 @@ struct replay {
 	uint32_t nfg_uid;
 	struct trace_fg *fg;        /* fg: rules */
 	bool any_fg_rule;
+	bool fg_matched;             /* a rule matched some pid */
+	char zero_match[2400];        /* --lenient: the rules matched no pid ("" = they did) */
 	struct trace_opts topts;
 	uint32_t identity;          /* enum trace_identity of the trace */
 	uint64_t prescan_named;     /* I/O records of the pre-scan with a process name */
@@ -306,6 +308,23 @@ static void rp_classify(struct replay *r, struct rp_pid *p)
 		fg = trace_fg_match(r->fg, &who);
 	}
 	p->ioc.fg = fg;
+	r->fg_matched |= fg;
+}
+
+/* At the end of the trace: fg rules that matched no process leave every
+ * I/O background, which reads as a result but is a typo or a name the
+ * trace spells otherwise: an error, or with --lenient a warning. */
+static void rp_check_fg_matched(struct replay *r)
+{
+	if (!r->any_fg_rule || r->id.cls != RPC_CLASS_AUTO || r->fg_matched || !r->npids ||
+	    r->sim->failed || r->unanswerable[0])
+		return;
+	snprintf(r->zero_match, sizeof(r->zero_match),
+		 "%.1000s: the fg rules matched none of the trace's %u processes, so every I/O is "
+		 "background (the names and ids it holds: `mobisim trace stat %.1000s`)", r->path,
+		 (unsigned)r->npids, r->path);
+	if (!r->sim->lenient)
+		sim_fail(r->sim, SIM_E_INPUT, "%s; fix the rules, or run with --lenient", r->zero_match);
 }
 
 static void rp_pid_fire(struct sim *sim, struct sim_event *ev);
@@ -722,6 +741,7 @@ static void rp_read_more(struct replay *r)
 	r->reading = false;
 	if (r->eof) {
 		sim_cancel(r->sim, &r->tick);
+		rp_check_fg_matched(r);
 		/* pids that were waiting for more input are finished */
 		while (!list_empty(&r->want)) {
 			struct rp_pid *p = list_first_entry(&r->want, struct rp_pid, want);
@@ -1032,6 +1052,15 @@ static void replay_stats_json(struct sim *sim, void *state, json_t *obj)
 	json_object_set_new(obj, "reader_warnings", rw);
 	if (r->mode == REPLAY_OPEN)
 		overload_json(&r->ovl, obj);
+	if (r->zero_match[0]) {
+		json_object_set_new(obj, "fg_rules_matched_nothing", json_true());
+		json_t *w = json_object_get(obj, "warnings");
+		if (!json_is_array(w)) {
+			w = json_array();
+			json_object_set_new(obj, "warnings", w);
+		}
+		json_array_append_new(w, json_string(r->zero_match));
+	}
 	if (r->unanswerable[0]) {
 		json_object_set_new(obj, "fg_rules_unanswerable", json_true());
 		json_t *w = json_object_get(obj, "warnings");
