@@ -637,6 +637,33 @@ static void yaml_hist(FILE *o, const char *key, const uint32_t *h, unsigned n)
 	fputc('}', o);
 }
 
+static uint64_t hist_nodes(const uint32_t *h, unsigned n)
+{
+	uint64_t k = 2; /* the key and its map */
+	for (unsigned b = 0; b < n; b++)
+		k += h[b] ? 2 : 0;
+	return k;
+}
+
+uint64_t tfit_model_nodes(const struct tfit *f)
+{
+	uint64_t n = 4;
+	for (uint32_t i = 0; i < f->ns; i++) {
+		const struct tstream *s = &f->s[i];
+		n += 20 + 2 * (uint64_t)s->nthreads;
+		for (uint32_t k = 0; k < s->nchunks; k++) {
+			const struct tfit_chunk *c = &s->chunks[k];
+			/* the chunk's map, its twelve scalars and the five or six maps */
+			n += 1 + 24 + 4 + 2 * (uint64_t)(c->nsizes[0] + c->nsizes[1]);
+			n += hist_nodes(c->iat, TFIT_IAT_BUCKETS) + hist_nodes(c->jump, TFIT_JUMP_BUCKETS) +
+			     hist_nodes(c->rdist, TFIT_RDIST_BUCKETS);
+			if (f->svc_n)
+				n += hist_nodes(c->svc, TFIT_IAT_BUCKETS);
+		}
+	}
+	return n;
+}
+
 int tfit_write_model(const struct tfit *f, FILE *o, int ind, struct sim_error *err)
 {
 	fprintf(o, "%*schunk: %" PRId64 "ns\n", ind, "", f->o.chunk_ns);

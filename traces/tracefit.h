@@ -112,6 +112,10 @@ int tfit_stream_find(const struct tfit *f, const struct tfit_key *key);
 /* The uid the fit saw pid issue requests under (the simulated block trace
  * carries none): true and *uid, or false. */
 bool tfit_uid_of_pid(const struct tfit *f, int32_t pid, uint32_t *uid);
+/* The YAML nodes tfit_write_model writes (the scalars, maps and
+ * sequences a reader allocates): what decides whether a model can be read
+ * back under the config reader's node limit. */
+uint64_t tfit_model_nodes(const struct tfit *f);
 /* Write the model as a YAML `model:` map body at indent spaces (the
  * streams and their chunks). Returns 0 or SIM_E_IO. */
 int tfit_write_model(const struct tfit *f, FILE *out, int indent, struct sim_error *err);

@@ -59,9 +59,20 @@ struct fit_args {
 	int64_t chunk_ns;
 	uint64_t seed;
 	enum tfit_by by;
-	bool no_run, check;
+	bool no_run, check, chunk_given;
 	struct trace_opts topts;
 };
+
+/* The model's YAML nodes at most: half the config reader's CFG_MAX_NODES
+ * (sim/config_int.h, 2^20), so the scenario around it and the check run
+ * always read it back. */
+#define FIT_MODEL_NODES (1u << 19)
+
+/* The legacy (single-queue) schedulers; any other runs on blk-mq. */
+static bool legacy_scheduler(const char *s)
+{
+	return !strcmp(s, "cfq") || !strcmp(s, "deadline") || !strcmp(s, "noop");
+}
 
 /* Q when the trace has any, else D (traces that keep issues only). */
 static int choose_action(const struct fit_args *a, uint16_t *act, const char **fmt,
@@ -90,7 +101,7 @@ static int choose_action(const struct fit_args *a, uint16_t *act, const char **f
 	return 0;
 }
 
-static int fit_trace(const struct fit_args *a, uint16_t act, struct tfit **out,
+static int fit_trace(const struct fit_args *a, uint16_t act, bool warn, struct tfit **out,
 		     struct sim_error *err)
 {
 	struct tfit_opts o = { .chunk_ns = a->chunk_ns, .by = a->by, .io_action = act };
@@ -105,7 +116,7 @@ static int fit_trace(const struct fit_args *a, uint16_t act, struct tfit **out,
 	while ((rc = trace_next(&r, &rec, err)) == 1)
 		if ((rc = tfit_add(*out, &rec, err)))
 			break;
-	if (rc == 0)
+	if (rc == 0 && warn) /* once: a refit with a wider chunk reads the same records */
 		(void)trace_diag_print(&r.diag, a->trace, stderr);
 	trace_close(&r);
 	return rc;
@@ -171,11 +182,14 @@ static int write_files(const struct fit_args *a, const char *fmt, const struct t
 		   "description: synthetic workload fitted to %s (Tarasov et al. FAST'12 chunked model)\n"
 		   "seed: %" PRIu64 "\n"
 		   "device: %s\n"
+		   "%s"
 		   "scheduler: %s\n"
 		   "workload:\n"
 		   "  include: %s\n",
 		base_name(a->trace), a->device, base_name(scen), base_name(a->trace),
-		base_name(a->trace), a->seed, a->device, a->scheduler, base_name(wl));
+		base_name(a->trace), a->seed, a->device,
+		legacy_scheduler(a->scheduler) ? "" : "block:\n  kind: mq\n", a->scheduler,
+		base_name(wl));
 	rc = results_out_commit(ow, err);
 	if (rc) {
 		results_out_abort(os);
@@ -230,8 +244,7 @@ static int run_model(const struct fit_args *a, const char *scen, const struct tf
 	/* the legacy queue's request limit lifted: the arrivals are the
 	 * model's, not the device's back-pressure on an open loop */
 	char *lift[] = { "block.nr_requests=1000000" };
-	bool legacy = !strcmp(a->scheduler, "cfq") || !strcmp(a->scheduler, "deadline") ||
-		      !strcmp(a->scheduler, "noop");
+	bool legacy = legacy_scheduler(a->scheduler);
 	int rc = cli_load_scenario(scen, lift, legacy ? 1 : 0, &doc, err);
 	if (!rc)
 		rc = sim_create(doc, scen, &so, &s, err);
@@ -266,7 +279,8 @@ static void row(struct row_ctx *c, const char *name, const char *unit, double or
 	char es[32], ts[32];
 	if (k == TOL_REL) {
 		e = orig != 0 ? (run - orig) / fabs(orig) : (run == 0 ? 0 : INFINITY);
-		snprintf(es, sizeof(es), "%+.2f %%", 100 * e);
+		/* a relative error of a value the trace does not have is none */
+		snprintf(es, sizeof(es), isinf(e) ? "(trace 0)" : "%+.2f %%", 100 * e);
 		snprintf(ts, sizeof(ts), "%.0f %%", 100 * tol);
 	} else {
 		e = run - orig;
@@ -374,8 +388,10 @@ static unsigned report(FILE *o, const struct fit_args *a, const struct tfit *ori
 	return c.out_of_tol;
 }
 
-static int do_fit(const struct fit_args *a, struct sim_error *err)
+static int do_fit(const struct fit_args *args, struct sim_error *err)
 {
+	struct fit_args chosen = *args; /* the chunk may be widened below */
+	const struct fit_args *a = &chosen;
 	uint16_t act = TRACE_A_QUEUE;
 	const char *fmt = "?";
 	struct tfit *orig = NULL, *run = NULL;
@@ -385,9 +401,39 @@ static int do_fit(const struct fit_args *a, struct sim_error *err)
 	int rc = choose_action(a, &act, &fmt, err);
 	if (rc)
 		return rc;
-	rc = fit_trace(a, act, &orig, err);
+	rc = fit_trace(a, act, true, &orig, err);
 	if (rc)
 		goto done;
+	/* A model the reader cannot hold back is no model: without --chunk,
+	 * widen the chunk (doubling) until it fits, and say so. */
+	uint64_t nodes = tfit_model_nodes(orig);
+	if (nodes > FIT_MODEL_NODES && !a->chunk_given) {
+		int64_t first = a->chunk_ns;
+		uint64_t first_nodes = nodes;
+		while (nodes > FIT_MODEL_NODES && chosen.chunk_ns < INT64_MAX / 4) {
+			uint64_t f = (nodes + FIT_MODEL_NODES - 1) / FIT_MODEL_NODES;
+			while (f > 1) {
+				chosen.chunk_ns *= 2;
+				f = (f + 1) / 2;
+			}
+			tfit_destroy(orig);
+			orig = NULL;
+			rc = fit_trace(a, act, false, &orig, err);
+			if (rc)
+				goto done;
+			nodes = tfit_model_nodes(orig);
+		}
+		printf("chunk:    %.6f s would write a model of %" PRIu64 " YAML nodes, more than "
+		       "mobisim reads back (%u); %.6f s chosen (%" PRIu64 " nodes; --chunk sets it)\n",
+		       (double)first / 1e9, first_nodes, FIT_MODEL_NODES, (double)a->chunk_ns / 1e9,
+		       nodes);
+	}
+	if (nodes > FIT_MODEL_NODES) {
+		rc = sim_errorf(err, SIM_E_INPUT, "--chunk %.6f s: the model would be %" PRIu64
+				" YAML nodes, more than mobisim reads back (%u): choose a longer chunk",
+				(double)a->chunk_ns / 1e9, nodes, FIT_MODEL_NODES);
+		goto done;
+	}
 	struct tfit_stats st;
 	tfit_stats(orig, &st);
 	if (!st.ios) {
@@ -419,8 +465,26 @@ static int do_fit(const struct fit_args *a, struct sim_error *err)
 	rc = tfit_create(&o, &run, err);
 	if (!rc)
 		rc = run_model(a, scen, orig, run, err);
-	if (rc)
+	if (rc) {
+		/* what fit wrote does not run: its own fault, not the trace's
+		 * (exit 1), and nothing it wrote is left behind */
+		if (!tmp) {
+			unlink(scen);
+			unlink(wl);
+		}
+		char why[sizeof(err->msg)];
+		snprintf(why, sizeof(why), "%s", err->msg);
+		/* a --device or --scheduler the stack does not know is the
+		 * user's (exit 2); anything else is fit's own output */
+		if (rc == SIM_E_INPUT && (strstr(why, " device: ") || strstr(why, " scheduler: ")))
+			rc = sim_errorf(err, SIM_E_INPUT, "workload fit: --device %s --scheduler %s: %s%s",
+					a->device, a->scheduler, why, tmp ? "" : " (its files were removed)");
+		else
+			rc = sim_errorf(err, rc == SIM_E_NOMEM ? SIM_E_NOMEM : SIM_E_RUNTIME,
+					"workload fit: the model it wrote does not run (%s)%s", why,
+					tmp ? "" : "; its files were removed");
 		goto done;
+	}
 	unsigned bad = report(stdout, a, orig, run);
 	if (fflush(stdout) || ferror(stdout))
 		rc = sim_errorf(err, SIM_E_IO, "stdout: %s", strerror(errno));
@@ -469,6 +533,7 @@ static int fit_main(int argc, char **argv)
 				fprintf(stderr, "mobisim: --chunk: expected a time of 1us or more, e.g. 500ms\n");
 				return 2;
 			}
+			a.chunk_given = true;
 			break;
 		case 'b':
 			if (!strcmp(optarg, "pid"))

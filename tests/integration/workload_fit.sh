@@ -116,4 +116,26 @@ rc=$?
 [ $? -eq 2 ] || err "--chunk 0 accepted"
 "$BIN" workload frob > /dev/null 2>&1
 [ $? -eq 2 ] || err "unknown workload subcommand accepted"
+# 5. A long trace: the default 100 ms chunk would write more YAML nodes than the
+#    reader holds, so fit widens the chunk, says so, and its model runs; a --chunk
+#    that cannot fit is refused before anything is written; an unknown --device
+#    is the user's (exit 2, nothing left); a blk-mq scheduler gets block.kind: mq.
+awk 'BEGIN { print "proces,device,rw_flag,sector,size,timestamp";
+	for (i = 0; i < 40000; i++) printf "app-100,8388608,%s,%d,8,%.3f\n", (i % 3 ? "R" : "W"), (i * 977) % 4000000 * 8, i * 0.05 }' > long.csv
+"$BIN" workload fit long.csv -o long.yaml > long.txt 2> long.err || { err "long trace fit exited $?"; cat long.err >&2; }
+grep -q '^chunk: .*would write a model of .* YAML nodes.* chosen' long.txt || err "no chunk widening line: $(head -2 long.txt)"
+grep -Eq '^([0-9]+) of [0-9]+ statistics within tolerance' long.txt || err "long model did not run: $(tail -1 long.txt)"
+"$BIN" run long.yaml --quiet --out long.json || err "the widened model does not run"
+rm -f long2.yaml long2.workload.yaml
+"$BIN" workload fit long.csv -o long2.yaml --chunk 10ms > /dev/null 2> long2.err
+rc=$?
+[ $rc -eq 2 ] && grep -q "choose a longer chunk" long2.err || err "--chunk 10ms on a long trace: exit $rc $(cat long2.err)"
+[ ! -e long2.yaml ] && [ ! -e long2.workload.yaml ] || err "a refused chunk left files"
+"$BIN" workload fit "$SRC/traces/samples/disksim/tpcc-small.trace" -o dev.yaml --device nosuch > /dev/null 2> dev.err
+rc=$?
+[ $rc -eq 2 ] && grep -q "unknown device preset 'nosuch'" dev.err || err "--device nosuch: exit $rc $(cat dev.err)"
+[ ! -e dev.yaml ] && [ ! -e dev.workload.yaml ] || err "a fit whose model did not run left files"
+"$BIN" workload fit "$SRC/traces/samples/disksim/tpcc-small.trace" -o mq.yaml --scheduler mq-deadline > mq.txt 2>&1 ||
+	err "--scheduler mq-deadline exited $?: $(tail -2 mq.txt)"
+grep -q '^  kind: mq$' mq.yaml || err "mq scheduler without block.kind: mq"
 exit $fail
