@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE /* fopencookie */
 #include "traces/trace.h"
+#include "sim/config.h"
 
 #include <errno.h>
 #include <lzma.h>
@@ -638,6 +639,51 @@ static void opts_for(const struct trace_opts *opts, struct trace_reader *r, stru
 		*o = *opts;
 	if (!o->diag)
 		o->diag = &r->diag;
+	r->window = o->window;
+}
+
+int trace_window_parse(struct trace_window *w, bool to, const char *text, const char *opt,
+		       struct sim_error *err)
+{
+	bool abs = text[0] == '@';
+	int64_t ns;
+	if (cfg_parse_time_ns(text + abs, "s", &ns, err) || ns < 0)
+		return sim_errorf(err, SIM_E_INPUT, "%s '%s': expected a time from the trace's first "
+				  "record (10s, 250ms) or @TIME on the recording's clock", opt, text);
+	if (to) {
+		w->to_ns = ns;
+		w->flags |= TRACE_WIN_TO | (abs ? TRACE_WIN_TO_ABS : 0);
+	} else {
+		w->from_ns = ns;
+		w->flags |= TRACE_WIN_FROM | (abs ? TRACE_WIN_FROM_ABS : 0);
+	}
+	if ((w->flags & TRACE_WIN_FROM) && (w->flags & TRACE_WIN_TO) &&
+	    !!(w->flags & TRACE_WIN_FROM_ABS) == !!(w->flags & TRACE_WIN_TO_ABS) && w->to_ns < w->from_ns)
+		return sim_errorf(err, SIM_E_INPUT, "%s '%s': the window ends before it starts", opt, text);
+	return 0;
+}
+
+/* Whether rec lies outside r's window (relative bounds from the first record read). */
+static bool outside_window(struct trace_reader *r, const struct trace_rec *rec)
+{
+	const struct trace_window *w = &r->window;
+	if (!w->flags)
+		return false;
+	if (!r->have_t0) {
+		r->have_t0 = true;
+		r->t0 = rec->time_ns;
+	}
+	if (w->flags & TRACE_WIN_FROM) {
+		int64_t from = w->flags & TRACE_WIN_FROM_ABS ? w->from_ns : r->t0 + w->from_ns;
+		if (rec->time_ns < from)
+			return true;
+	}
+	if (w->flags & TRACE_WIN_TO) {
+		int64_t to = w->flags & TRACE_WIN_TO_ABS ? w->to_ns : r->t0 + w->to_ns;
+		if (rec->time_ns > to)
+			return true;
+	}
+	return false;
 }
 
 /* What the format records of who issued an I/O, unless the reader said. */
@@ -812,8 +858,10 @@ int trace_open_mem_auto(const void *buf, size_t len, const char *name, const str
 int trace_next(struct trace_reader *r, struct trace_rec *rec, struct sim_error *err)
 {
 	struct trace_diag *d = &r->diag;
-	int rc = r->ops->next(r->state, rec, err);
+	int rc;
 
+	while ((rc = r->ops->next(r->state, rec, err)) == 1 && outside_window(r, rec))
+		d->outside_window++;
 	if (rc != 1)
 		return rc;
 	if (d->events) {

@@ -188,13 +188,35 @@ struct trace_diag {
 	uint64_t jumps;             /* forward gaps longer than TRACE_CLOCK_JUMP_NS */
 	int64_t max_jump_ns;
 	int64_t min_ns, max_ns, last_ns;
+	uint64_t outside_window;    /* records read and not returned: before --from or after --to */
 	unsigned nnotes;            /* notes kept (first TRACE_DIAG_NOTES) */
 	uint64_t notes_total;
 	char notes[TRACE_DIAG_NOTES][TRACE_DIAG_NOTE_LEN];
 };
 
+/* A time window over a trace (--from/--to): records outside it are read
+ * and not returned. A bound is relative to the trace's first record
+ * (TRACE_WIN_*_ABS clear) or on the recording's own clock. */
+enum {
+	TRACE_WIN_FROM = 1u << 0,
+	TRACE_WIN_TO = 1u << 1,
+	TRACE_WIN_FROM_ABS = 1u << 2,
+	TRACE_WIN_TO_ABS = 1u << 3,
+};
+struct trace_window {
+	unsigned flags;
+	int64_t from_ns, to_ns;
+};
+/* Parse "--from"/"--to" text into w: a time ("10s", "250ms": from the first
+ * record) or "@TIME" (the recording's clock). to: true for the upper bound.
+ * 0 or SIM_E_INPUT naming opt. */
+int trace_window_parse(struct trace_window *w, bool to, const char *text, const char *opt,
+		       struct sim_error *err);
+
 struct trace_opts {
 	enum trace_disksim_time disksim_time;
+	/* records outside this window are read and not returned (diag counts them) */
+	struct trace_window window;
 	/* Refuse (SIM_E_INPUT with file and offset) what the default reads
 	 * past with a warning: a cut last record, a missing CPU file, what the
 	 * csv, fio and perfetto readers skip (docs/traces.md). */
@@ -254,6 +276,9 @@ struct trace_reader {
 	const struct trace_reader_ops *ops;
 	void *state;
 	struct trace_diag diag;
+	struct trace_window window;
+	bool have_t0;
+	int64_t t0;                 /* the first record's time: relative bounds start here */
 };
 
 extern const struct trace_reader_ops trace_blktrace_ops;

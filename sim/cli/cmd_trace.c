@@ -389,9 +389,13 @@ static void stat_print(FILE *o, const char *path, const char *format, const stru
 	else
 		fprintf(o, "events:   %" PRIu64 "\n", s->events);
 	/* Earliest to latest: never negative, whatever the order. */
-	fprintf(o, "duration: %.9f s%s\n\n",
+	fprintf(o, "duration: %.9f s%s\n",
 		s->events ? ((double)dg->max_ns - (double)dg->min_ns) / 1e9 : 0.0,
 		dg->jumps ? " (spans a clock jump: see warnings)" : "");
+	if (dg->outside_window)
+		fprintf(o, "window:   %" PRIu64 " records outside --from/--until (read, not counted)\n",
+			dg->outside_window);
+	fprintf(o, "\n");
 	fprintf(o, "# events by action\n");
 	for (unsigned a = 0; a < TRACE_A_NR_BLOCK; a++)
 		if (s->by_action[a])
@@ -528,6 +532,8 @@ static void trace_usage(FILE *f)
 		"                         time=1:us,op=2,offset=3:sector,size=4:sector,sep=ws\n"
 		"  --columns keys         time op offset size (required), dev[:devt] response comm pid\n"
 		"                         tid uid, sep=comma|semicolon|tab|ws, skip=N, read=X,write=Y\n"
+		"  --from T, --until T    only the records from T to T after the first (10s, 250ms),\n"
+		"                         or @T on the recording's clock (@5218130s)\n"
 		"  --fg RULE              stat: foreground by comm=REGEX, pid=N, uid=N, app=PACKAGE, or\n"
 		"                         recorded\n"
 		"                         (Perfetto's oom_score_adj 0: the top app); repeatable, any\n"
@@ -835,6 +841,8 @@ int cmd_trace(int argc, char **argv)
 		{ "strict", no_argument, NULL, 'S' },
 		{ "columns", required_argument, NULL, 'C' },
 		{ "fg", required_argument, NULL, 'F' },
+		{ "from", required_argument, NULL, 'a' },
+		{ "until", required_argument, NULL, 'u' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -888,6 +896,14 @@ int cmd_trace(int argc, char **argv)
 			break;
 		case 'C':
 			opts.columns = optarg;
+			break;
+		case 'a':
+		case 'u':
+			if (trace_window_parse(&opts.window, c == 'u', optarg, c == 'u' ? "--until" : "--from",
+					       &err)) {
+				trace_fg_free(fg);
+				return cli_report(&err);
+			}
 			break;
 		case 'F':
 			if (trace_fg_add(&fg, optarg, &err)) {

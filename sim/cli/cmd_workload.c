@@ -44,6 +44,8 @@ static void workload_usage(FILE *f)
 		"  against the trace with its error and tolerance.\n"
 		"  -o, --out FIT.yaml      where to write (default: a temporary, removed after)\n"
 		"  --chunk TIME            chunk length (default 100ms; 10ms keeps burstiness finer)\n"
+		"  --from T, --until T     fit only the records from T to T after the first, or @T\n"
+		"                          on the recording's clock\n"
 		"  --by pid|comm|uid       one stream per process id (default), process name or\n"
 		"                          uid (Android: the app; where the trace records uids)\n"
 		"  --device NAME|FILE      device of the scenario (default ufs21)\n"
@@ -516,6 +518,8 @@ static int fit_main(int argc, char **argv)
 		{ "format", required_argument, NULL, 'f' },
 		{ "columns", required_argument, NULL, 'C' },
 		{ "strict", no_argument, NULL, 'T' },
+		{ "from", required_argument, NULL, 'a' },
+		{ "until", required_argument, NULL, 'u' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -558,6 +562,12 @@ static int fit_main(int argc, char **argv)
 		case 'f': a.format = optarg; break;
 		case 'C': a.topts.columns = optarg; break;
 		case 'T': a.topts.strict = true; break;
+		case 'a':
+		case 'u':
+			if (trace_window_parse(&a.topts.window, c == 'u', optarg,
+					       c == 'u' ? "--until" : "--from", &err))
+				return cli_report(&err);
+			break;
 		case 'h': workload_usage(stdout); return 0;
 		default: workload_usage(stderr); return 2;
 		}

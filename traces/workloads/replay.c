@@ -119,6 +119,7 @@ struct replay {
 	/* tunables */
 	const char *trace;
 	const char *columns;        /* csv column map ("" = detect the format) */
+	const char *from, *until;   /* time window ("" = all; as trace --from/--until) */
 	int mode;
 	double time_scale;
 	int64_t max_records;
@@ -188,6 +189,12 @@ static const struct cfg_param replay_params[] = {
 	{ "columns", CFG_T_STRING, RP_OFF(columns), "", "", CFG_NO_RANGE,
 	  "\"\" = the format is detected", "text request lists: the column map `trace --columns` "
 	  "takes (time=1:us,op=2,offset=3:sector,size=4:sector,comm=5,...; docs/traces.md)", NULL },
+	{ "from", CFG_T_STRING, RP_OFF(from), "", "", CFG_NO_RANGE, "\"\" = from the first record",
+	  "replay only records from this time after the trace's first (10s), or @TIME on the "
+	  "recording's clock (`trace --from`)", NULL },
+	{ "until", CFG_T_STRING, RP_OFF(until), "", "", CFG_NO_RANGE, "\"\" = to the last record",
+	  "replay only records up to this time after the trace's first, or @TIME (`trace --until`)",
+	  NULL },
 	{ "replay", CFG_T_ENUM, RP_OFF(mode), "", "closed", CFG_NO_RANGE,
 	  "docs/architecture.md: closed loop is the default", "closed: wait for sync predecessors; open: recorded times",
 	  replay_mode_names },
@@ -975,6 +982,20 @@ static int replay_create(struct sim *sim, struct cfg_node *node, void **state,
 	if (rc)
 		goto fail;
 	r->topts.columns = r->columns && r->columns[0] ? r->columns : NULL;
+	if (r->from && r->from[0] &&
+	    trace_window_parse(&r->topts.window, false, r->from, "workload.from", err)) {
+		char msg[SIM_ERRMSG_MAX];
+		snprintf(msg, sizeof(msg), "%s", err->msg);
+		rc = cfg_errorf(err, cfg_get(node, "from"), "%s", msg);
+		goto fail;
+	}
+	if (r->until && r->until[0] &&
+	    trace_window_parse(&r->topts.window, true, r->until, "workload.until", err)) {
+		char msg[SIM_ERRMSG_MAX];
+		snprintf(msg, sizeof(msg), "%s", err->msg);
+		rc = cfg_errorf(err, cfg_get(node, "until"), "%s", msg);
+		goto fail;
+	}
 	rc = rp_prescan(r, err);
 	if (rc == SIM_E_INPUT) {
 		/* say which key of which scenario named the trace */
@@ -1044,6 +1065,7 @@ static void replay_stats_json(struct sim *sim, void *state, json_t *obj)
 	json_object_set_new(rw, "cut_last_records", json_integer((json_int_t)dg->truncated_files));
 	json_object_set_new(rw, "time_backwards", json_integer((json_int_t)dg->backwards));
 	json_object_set_new(rw, "clock_jumps", json_integer((json_int_t)dg->jumps));
+	json_object_set_new(rw, "outside_window", json_integer((json_int_t)dg->outside_window));
 	json_t *notes = json_array();
 	for (unsigned i = 0; i < dg->nnotes; i++)
 		json_array_append_new(notes, json_string(dg->notes[i]));
