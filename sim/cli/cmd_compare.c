@@ -570,6 +570,27 @@ static json_t *repeat_table(json_t **tables, int nrep, const struct compare_set 
 	return out;
 }
 
+/* Whether every repetition gave every set the same value of every metric:
+ * nothing the seed draws moves the scenario (a replay and fixed starts are
+ * one phase), so the repetitions are one run and their CI says nothing. */
+static bool repeats_identical(json_t **tables, int nrep, const struct compare_set *sets, size_t n)
+{
+	size_t i;
+	json_t *row;
+	json_array_foreach(tables[0], i, row) {
+		const char *metric = json_string_value(json_object_get(row, "metric"));
+		for (size_t k = 0; k < n; k++) {
+			double v0 = table_value(tables[0], metric, sets[k].label);
+			for (int r = 1; r < nrep; r++) {
+				double v = table_value(tables[r], metric, sets[k].label);
+				if (!(v == v0 || (isnan(v) && isnan(v0))))
+					return false;
+			}
+		}
+	}
+	return true;
+}
+
 static void repeat_print(FILE *f, const char *path, int nrep, json_t *table,
 			 const struct compare_set *sets, size_t n)
 {
@@ -999,6 +1020,14 @@ int cmd_compare(int argc, char **argv)
 		json_t *table = repeat_table(tables, nrep, sets, nsets);
 		if (!quiet)
 			repeat_print(stdout, path, nrep, table, sets, nsets);
+		if (repeats_identical(tables, nrep, sets, nsets)) {
+			char w[400];
+			snprintf(w, sizeof(w), "the %d repetitions gave every set the same value of every "
+				 "metric: nothing the seed draws moves this scenario (fixed starts are one "
+				 "phase); draw a start (start: {uniform: [0s, 5s]}) to sample phases", nrep);
+			fprintf(stderr, "mobisim: warning: %s\n", w);
+			json_object_set_new(doc, "repeat_identical", json_string(w));
+		}
 		json_object_set_new(doc, "repeat", json_integer(nrep));
 		json_object_set_new(doc, "seeds", seeds);
 		json_object_set_new(doc, "table", table);

@@ -60,4 +60,24 @@ expect2() {
 expect2 1
 expect2 x
 expect2 -3
+
+# a scenario nothing seeded moves (a block replay, fixed times): the repetitions are one
+# run, which compare says (stderr and the JSON) instead of printing a CI of zero width
+for i in $(seq 0 20); do
+	printf '  8,0    0 %8d %5d.%09d  100  Q   R %d + 8 [app]\n' $((i + 1)) 1 $((i * 1000000)) $((i * 8))
+done > "$tmp/t.txt"
+cat > "$tmp/fixed.yaml" <<YAML
+name: fixed
+device: {model: ideal, service: fixed, mean_us: 100, servers: 1}
+scheduler: noop
+workload: {type: replay, trace: $tmp/t.txt}
+YAML
+"$bin" compare "$tmp/fixed.yaml" --policies baseline --repeat 3 --quiet --out "$tmp/f.json" 2>"$tmp/ferr" ||
+	fail "compare of a fixed replay"
+grep -q "3 repetitions gave every set the same value of every metric" "$tmp/ferr" ||
+	fail "no one-phase warning: $(cat "$tmp/ferr")"
+python3 -c "import json,sys; assert 'fixed starts' in json.load(open(sys.argv[1]))['repeat_identical']" "$tmp/f.json" ||
+	fail "no repeat_identical in the JSON"
+"$bin" compare "$scn" --policies "baseline" --repeat 3 --quiet 2>"$tmp/lerr" >/dev/null || fail "launch-demo"
+grep -q "same value of every metric" "$tmp/lerr" && fail "a seeded scenario warned of one phase"
 echo ok
