@@ -75,6 +75,9 @@ struct device {
 	const char *preset;      /* preset name, or "inline" */
 	uint32_t queue_depth;    /* max commands in flight; 0 = unlimited */
 	uint32_t inflight;
+	/* Addressable bytes when the model has a geometry (hdd), else 0: a
+	 * measurement's random offsets then span the whole device. */
+	uint64_t capacity_bytes;
 
 	/* Completion path upward (set by the block layer or a direct source). */
 	void (*on_complete)(void *upper, struct io_request *rq);
