@@ -119,12 +119,14 @@ static int64_t link_ns(uint64_t bytes, uint64_t bps)
 extern const struct device_ops flash_device_ops;
 extern const struct device_ops table_device_ops;
 extern const struct device_ops ideal_device_ops;
+extern const struct device_ops hdd_device_ops;
 
 /* One explicit table (docs/architecture.md §6), in the order `mobisim list devices` prints. */
 static const struct device_ops *const device_table[] = {
 	&flash_device_ops,
 	&table_device_ops,
 	&ideal_device_ops,
+	&hdd_device_ops,
 	NULL,
 };
 
