@@ -145,7 +145,7 @@ const struct device_ops *const *device_registry(void)
 	return device_table;
 }
 
-/* "flash, table, ideal" for error messages. */
+/* "flash, table, ideal, hdd" for error messages. */
 static void device_names(char *buf, size_t len)
 {
 	size_t off = 0;

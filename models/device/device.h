@@ -111,7 +111,7 @@ const struct device_ops *device_find(const char *name);
 /* NULL-terminated list for `mobisim list`. */
 const struct device_ops *const *device_registry(void);
 
-/* Build a device from a map with a `model:` key (flash, table, ideal) plus
+/* Build a device from a map with a `model:` key (flash, table, ideal, hdd) plus
  * the model's tunables. Returns 0 or SIM_E_INPUT naming the node. */
 int device_create(struct sim *sim, struct cfg_node *node, struct device **out,
 		  struct sim_error *err);
