@@ -18,8 +18,9 @@
  * (JESD220, MIPI M-PHY); SATA 1.5/3/6 Gb/s, 8b/10b = 150/300/600 MB/s
  * (SATA 3.x spec); PCIe 2.5/5 GT/s 8b/10b, 8/16/32 GT/s 128b/130b per lane
  * (PCI Express Base Specification 3.0-5.0: 250, 500, 984.6, 1969.2,
- * 3938.5 MB/s per lane). eMMC and SATA are half duplex, UFS (separate
- * TX/RX lanes) and PCIe full duplex.
+ * 3938.5 MB/s per lane); Fast SCSI-2, 8-bit bus at 10 MHz = 10 MB/s
+ * (ANSI X3.131-1994), the HP 97560's interface. eMMC, SATA and the SCSI bus
+ * are half duplex, UFS (separate TX/RX lanes) and PCIe full duplex.
  */
 #include "models/device/device.h"
 
@@ -58,19 +59,21 @@ static const struct link_kind link_kinds[] = {
 	{ "pcie_g3", 8e9 * 128 / 130 / 8, 16, true },
 	{ "pcie_g4", 16e9 * 128 / 130 / 8, 16, true },
 	{ "pcie_g5", 32e9 * 128 / 130 / 8, 16, true },
+	{ "scsi2_fast", 10e6, 1, false },
 };
 #define NLINK_KINDS (sizeof(link_kinds) / sizeof(link_kinds[0]))
 
 static const char *const link_names[] = {
 	"none", "emmc_hs200", "emmc_hs400", "ufs_hs_g2", "ufs_hs_g3", "ufs_hs_g4", "sata1", "sata2",
-	"sata3", "pcie_g1", "pcie_g2", "pcie_g3", "pcie_g4", "pcie_g5", NULL,
+	"sata3", "pcie_g1", "pcie_g2", "pcie_g3", "pcie_g4", "pcie_g5", "scsi2_fast", NULL,
 };
 
 #define LINK_OFF(f) offsetof(struct device_link, f)
 
 static const struct cfg_param device_link_params[] = {
 	{ "link", CFG_T_ENUM, LINK_OFF(kind), "", "none", CFG_NO_RANGE,
-	  "JESD84-B51 (eMMC), JESD220 + MIPI M-PHY (UFS), SATA 3.x, PCIe Base 3.0-5.0; "
+	  "JESD84-B51 (eMMC), JESD220 + MIPI M-PHY (UFS), SATA 3.x, PCIe Base 3.0-5.0, "
+	  "ANSI X3.131-1994 (Fast SCSI-2); "
 	  "none = unbounded, the queueing-theory reference",
 	  "host interface", link_names },
 	{ "lanes", CFG_T_INT, LINK_OFF(lanes), "", "1", 1, 16,
@@ -116,12 +119,14 @@ static int64_t link_ns(uint64_t bytes, uint64_t bps)
 extern const struct device_ops flash_device_ops;
 extern const struct device_ops table_device_ops;
 extern const struct device_ops ideal_device_ops;
+extern const struct device_ops hdd_device_ops;
 
 /* One explicit table (docs/architecture.md §6), in the order `mobisim list devices` prints. */
 static const struct device_ops *const device_table[] = {
 	&flash_device_ops,
 	&table_device_ops,
 	&ideal_device_ops,
+	&hdd_device_ops,
 	NULL,
 };
 
@@ -140,7 +145,7 @@ const struct device_ops *const *device_registry(void)
 	return device_table;
 }
 
-/* "flash, table, ideal" for error messages. */
+/* "flash, table, ideal, hdd" for error messages. */
 static void device_names(char *buf, size_t len)
 {
 	size_t off = 0;

@@ -75,6 +75,9 @@ struct device {
 	const char *preset;      /* preset name, or "inline" */
 	uint32_t queue_depth;    /* max commands in flight; 0 = unlimited */
 	uint32_t inflight;
+	/* Addressable bytes when the model has a geometry (hdd), else 0: a
+	 * measurement's random offsets then span the whole device. */
+	uint64_t capacity_bytes;
 
 	/* Completion path upward (set by the block layer or a direct source). */
 	void (*on_complete)(void *upper, struct io_request *rq);
@@ -108,7 +111,7 @@ const struct device_ops *device_find(const char *name);
 /* NULL-terminated list for `mobisim list`. */
 const struct device_ops *const *device_registry(void);
 
-/* Build a device from a map with a `model:` key (flash, table, ideal) plus
+/* Build a device from a map with a `model:` key (flash, table, ideal, hdd) plus
  * the model's tunables. Returns 0 or SIM_E_INPUT naming the node. */
 int device_create(struct sim *sim, struct cfg_node *node, struct device **out,
 		  struct sim_error *err);

@@ -101,7 +101,10 @@ int device_curve_measure(struct cfg_node *node, const struct device_curve_opts *
 	if (c.n < 4 * qd)
 		c.n = 4 * qd;
 	c.warm = c.n / 4;
-	uint64_t span = opt->span_bytes ? opt->span_bytes : (4ull << 30);
+	/* a device with a geometry is measured over all of it (a disk's
+	 * random reads are full-stroke), others over 4 GiB */
+	uint64_t span = opt->span_bytes ? opt->span_bytes
+			: dev->capacity_bytes ? dev->capacity_bytes : (4ull << 30);
 	c.span_units = span / opt->bytes ? span / opt->bytes : 1;
 	c.rng = sim_rng(sim, "device.curve");
 	c.rqs = calloc(qd, sizeof(*c.rqs));

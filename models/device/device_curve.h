@@ -24,7 +24,7 @@ struct device_curve_opts {
 	uint32_t qd;             /* commands kept outstanding (capped by the device) */
 	uint32_t nreq;           /* commands issued; 0 = auto (>= 256 and >= 256 MiB, at most 65536) */
 	enum device_curve_pattern pattern;
-	uint64_t span_bytes;     /* 0 = 4 GiB */
+	uint64_t span_bytes;     /* 0 = the device's capacity if it has one, else 4 GiB */
 	uint64_t seed;
 	uint32_t flags;          /* extra enum req_flag bits (REQ_FUA ...) */
 };

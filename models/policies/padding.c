@@ -343,7 +343,7 @@ static int padding_init(struct policy *p, struct sim *sim, struct sim_error *err
 	if (pd->p.mode == PAD_PAD && (!sim->device || !sim->device->ops->idle_latency_ns))
 		return cfg_errorf(err, where,
 				  "padding.mode=pad needs the device's latency-versus-size curve "
-				  "(a model with idle_latency_ns: flash, table, ideal)");
+				  "(a model with idle_latency_ns: flash, table, ideal, hdd)");
 	if ((pd->p.mode == PAD_RECORD || pd->p.mode >= PAD_REORDER) &&
 	    (!pd->p.profile || !pd->p.profile[0]))
 		return cfg_errorf(err, where, "padding.profile: a profile path is needed");

@@ -73,7 +73,8 @@ static void test_device_registry_lookup(void **state)
 	assert_non_null(device_find("flash"));
 	assert_non_null(device_find("table"));
 	assert_non_null(device_find("ideal"));
-	assert_null(device_find("hdd"));
+	assert_non_null(device_find("hdd"));
+	assert_null(device_find("tape"));
 	assert_null(device_find(NULL));
 	int n = 0;
 	for (const struct device_ops *const *d = device_registry(); *d; d++) {
@@ -81,7 +82,7 @@ static void test_device_registry_lookup(void **state)
 		assert_non_null((*d)->submit);
 		n++;
 	}
-	assert_int_equal(n, 3);
+	assert_int_equal(n, 4);
 }
 
 static void expect_error(const char *yaml, const char *where, const char *what)
@@ -101,7 +102,7 @@ static void test_device_create_errors_name_position(void **state)
 {
 	(void)state;
 	expect_error("dies: 4\n", "dev.yaml:1:1", "model");
-	expect_error("model: hdd\n", "dev.yaml:1:8", "unknown device model 'hdd'");
+	expect_error("model: tape\n", "dev.yaml:1:8", "unknown device model 'tape'");
 	expect_error("model: [flash]\n", "dev.yaml:1:8", "model name");
 	expect_error("model: flash\ndies: 3\nchannels: 2\n", "dev.yaml:2:7", "multiple of channels");
 	expect_error("model: flash\nread_us: -5\n", "dev.yaml:2:", "read_us");
