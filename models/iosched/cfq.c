@@ -606,43 +606,8 @@ static struct io_request *cfq_choose_req(const struct cfq_data *cfqd, struct io_
 
 /* ------------------------------------------------------- request rbtree */
 
-static void cfq_rb_add_rq(struct rb_root *root, struct io_request *rq)
-{
-	struct rb_node **p = &root->node, *parent = NULL;
-	while (*p) {
-		struct io_request *r = rb_entry(*p, struct io_request, rb_node);
-		parent = *p;
-		if (rq->sector < r->sector)
-			p = &(*p)->left;
-		else
-			p = &(*p)->right;
-	}
-	rb_link_node(&rq->rb_node, parent, p);
-	rb_insert_color(&rq->rb_node, root);
-}
-
-static void cfq_rb_del_rq(struct rb_root *root, struct io_request *rq)
-{
-	SIM_ASSERT(!RB_EMPTY_NODE(&rq->rb_node));
-	rb_erase(&rq->rb_node, root);
-	rb_clear_node(&rq->rb_node);
-}
-
-/* elv_rb_find: a request starting exactly at sector. */
-static struct io_request *cfq_rb_find(const struct rb_root *root, uint64_t sector)
-{
-	struct rb_node *n = root->node;
-	while (n) {
-		struct io_request *rq = rb_entry(n, struct io_request, rb_node);
-		if (sector < rq->sector)
-			n = n->left;
-		else if (sector > rq->sector)
-			n = n->right;
-		else
-			return rq;
-	}
-	return NULL;
-}
+/* The sort list is the elevator's shared tree (models/block/elevator.c
+ * elv_rb_*), as 3.10 cfq-iosched.c uses elv_rb_add/elv_rb_del/elv_rb_find. */
 
 /* Best next request after last is served: its neighbours in sector order. */
 static struct io_request *cfq_find_next_rq(struct cfq_data *cfqd, struct cfq_queue *cfqq,
@@ -859,7 +824,7 @@ static void cfq_del_rq_rb(struct io_request *rq)
 
 	SIM_ASSERT(cfqq->queued[sync]);
 	cfqq->queued[sync]--;
-	cfq_rb_del_rq(&cfqq->sort_list, rq);
+	elv_rb_del(&cfqq->sort_list, rq);
 	/* Leaves the service tree when it is expired; the prio tree now. */
 	if (cfqq->on_rr && RB_EMPTY_ROOT(&cfqq->sort_list))
 		cfq_prio_tree_del(cfqq);
@@ -872,7 +837,7 @@ static void cfq_add_rq_rb(struct io_request *rq)
 	struct io_request *prev;
 
 	cfqq->queued[rq_sync(rq)]++;
-	cfq_rb_add_rq(&cfqq->sort_list, rq);
+	elv_rb_add(&cfqq->sort_list, rq);
 	if (!cfqq->on_rr)
 		cfq_add_cfqq_rr(cfqd, cfqq);
 
@@ -885,7 +850,7 @@ static void cfq_add_rq_rb(struct io_request *rq)
 
 static void cfq_reposition_rq_rb(struct cfq_queue *cfqq, struct io_request *rq)
 {
-	cfq_rb_del_rq(&cfqq->sort_list, rq);
+	elv_rb_del(&cfqq->sort_list, rq);
 	cfqq->queued[rq_sync(rq)]--;
 	cfq_add_rq_rb(rq);
 }
@@ -2177,7 +2142,7 @@ static enum elv_merge cfq_merge(struct elevator *e, struct bio *bio, struct io_r
 	if (!cfqq)
 		return ELV_NO_MERGE;
 	/* front merge: a request that starts where the bio ends */
-	rq = cfq_rb_find(&cfqq->sort_list, bio->sector + bio->nr_sectors);
+	rq = elv_rb_find(&cfqq->sort_list, bio->sector + bio->nr_sectors);
 	if (!rq || req_is_write(rq->flags) != req_is_write(bio->flags))
 		return ELV_NO_MERGE;
 	if (cfq_bio_sync(bio) && !rq_sync(rq))
