@@ -27,7 +27,7 @@ struct fg_rule {
 	enum fg_kind kind;
 	int64_t id;
 	regex_t re;
-	char text[400];
+	char text[640];
 	char pkg[256], thread[16]; /* app=: the package and its main thread's comm */
 };
 
