@@ -326,6 +326,11 @@ static void test_write_cache_and_flush(void **state)
 	snprintf(yaml, sizeof(yaml), "%s", preset("hdd-hp97560"));
 	char *s = strstr(yaml, "write_cache: false");
 	memcpy(s, "write_cache: true ", 18);
+	/* five commands at once: the drive must accept them (device_submit's
+	 * contract; the block layer asks can_accept first) */
+	s = strstr(yaml, "queue_depth: 1 ");
+	assert_non_null(s);
+	memcpy(s, "queue_depth: 8 ", 15);
 	hx_build(&h, yaml);
 	struct io_request w[4], fl;
 	memset(w, 0, sizeof(w));
