@@ -39,27 +39,12 @@ static void stack_task_init(struct stack_task *t)
 
 /* ------------------------------------------------------------- bios */
 
-static void read_done(struct stack *s, struct stack_bio *sb)
-{
-	struct pc_page *pg = pc_find(sb->file, sb->index);
-	for (uint32_t i = 0; i < sb->npages && pg; i++) {
-		struct pc_page *next = pc_next(pg);
-		pg->flags |= PG_UPTODATE;
-		pc_clear_flags(s, pg, PG_LOCKED | PG_READIO);
-		pg = next;
-	}
-}
-
 void sbio_end_io(struct sim *sim, struct bio *bio)
 {
 	struct stack_bio *sb = container_of(bio, struct stack_bio, bio);
 	struct stack *s = sb->stack;
 	(void)sim;
 	switch (sb->kind) {
-	case SBIO_READ:
-	case SBIO_META_READ:
-		read_done(s, sb);
-		break;
 	case SBIO_WB_ASYNC:
 		wb_bio_done(s, sb);
 		mm_async_write_done(s);
