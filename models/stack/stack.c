@@ -45,13 +45,6 @@ void sbio_end_io(struct sim *sim, struct bio *bio)
 	struct stack *s = sb->stack;
 	(void)sim;
 	switch (sb->kind) {
-	case SBIO_WB_ASYNC:
-		wb_bio_done(s, sb);
-		mm_async_write_done(s);
-		break;
-	case SBIO_WB_SYNC:
-		wb_bio_done(s, sb);
-		break;
 	case SBIO_JOURNAL:
 		journal_bio_done(s, sb);
 		break;
