@@ -44,14 +44,6 @@ void sbio_end_io(struct sim *sim, struct bio *bio)
 	struct stack_bio *sb = container_of(bio, struct stack_bio, bio);
 	struct stack *s = sb->stack;
 	(void)sim;
-	switch (sb->kind) {
-	case SBIO_JOURNAL:
-		journal_bio_done(s, sb);
-		break;
-	case SBIO_FS:
-		s->fs.ops->bio_done(s, sb);
-		break;
-	}
 	sbio_free(s, sb);
 }
 

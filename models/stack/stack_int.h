@@ -31,7 +31,7 @@ enum step launch_op_step(struct stack_task *t);
 
 /* -------------------------------------------------------- stack.c */
 
-/* end_io of every stack bio: dispatch by kind. */
+/* The pool's default end_io: every submitter sets its own, so only frees. */
 void sbio_end_io(struct sim *sim, struct bio *bio);
 
 #endif
