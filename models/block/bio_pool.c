@@ -10,15 +10,12 @@
 
 #define LINK(p, o) (*(void **)((char *)(o) + (p)->link_off))
 
-void bio_pool_init(struct bio_pool *p, size_t size, size_t bio_off, size_t link_off,
-		   uint32_t per_slab, void (*end_io)(struct sim *sim, struct bio *bio))
+void bio_pool_init(struct bio_pool *p, size_t size, size_t link_off, uint32_t per_slab)
 {
 	memset(p, 0, sizeof(*p));
 	p->size = size;
-	p->bio_off = bio_off;
 	p->link_off = link_off;
 	p->per_slab = per_slab;
-	p->end_io = end_io;
 }
 
 void *bio_pool_alloc(struct bio_pool *p)
@@ -41,9 +38,6 @@ void *bio_pool_alloc(struct bio_pool *p)
 	void *o = p->free;
 	p->free = LINK(p, o);
 	memset(o, 0, p->size);
-	struct bio *bio = (struct bio *)((char *)o + p->bio_off);
-	bio->end_io = p->end_io;
-	bio->private = o;
 	p->live++;
 	return o;
 }

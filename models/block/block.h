@@ -173,20 +173,20 @@ struct json_t *blk_queue_to_json(const struct blk_queue *q);
 /* Slab pool of objects that embed a struct bio, for the layers that submit
  * bios (bio_alloc from a bio_set, block/bio.c): slabs of per_slab objects,
  * never returned before bio_pool_destroy; a freed object is reused first.
- * An object comes back zeroed with its bio's end_io and private set. The
- * free list is chained through the pointer at link_off of each object. */
+ * An object comes back zeroed, as bio_init leaves a bio: the submitter sets
+ * its bio's end_io and private (bi_end_io, bi_private), so the completion
+ * returns to the layer that built it. The free list is chained through the
+ * pointer at link_off of each object. */
 struct bio_pool {
-	size_t size, bio_off, link_off;
+	size_t size, link_off;
 	uint32_t per_slab;
-	void (*end_io)(struct sim *sim, struct bio *bio);
 	void *free;
 	void **slabs;
 	uint32_t nslabs;
 	uint64_t live;
 };
 
-void bio_pool_init(struct bio_pool *p, size_t size, size_t bio_off, size_t link_off,
-		   uint32_t per_slab, void (*end_io)(struct sim *sim, struct bio *bio));
+void bio_pool_init(struct bio_pool *p, size_t size, size_t link_off, uint32_t per_slab);
 /* NULL when out of memory. */
 void *bio_pool_alloc(struct bio_pool *p);
 void bio_pool_free(struct bio_pool *p, void *obj);

@@ -172,14 +172,6 @@ enum step f2fs_balance_fs(struct stack_task *t)
 	return STEP_BLOCK;
 }
 
-void f2fs_kt_bio_done(struct stack *s, struct stack_bio *sb)
-{
-	struct stack_task *o = sb->owner;
-	(void)s;
-	if (o && o->wb_left > 0 && --o->wb_left == 0)
-		task_wake(o);
-}
-
 /* ------------------------------------------------------------ victims */
 
 static uint32_t pick_victim(const struct stack *s, bool greedy)

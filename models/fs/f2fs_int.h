@@ -205,7 +205,6 @@ void f2fs_kthread_run(struct stack_task *t);
 enum step f2fs_wait_checkpoint(struct stack_task *t);
 /* f2fs_balance_fs: if free space is low, sleep until foreground cleaning made room. */
 enum step f2fs_balance_fs(struct stack_task *t);
-void f2fs_kt_bio_done(struct stack *s, struct stack_bio *sb);
 void f2fs_note_request(struct stack *s);
 
 #endif

@@ -401,7 +401,6 @@ const struct fs_ops ext4_fs_ops = {
 	.atomic = ext4_atomic,
 	.namespace = ext4_namespace,
 	.kthread_run = jbd2_run,
-	.bio_done = journal_bio_done,
 	.to_json = fs_to_json,
 };
 

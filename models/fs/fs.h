@@ -214,7 +214,6 @@ struct fs_ops {
 	 * metadata modelled. */
 	enum step (*namespace)(struct stack_task *t, struct stack_file *f, enum stack_op_kind kind);
 	void (*kthread_run)(struct stack_task *t);   /* TASK_FS */
-	void (*bio_done)(struct stack *s, struct stack_bio *sb);   /* SBIO_FS */
 	struct json_t *(*to_json)(const struct stack *s);
 };
 
@@ -256,7 +255,6 @@ enum step journal_get_write_access(struct stack_task *t, struct stack_file *f);
 void jbd2_run(struct stack_task *t);
 /* f's writeback from before the last epoch flip has drained. */
 void journal_ordered_progress(struct stack *s, struct stack_file *f);
-void journal_bio_done(struct stack *s, struct stack_bio *sb);
 struct json_t *journal_to_json(const struct stack *s);
 
 /* truncate_inode_pages: wait for every page of f under writeback, in index

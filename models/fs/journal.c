@@ -395,12 +395,17 @@ void journal_ordered_progress(struct stack *s, struct stack_file *f)
 	task_wake(j);
 }
 
-void journal_bio_done(struct stack *s, struct stack_bio *sb)
+/* The log bios' end_io (3.10 journal_end_buffer_io_sync via
+ * end_bio_bh_io_sync; private: the jbd2 task, as bi_private is the
+ * buffer_head): the commit wakes when its last log block is written. */
+static void journal_end_io(struct sim *sim, struct bio *bio)
 {
-	struct stack_task *j = sb->owner;
-	(void)s;
+	struct stack_bio *sb = container_of(bio, struct stack_bio, bio);
+	struct stack_task *j = bio->private;
+	(void)sim;
 	if (j->wb_left > 0 && --j->wb_left == 0)
 		task_wake(j);
+	sbio_free(sb->stack, sb);
 }
 
 /* The end of the commit thread's pending bio list. */
@@ -421,8 +426,8 @@ static bool journal_queue_bio(struct stack *s, struct stack_task *j, struct stac
 		sim_fail(s->sim, SIM_E_NOMEM, "out of memory allocating a bio");
 		return false;
 	}
-	sb->kind = SBIO_JOURNAL;
-	sb->owner = j;
+	sb->bio.end_io = journal_end_io;
+	sb->bio.private = j;
 	sb->bio.sector = sector;
 	sb->bio.nr_sectors = nr_sectors;
 	sb->bio.flags = flags;

@@ -2228,8 +2228,7 @@ static struct io_request *cfq_former_request(struct elevator *e, struct io_reque
 	(void)e;
 	if (RB_EMPTY_NODE(&rq->rb_node))
 		return NULL;
-	struct rb_node *n = rb_prev(&rq->rb_node);
-	return n ? rb_entry(n, struct io_request, rb_node) : NULL;
+	return elv_rb_former_request(rq);
 }
 
 static struct io_request *cfq_latter_request(struct elevator *e, struct io_request *rq)
@@ -2237,8 +2236,7 @@ static struct io_request *cfq_latter_request(struct elevator *e, struct io_reque
 	(void)e;
 	if (RB_EMPTY_NODE(&rq->rb_node))
 		return NULL;
-	struct rb_node *n = rb_next(&rq->rb_node);
-	return n ? rb_entry(n, struct io_request, rb_node) : NULL;
+	return elv_rb_latter_request(rq);
 }
 
 static int cfq_set_request(struct elevator *e, struct io_request *rq, struct bio *bio)

@@ -436,7 +436,6 @@ int wb_map_run(struct stack *s, struct stack_file *f, uint64_t index, uint64_t n
  * failure). */
 uint64_t wb_build_bios(struct stack *s, struct stack_file *f, uint64_t index, uint64_t end,
 		       bool sync, struct stack_bio **list);
-void wb_bio_done(struct stack *s, struct stack_bio *sb);
 void wb_wake_flusher(struct stack *s, bool background);
 void flusher_run(struct stack_task *t);
 void wb_update_thresholds(struct stack *s);

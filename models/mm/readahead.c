@@ -240,6 +240,23 @@ static bool fill_is_new(const struct pc_fill *fl, uint64_t idx)
 	return fl->newmask[i / 64] & (1ull << (i % 64));
 }
 
+/* The read bios' end_io (3.10 fs/mpage.c mpage_end_io): each page of the
+ * bio becomes uptodate and is unlocked, which wakes its read_io sleepers. */
+static void mpage_end_io(struct sim *sim, struct bio *bio)
+{
+	struct stack_bio *sb = container_of(bio, struct stack_bio, bio);
+	struct stack *s = sb->stack;
+	(void)sim;
+	struct pc_page *pg = pc_find(sb->file, sb->index);
+	for (uint32_t i = 0; i < sb->npages && pg; i++) {
+		struct pc_page *next = pc_next(pg);
+		pg->flags |= PG_UPTODATE;
+		pc_clear_flags(s, pg, PG_LOCKED | PG_READIO);
+		pg = next;
+	}
+	sbio_free(s, sb);
+}
+
 enum step fill_run(struct stack_task *t)
 {
 	struct stack *s = t->stack;
@@ -302,7 +319,7 @@ enum step fill_run(struct stack_task *t)
 				fl->active = false;
 				return STEP_DONE;
 			}
-			sb->kind = f->is_meta ? SBIO_META_READ : SBIO_READ;
+			sb->bio.end_io = mpage_end_io;
 			sb->file = f;
 			sb->index = idx;
 			sb->npages = (uint32_t)n;

@@ -388,6 +388,9 @@ int wb_map_run(struct stack *s, struct stack_file *f, uint64_t index, uint64_t n
 	return 0;
 }
 
+static void wb_end_io(struct sim *sim, struct bio *bio);
+static void wb_end_io_async(struct sim *sim, struct bio *bio);
+
 /* 3.10 mpage_da_submit_io -> ext4_bio_write_page, 6.1 f2fs_write_cache_pages
  * -> f2fs_do_write_data_page: a page is cleaned and set under writeback as
  * it goes into the bio being built, and that bio is submitted (where the
@@ -429,7 +432,7 @@ static uint64_t wb_build_bio(struct stack *s, struct stack_file *f, uint64_t ind
 		f->on_dirty_list = false;
 		wb->nr_dirty_inodes--;
 	}
-	sb->kind = sync ? SBIO_WB_SYNC : SBIO_WB_ASYNC;
+	sb->bio.end_io = sync ? wb_end_io : wb_end_io_async;
 	sb->file = f;
 	sb->index = index;
 	sb->npages = (uint32_t)m;
@@ -467,7 +470,8 @@ uint64_t wb_build_bios(struct stack *s, struct stack_file *f, uint64_t index, ui
 	return i - index;
 }
 
-void wb_bio_done(struct stack *s, struct stack_bio *sb)
+/* end_page_writeback of a written bio's pages, and the bdi's bandwidth. */
+static void wb_bio_done(struct stack *s, struct stack_bio *sb)
 {
 	struct writeback *wb = &s->wb;
 	struct stack_file *f = sb->file;
@@ -500,6 +504,27 @@ void wb_bio_done(struct stack *s, struct stack_bio *sb)
 		wb->bw_stamp = now;
 	}
 	wb_wake_all(s);
+}
+
+/* The writeback bios' end_io (3.10 ext4_end_bio; f2fs_write_end_io for
+ * f2fs's data pages). */
+static void wb_end_io(struct sim *sim, struct bio *bio)
+{
+	struct stack_bio *sb = container_of(bio, struct stack_bio, bio);
+	(void)sim;
+	wb_bio_done(sb->stack, sb);
+	sbio_free(sb->stack, sb);
+}
+
+/* An async one also lets congestion_wait sleepers go (mm_async_write_done). */
+static void wb_end_io_async(struct sim *sim, struct bio *bio)
+{
+	struct stack_bio *sb = container_of(bio, struct stack_bio, bio);
+	struct stack *s = sb->stack;
+	(void)sim;
+	wb_bio_done(s, sb);
+	mm_async_write_done(s);
+	sbio_free(s, sb);
 }
 
 /* ------------------------------------------------------------ flusher */

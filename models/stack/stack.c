@@ -1,6 +1,6 @@
 /* The upper stack as one object: construction from the scenario's
  * sections (registering with the sched layer what each kind of task runs
- * and the per-task set-up of mm), the completion of stack bios, result JSON
+ * and the per-task set-up of mm), the stack bios' pool, result JSON
  * (models/stack/stack.h). The models themselves live in models/sched/
  * (task.c, cpu.c), models/mm/, models/fs/ (the file table in vfs.c) and
  * models/stack/ops.c; this file only wires them together.
@@ -35,46 +35,6 @@ static void stack_task_init(struct stack_task *t)
 {
 	t->nr_dirtied_pause = 32; /* ratelimit_pages (mm/page-writeback.c) */
 	mm_reclaim_task_init(&t->rc);
-}
-
-/* ------------------------------------------------------------- bios */
-
-static void read_done(struct stack *s, struct stack_bio *sb)
-{
-	struct pc_page *pg = pc_find(sb->file, sb->index);
-	for (uint32_t i = 0; i < sb->npages && pg; i++) {
-		struct pc_page *next = pc_next(pg);
-		pg->flags |= PG_UPTODATE;
-		pc_clear_flags(s, pg, PG_LOCKED | PG_READIO);
-		pg = next;
-	}
-}
-
-void sbio_end_io(struct sim *sim, struct bio *bio)
-{
-	struct stack_bio *sb = container_of(bio, struct stack_bio, bio);
-	struct stack *s = sb->stack;
-	(void)sim;
-	switch (sb->kind) {
-	case SBIO_READ:
-	case SBIO_META_READ:
-		read_done(s, sb);
-		break;
-	case SBIO_WB_ASYNC:
-		wb_bio_done(s, sb);
-		mm_async_write_done(s);
-		break;
-	case SBIO_WB_SYNC:
-		wb_bio_done(s, sb);
-		break;
-	case SBIO_JOURNAL:
-		journal_bio_done(s, sb);
-		break;
-	case SBIO_FS:
-		s->fs.ops->bio_done(s, sb);
-		break;
-	}
-	sbio_free(s, sb);
 }
 
 /* ------------------------------------------------------- fg timeline */
@@ -189,8 +149,9 @@ int stack_create(struct sim *sim, struct cfg_node *root, struct stack **out, str
 	sim_event_init(&s->wb.periodic, NULL);
 	sim_event_init(&s->jn.timer, NULL);
 	s->next_pid = 100;
-	bio_pool_init(&s->bios, sizeof(struct stack_bio), offsetof(struct stack_bio, bio),
-		      offsetof(struct stack_bio, free_next), SBIO_SLAB, sbio_end_io);
+	/* each submitter sets its bios' end_io (models/stack/stack_types.h) */
+	bio_pool_init(&s->bios, sizeof(struct stack_bio), offsetof(struct stack_bio, free_next),
+		      SBIO_SLAB);
 	/* what each kind of task runs, and their per-task set-up above sched,
 	 * before the first task_new (models/sched/sched.h) */
 	s->task_run_fn[TASK_USER] = stack_user_run;

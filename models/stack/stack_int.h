@@ -1,6 +1,6 @@
 /* The stack core, shared by the files of models/stack/ only: the op state
- * machines a user task runs (ops.c), task profiles (task_profiles.c), the
- * launch ops (stack_launch.c) and the stack bios' completion (stack.c).
+ * machines a user task runs (ops.c), task profiles (task_profiles.c) and
+ * the launch ops (stack_launch.c).
  * The layers below declare their own interfaces (models/sched/sched.h,
  * models/mm/mm.h, models/fs/fs.h) and share the upper stack's structures
  * through models/stack/stack_types.h; the public interface is
@@ -28,10 +28,5 @@ struct json_t *task_profiles_to_json(const struct stack *s);
 
 /* The WILLNEED, PLUG and UNPLUG ops. */
 enum step launch_op_step(struct stack_task *t);
-
-/* -------------------------------------------------------- stack.c */
-
-/* end_io of every stack bio: dispatch by kind. */
-void sbio_end_io(struct sim *sim, struct bio *bio);
 
 #endif

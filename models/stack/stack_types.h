@@ -85,24 +85,18 @@ struct stack_file {
 
 /* --------------------------------------------------------------- bios */
 
-enum stack_bio_kind {
-	SBIO_READ = 0,
-	SBIO_WB_ASYNC,
-	SBIO_WB_SYNC,
-	SBIO_JOURNAL,
-	SBIO_META_READ,
-	SBIO_FS,           /* the file system's own I/O (f2fs nodes, checkpoint, cleaning) */
-};
-
+/* A bio of the upper stack. Its submitter sets bio.end_io and bio.private
+ * when it builds it (bi_end_io, bi_private: mpage_end_io, ext4_end_bio,
+ * end_bio_bh_io_sync, f2fs_write_end_io), so the completion comes back to
+ * the layer that sent it; that end_io frees it with sbio_free. */
 struct stack_bio {
 	struct bio bio;
 	struct stack *stack;
+	/* page-cache bios: the pages it carries (a bio's bvecs) */
 	struct stack_file *file;
 	uint64_t index;            /* first page */
 	uint32_t npages;
-	uint8_t kind;
 	uint64_t epoch;            /* writeback bios: file->wb_epoch at submission */
-	struct stack_task *owner;  /* journal bios: the jbd2 task to wake */
 	struct stack_bio *free_next;
 };
 
