@@ -1,8 +1,9 @@
 /* `mobisim trace stat|convert FILE`: look at a recorded block trace.
  *
  * stat: the format detected from the content, events by action, request
- *   sizes (Q events) per direction in power-of-two KiB buckets, per-process
- *   counts (Q events), and btt-style Q2C / D2C per direction with btt's
+ *   sizes (Q events; D events for a trace with no Q) per direction in
+ *   power-of-two KiB buckets, per-process counts (the same events), and
+ *   btt-style Q2C / D2C per direction with btt's
  *   MIN / AVG / MAX / N columns (seconds, as btt's "All Devices" table).
  *   I/Os are matched by (device, start sector); merges move the first
  *   queue time to the request's start as btt does. The match table is
@@ -96,6 +97,9 @@ struct stat_state {
 	struct track **found;       /* matches of one D or C, in btt's traversal order */
 	uint32_t nfound;
 	uint32_t ndevs;
+	/* no Q in the whole trace: the size, process and D2C figures are of
+	 * its D events (stat_from_d) */
+	bool from_d;
 };
 
 /* btt's tdelta: a non-positive step counts as 1 ns. */
@@ -405,7 +409,8 @@ static void stat_print(FILE *o, const char *path, const char *format, const stru
 	if (s->messages)
 		fprintf(o, "%-3s %-13s %12" PRIu64 "\n", "m", "message", s->messages);
 
-	fprintf(o, "\n# request sizes (Q events)\n%-12s %12s %12s\n", "size_kib<=", "reads", "writes");
+	const char *ev = s->from_d ? "D events: the trace has no Q" : "Q events";
+	fprintf(o, "\n# request sizes (%s)\n%-12s %12s %12s\n", ev, "size_kib<=", "reads", "writes");
 	for (unsigned b = 0; b < STAT_SIZE_BUCKETS; b++) {
 		if (!s->sizes[0][b] && !s->sizes[1][b])
 			continue;
@@ -419,7 +424,7 @@ static void stat_print(FILE *o, const char *path, const char *format, const stru
 		fprintf(o, "%-12s %12" PRIu64 " %12" PRIu64 "\n", lab, s->sizes[0][b], s->sizes[1][b]);
 	}
 
-	fprintf(o, "\n# per process (Q events)\n");
+	fprintf(o, "\n# per process (%s)\n", ev);
 	char lacks[160];
 	bool no_pid = trace_identity_lacks(TRACE_ID_PID, dg->identity, lacks, sizeof(lacks));
 	bool no_comm = trace_identity_lacks(TRACE_ID_COMM, dg->identity, lacks, sizeof(lacks));
@@ -445,8 +450,8 @@ static void stat_print(FILE *o, const char *path, const char *format, const stru
 	if (cls) {
 		char rules[512];
 		trace_fg_describe(s->fg, rules, sizeof(rules));
-		fprintf(o, "\n# foreground / background (Q events; --fg %s)\n%-12s %12s %14s\n", rules,
-			"class", "queued", "kib");
+		fprintf(o, "\n# foreground / background (%s; --fg %s)\n%-12s %12s %14s\n",
+			s->from_d ? "D events" : "Q events", rules, "class", "queued", "kib");
 		fprintf(o, "%-12s %12" PRIu64 " %14" PRIu64 "\n", "fg", s->fg_queued, s->fg_bytes >> 10);
 		fprintf(o, "%-12s %12" PRIu64 " %14" PRIu64 "\n", "bg", s->bg_queued, s->bg_bytes >> 10);
 		if (!s->fg_queued && s->bg_queued) {
@@ -474,7 +479,10 @@ static void stat_print(FILE *o, const char *path, const char *format, const stru
 	print_lat(o, "D2C", &s->d2c_all);
 	print_lat(o, "D2C read", &s->d2c[0]);
 	print_lat(o, "D2C write", &s->d2c[1]);
-	if (!s->q2c_all.n && s->by_action[TRACE_A_COMPLETE])
+	if (s->from_d)
+		fprintf(o, "D2C from the D (issue) and C (complete) events alone: not btt's, which "
+			   "pairs through each bio's Q; the trace has none\n");
+	else if (!s->q2c_all.n && s->by_action[TRACE_A_COMPLETE])
 		fprintf(o, "latencies cannot be computed: the trace has C (complete) events but no Q "
 			   "(queue) events to pair them with\n");
 	else if (!s->q2c_all.n && s->events)
@@ -784,6 +792,42 @@ static int do_convert(const char *path, const char *format, const struct trace_o
 	return results_out_commit(o, err);
 }
 
+/* A trace with D and C but no Q (a recording of block_rq_issue and
+ * block_rq_complete only): each D stands in for its request's Q in a
+ * second state, fed until the first Q appears; at the end, if none did,
+ * its sizes, processes and D2C (its "Q2C") replace the empty ones. */
+static void stat_d_feed(struct stat_state *ds, const struct trace_rec *r)
+{
+	if (r->action == TRACE_A_ISSUE) {
+		struct trace_rec q = *r;
+		q.action = TRACE_A_QUEUE;
+		stat_add(ds, &q);
+	} else if (r->action == TRACE_A_COMPLETE) {
+		stat_add(ds, r);
+	}
+}
+
+static void stat_from_d(struct stat_state *s, struct stat_state *ds)
+{
+	memcpy(s->sizes, ds->sizes, sizeof(s->sizes));
+	struct pidstat *p = s->pids;
+	s->pids = ds->pids;
+	ds->pids = p;
+	s->npids = ds->npids;
+	s->other_pid_queued = ds->other_pid_queued;
+	s->other_pid_bytes = ds->other_pid_bytes;
+	s->fg_queued = ds->fg_queued;
+	s->fg_bytes = ds->fg_bytes;
+	s->bg_queued = ds->bg_queued;
+	s->bg_bytes = ds->bg_bytes;
+	s->unnamed_queued = ds->unnamed_queued;
+	s->fg_known_queued = ds->fg_known_queued;
+	memcpy(s->d2c, ds->q2c, sizeof(s->d2c));
+	s->d2c_all = ds->q2c_all;
+	s->evicted = ds->evicted;
+	s->from_d = true;
+}
+
 static int do_stat(const char *path, const char *format, const struct trace_opts *opts,
 		   const struct trace_fg *fg, struct sim_error *err)
 {
@@ -813,8 +857,22 @@ static int do_stat(const char *path, const char *format, const struct trace_opts
 		stat_free(&s);
 		return rc;
 	}
-	while ((rc = trace_next(&r, &rec, err)) == 1)
+	struct stat_state ds;
+	bool dfeed = stat_init(&ds) == 0;
+	ds.fg = fg;
+	while ((rc = trace_next(&r, &rec, err)) == 1) {
 		stat_add(&s, &rec);
+		if (dfeed && rec.action == TRACE_A_QUEUE) {
+			dfeed = false; /* the trace has Qs: btt's figures stand */
+			stat_free(&ds);
+		} else if (dfeed) {
+			stat_d_feed(&ds, &rec);
+		}
+	}
+	if (dfeed && ds.by_action[TRACE_A_QUEUE])
+		stat_from_d(&s, &ds);
+	if (dfeed)
+		stat_free(&ds);
 	if (rc == 0) {
 		stat_print(stdout, path, r.ops->name, &s, &r.diag);
 		if (fflush(stdout) || ferror(stdout))
