@@ -61,13 +61,6 @@
  * for open handles, journal_ordered while the ordered-data wait runs,
  * journal for the log and commit-block writes - so the FG's one long
  * commit wait shows which of the commit's steps it was.
- * Left out: checkpointing (journalled metadata written in place later),
- * revoke records, journal-full stalls, the ordered-data *submission* of
- * dirty pages that already have blocks (journal_submit_inode_data_buffers;
- * ext4's ->writepage skips delalloc pages anyway), do_get_write_access'
- * lock_buffer waits (a metadata buffer is locked only while it is written
- * in place: checkpointing and the block device's writeback, neither
- * modelled), and discard at commit (ext4_free_data_callback ->
  * Discard at commit (tunable discard, ext4 -o discard; default off, on in
  * the S6 platform file, whose fstab has it): in data=ordered ext4_free_blocks
  * does not return freed data blocks at once but hangs them on the running
