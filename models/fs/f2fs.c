@@ -525,19 +525,6 @@ static enum step f2fs_write_begin(struct stack_task *t, struct stack_file *f)
 	return f2fs_balance_fs(t);
 }
 
-/* The end_io of f2fs's own bios (f2fs_write_end_io for node, meta and
- * cleaning writes; private: the fsyncing or f2fs task counting them down,
- * NULL when nobody waits). */
-static void f2fs_write_end_io(struct sim *sim, struct bio *bio)
-{
-	struct stack_bio *sb = container_of(bio, struct stack_bio, bio);
-	struct stack_task *o = bio->private;
-	(void)sim;
-	if (o && o->wb_left > 0 && --o->wb_left == 0)
-		task_wake(o);
-	sbio_free(sb->stack, sb);
-}
-
 struct stack_bio *f2fs_bio(struct stack *s, struct stack_task *owner, uint64_t lba,
 			   uint32_t nsect, uint32_t flags)
 {
@@ -546,7 +533,7 @@ struct stack_bio *f2fs_bio(struct stack *s, struct stack_task *owner, uint64_t l
 		sim_fail(s->sim, SIM_E_NOMEM, "out of memory allocating a bio");
 		return NULL;
 	}
-	sb->bio.end_io = f2fs_write_end_io;
+	sb->bio.end_io = fs_task_bio_end_io; /* f2fs_write_end_io */
 	sb->bio.private = owner;
 	sb->bio.sector = lba;
 	sb->bio.nr_sectors = nsect;
