@@ -893,26 +893,6 @@ static bool csv_dev(const struct csv_map *m, const char *t, size_t l, uint32_t *
 	return true;
 }
 
-/* ftrace's "comm-tid" (trace_print_context: "%16s-%-7d"): the name, then
- * '-' and the decimal thread id at the end; a name may hold '-' itself.
- * False when the field does not end in "-DIGITS" after a non-empty name. */
-static bool comm_tid_split(const char *t, size_t l, size_t *name_l, int32_t *tid)
-{
-	size_t e = l;
-	while (e > 0 && (unsigned)(t[e - 1] - '0') < 10u)
-		e--;
-	if (e == l || e < 2 || t[e - 1] != '-' || l - e > 10)
-		return false;
-	uint64_t v = 0;
-	for (size_t i = e; i < l; i++)
-		v = v * 10 + (uint64_t)(t[i] - '0');
-	if (v > INT32_MAX)
-		return false;
-	*name_l = e - 1;
-	*tid = (int32_t)v;
-	return true;
-}
-
 /* The pid the reader gives a process name when the trace has no pids:
  * 1, 2, ... in order of first sight; 0 once CSV_NAMES names are known. */
 static int32_t csv_name_pid(struct csv_reader *c, const char *name)
@@ -1007,9 +987,10 @@ static int csv_line(struct csv_reader *c, const char *p, const char *end, struct
 	bool split = false;
 	if (m->comm.idx >= 0) {
 		size_t cl = tl[m->comm.idx];
-		size_t name_l;
+		const char *dash;
 		int32_t ctid;
-		if (m->comm_tid && comm_tid_split(tok[m->comm.idx], cl, &name_l, &ctid)) {
+		if (m->comm_tid &&
+		    trace_comm_tid_split(tok[m->comm.idx], tok[m->comm.idx] + cl, &dash, &ctid)) {
 			/* ftrace's "comm-tid": the thread id is blktrace's pid;
 			 * "<...>" is ftrace's unknown name */
 			split = true;
@@ -1018,7 +999,7 @@ static int csv_line(struct csv_reader *c, const char *p, const char *end, struct
 				c->diag->identity |= TRACE_ID_PID | TRACE_ID_TID;
 			tid = pid = ctid;
 			tf |= TRACE_T_HAS_TID;
-			cl = name_l;
+			cl = (size_t)(dash - tok[m->comm.idx]);
 			if (cl == 5 && !memcmp(tok[m->comm.idx], "<...>", 5)) {
 				c->comm_unknown++;
 				cl = 0;

@@ -31,6 +31,7 @@
 
 #include "models/block/request.h"
 #include "traces/ftrace_int.h"
+#include "traces/trace_int.h"
 
 /* include/linux/threads.h PID_MAX_LIMIT (64-bit): no task id is larger. */
 #define FTRACE_PID_MAX 4194304
@@ -379,14 +380,10 @@ static bool prefix_at(const char *line, const char *b, const char *e, struct pre
 		}
 		t = trim_right(line, open);
 	}
-	const char *pe = t;
-	while (t > line && isdigit((unsigned char)t[-1]))
-		t--;
-	if (t == pe || t <= line || t[-1] != '-' || pe - t > 10)
+	const char *dash;
+	if (!trace_comm_tid_split(line, t, &dash, &px->pid))
 		return false;
-	if (!parse_int32_span(t, pe, &px->pid))
-		return false;
-	px->comm_e = t - 1;
+	px->comm_e = dash;
 	px->comm_p = line;
 	while (px->comm_p < px->comm_e && (*px->comm_p == ' ' || *px->comm_p == '\t'))
 		px->comm_p++;

@@ -642,6 +642,23 @@ static void opts_for(const struct trace_opts *opts, struct trace_reader *r, stru
 	r->window = o->window;
 }
 
+bool trace_comm_tid_split(const char *s, const char *e, const char **dash, int32_t *tid)
+{
+	const char *d = e;
+	while (d > s && (unsigned)(d[-1] - '0') < 10u)
+		d--;
+	if (d == e || e - d > 10 || d - s < 2 || d[-1] != '-')
+		return false;
+	int64_t v = 0;
+	for (const char *p = d; p < e; p++)
+		v = v * 10 + (p[0] - '0');
+	if (v > INT32_MAX)
+		return false;
+	*dash = d - 1;
+	*tid = (int32_t)v;
+	return true;
+}
+
 int trace_window_parse(struct trace_window *w, bool to, const char *text, const char *opt,
 		       struct sim_error *err)
 {

@@ -79,6 +79,12 @@ int trace_src_getline(struct trace_src *s, const char **line, size_t *len, struc
  * Returns the count or -1. */
 long trace_src_peek_file(const char *path, uint8_t *buf, size_t n);
 
+/* ftrace's "COMM-TID" (trace_print_context: "%16s-%-7d") in [s, e): the
+ * decimal thread id (1 to 10 digits, at most INT32_MAX) after the last
+ * '-', a non-empty name before it (which may hold '-' itself). True with
+ * *dash at that '-' and *tid; false when the text does not end so. */
+bool trace_comm_tid_split(const char *s, const char *e, const char **dash, int32_t *tid);
+
 /* Diagnostics a reader reports while reading (opts->diag; may be NULL). */
 void trace_diag_note(struct trace_diag *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
