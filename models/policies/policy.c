@@ -279,7 +279,6 @@ int policy_parse_list(const char *spec, char *buf, size_t buflen, const char **n
 
 /* ----------------------------------------------------------------- set */
 
-#define POLICY_SET_MAX 16
 
 struct policy_set {
 	struct sim *sim;

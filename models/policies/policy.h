@@ -173,6 +173,9 @@ const struct policy_ops *const *policy_builtin_registry(void);
 
 /* ---------------------------------------------------------- policy set */
 
+/* Policies in one set at most. */
+#define POLICY_SET_MAX 16
+
 /* Parse a set spec: a comma string ("expc,boost", blanks ignored;
  * "" or "baseline" = none). Fills names[] (pointers into buf, which the
  * function fills with a copy of spec) and *n. SIM_E_INPUT for an empty

@@ -176,22 +176,21 @@ static void observe(void *ctx, const struct cfg_param *p, const struct cfg_node 
 static int policy_sections(struct cfg_doc *doc, char **out, char (*buf)[64], int max)
 {
 	const struct cfg_node *pol = cfg_lookup(cfg_root(doc), "policies");
-	char names_buf[1024], spec[1024] = "";
-	const char *names[16]; /* models/policies/policy.c POLICY_SET_MAX */
-	size_t n = 0, used = 0;
+	char names_buf[1024];
+	const char *names[POLICY_SET_MAX];
+	size_t n = 0;
 	struct sim_error e;
 	if (!pol)
 		return 0;
-	if (pol->kind == CFG_SCALAR && pol->value)
-		snprintf(spec, sizeof(spec), "%s", pol->value);
-	else if (pol->kind == CFG_SEQ)
-		for (const struct cfg_node *c = pol->child; c; c = c->next)
-			if (c->kind == CFG_SCALAR && c->value && used + strlen(c->value) + 2 < sizeof(spec))
-				used += (size_t)snprintf(spec + used, sizeof(spec) - used, "%s%s",
-							 used ? "," : "", c->value);
-	if (!*spec || strcmp(spec, "baseline") == 0 ||
-	    policy_parse_list(spec, names_buf, sizeof(names_buf), names, 16, &n, &e))
-		return 0;
+	if (pol->kind == CFG_SCALAR && pol->value) {
+		if (policy_parse_list(pol->value, names_buf, sizeof(names_buf), names, POLICY_SET_MAX,
+				      &n, &e))
+			return 0; /* the build names the error */
+	} else if (pol->kind == CFG_SEQ) {
+		for (const struct cfg_node *c = pol->child; c && n < POLICY_SET_MAX; c = c->next)
+			if (c->kind == CFG_SCALAR && c->value)
+				names[n++] = c->value;
+	}
 	struct policy_registry *reg = policy_registry_new();
 	int k = 0;
 	for (size_t i = 0; reg && i < n && k < max; i++) {
