@@ -7,6 +7,7 @@
 #include <jansson.h>
 
 #include "sim/sim.h"
+#include "traces/workloads/replay_common.h"
 
 bool overload_admit(struct overload *o, struct sim *s, const char *key, uint64_t outstanding,
 		    uint64_t served, uint64_t issued)
@@ -42,10 +43,5 @@ void overload_json(const struct overload *o, json_t *obj)
 		 "grow with the run's length",
 		 OVERLOAD_WARN_AT, (double)o->warned_at_ns / 1e9, o->warned_served, o->warned_issued,
 		 o->peak);
-	json_t *w = json_object_get(obj, "warnings");
-	if (!json_is_array(w)) {
-		w = json_array();
-		json_object_set_new(obj, "warnings", w);
-	}
-	json_array_append_new(w, json_string(msg));
+	rpc_json_warning(obj, msg);
 }

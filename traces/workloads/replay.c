@@ -1076,21 +1076,11 @@ static void replay_stats_json(struct sim *sim, void *state, json_t *obj)
 		overload_json(&r->ovl, obj);
 	if (r->zero_match[0]) {
 		json_object_set_new(obj, "fg_rules_matched_nothing", json_true());
-		json_t *w = json_object_get(obj, "warnings");
-		if (!json_is_array(w)) {
-			w = json_array();
-			json_object_set_new(obj, "warnings", w);
-		}
-		json_array_append_new(w, json_string(r->zero_match));
+		rpc_json_warning(obj, r->zero_match);
 	}
 	if (r->unanswerable[0]) {
 		json_object_set_new(obj, "fg_rules_unanswerable", json_true());
-		json_t *w = json_object_get(obj, "warnings");
-		if (!json_is_array(w)) {
-			w = json_array();
-			json_object_set_new(obj, "warnings", w);
-		}
-		json_array_append_new(w, json_string(r->unanswerable));
+		rpc_json_warning(obj, r->unanswerable);
 	}
 	/* per pid, in pid order; the first REPLAY_JSON_PIDS only, so the
 	 * document stays small for traces of many processes */

@@ -14,6 +14,8 @@ const char *const rpc_class_names[] = { "auto", "fg", "bg", NULL };
 #include <string.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 /* A readable file, or the base name of a per-CPU set NAME.blktrace.N
  * (what `trace stat NAME` takes). */
 static bool trace_readable(const char *p)
@@ -98,4 +100,14 @@ bool rpc_comm_matches(const char *const *pats, uint32_t n, const char *comm)
 		if (fnmatch(pats[i], comm, 0) == 0)
 			return true;
 	return false;
+}
+
+void rpc_json_warning(json_t *obj, const char *msg)
+{
+	json_t *w = json_object_get(obj, "warnings");
+	if (!json_is_array(w)) {
+		w = json_array();
+		json_object_set_new(obj, "warnings", w);
+	}
+	json_array_append_new(w, json_string(msg));
 }

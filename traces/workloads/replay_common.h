@@ -1,7 +1,7 @@
 /* Set-up shared by the two replay workloads (traces/workloads/replay.c, block
  * traces; traces/workloads/ftrace_replay.c, ftrace text): where the trace file is,
- * and the fg_comm process-name patterns that choose the foreground.
- * and the fg_pid / fg_uid id lists; what the ids match stays in each
+ * the fg_comm process-name patterns and the fg_pid / fg_uid id lists that
+ * choose the foreground, and the workload's warnings array; what the ids match stays in each
  * workload: a block trace has pids only and no uid, an ftrace trace has
  * threads of processes and uids.
  * Not for use outside traces/.
@@ -39,6 +39,11 @@ int rpc_parse_id_list(struct cfg_node *wl, const char *key, int64_t max, int64_t
 
 /* Whether comm matches any of the n patterns (fnmatch, no flags). */
 bool rpc_comm_matches(const char *const *pats, uint32_t n, const char *comm);
+
+/* Append msg to obj's "warnings" array (created on first use): the
+ * workload warnings sim/cli/warnings.c prints and counts. */
+struct json_t;
+void rpc_json_warning(struct json_t *obj, const char *msg);
 
 /* A replayed source's identity in a scenario that holds several sources
  * (traces/workloads/composite.c): where its first recorded op lands, who
