@@ -117,6 +117,54 @@ static bool ds_parse_ms_fast(const char *s, size_t l, int64_t *ns)
 	return true;
 }
 
+/* One unsigned decimal token of at most 19 digits at *pp, ended by a
+ * blank or the line's end: no overflow is possible below 20 digits, so
+ * the common line needs neither isdigit's table nor a division per digit.
+ * false on anything else (the careful path then parses the line). */
+static inline bool ds_fast_u64(const char **pp, const char *end, uint64_t *v)
+{
+	const char *p = *pp, *s;
+	while (p < end && (*p == ' ' || *p == '\t'))
+		p++;
+	s = p;
+	uint64_t x = 0;
+	while (p < end && (unsigned)(*p - '0') < 10 && p - s < 19)
+		x = x * 10 + (unsigned)(*p++ - '0');
+	if (p == s || (p < end && *p != ' ' && *p != '\t'))
+		return false;
+	*v = x;
+	*pp = p;
+	return true;
+}
+
+/* The whole line in one pass when it is the usual five plain numbers
+ * (arrival an integer in the MQSim dialect, "I" or "I.F" milliseconds
+ * with short parts in DiskSim's) and within every range ds_next checks:
+ * the same values the careful path gives, since both read the same
+ * digits. false sends the line to that path, which also words the error. */
+static bool ds_fast_line(enum trace_disksim_time mode, const char *p, const char *end, int64_t *t,
+			 uint64_t v[5])
+{
+	if (mode == TRACE_DISKSIM_MQSIM_NS) {
+		if (!ds_fast_u64(&p, end, &v[0]) || v[0] > INT64_MAX)
+			return false;
+		*t = (int64_t)v[0];
+	} else {
+		const char *s = p;
+		while (p < end && *p != ' ' && *p != '\t')
+			p++;
+		if (!ds_parse_ms_fast(s, (size_t)(p - s), t))
+			return false;
+	}
+	for (int k = 1; k < 5; k++)
+		if (!ds_fast_u64(&p, end, &v[k]))
+			return false;
+	while (p < end && (*p == ' ' || *p == '\t'))
+		p++;
+	return p == end && v[3] != 0 && v[3] <= (UINT32_MAX >> 9) && v[2] <= UINT64_MAX - v[3] &&
+	       v[1] <= 0xfff && (mode != TRACE_DISKSIM_MQSIM_NS || v[4] <= 1);
+}
+
 static int ds_probe(const uint8_t *buf, size_t len)
 {
 	/* The first non-comment line must have five numeric fields. */
@@ -235,6 +283,16 @@ static int ds_next(void *state, struct trace_rec *rec, struct sim_error *err)
 			p++;
 		if (p == end || *p == '#')
 			continue;
+		int64_t t;
+		uint64_t dev, lba, size, type;
+		uint64_t fv[5];
+		if (d->mode != TRACE_DISKSIM_AUTO && ds_fast_line(d->mode, p, end, &t, fv)) {
+			dev = fv[1];
+			lba = fv[2];
+			size = fv[3];
+			type = fv[4];
+			goto emit;
+		}
 		const char *tok[6];
 		size_t tl[6];
 		int n;
@@ -247,7 +305,6 @@ static int ds_next(void *state, struct trace_rec *rec, struct sim_error *err)
 		if (d->mode == TRACE_DISKSIM_AUTO)
 			d->mode = is_float_token(tok[0], tl[0]) ? TRACE_DISKSIM_DISKSIM_MS
 								: TRACE_DISKSIM_MQSIM_NS;
-		int64_t t;
 		if (d->mode == TRACE_DISKSIM_MQSIM_NS) {
 			uint64_t v;
 			if (!parse_u64(tok[0], tl[0], &v) || v > INT64_MAX) {
@@ -279,7 +336,6 @@ static int ds_next(void *state, struct trace_rec *rec, struct sim_error *err)
 			}
 			t = (int64_t)llround(ms * 1e6);
 		}
-		uint64_t dev, lba, size, type;
 		static const char *const names[] = { "arrival", "devno", "lba", "size", "type" };
 		uint64_t *vals[] = { NULL, &dev, &lba, &size, &type };
 		int bad = 0;
@@ -312,6 +368,7 @@ static int ds_next(void *state, struct trace_rec *rec, struct sim_error *err)
 					(unsigned long long)type);
 			break;
 		}
+	emit:;
 		bool read = type & 1;
 		memset(rec, 0, sizeof(*rec));
 		rec->kind = TRACE_REC_BLOCK;
