@@ -18,6 +18,7 @@
  * written to the summary unless a metric asks for them.
  */
 #include "sim/cli/sweep.h"
+#include "sim/cli/plot.h"
 
 #include <errno.h>
 #include <math.h>
@@ -163,12 +164,50 @@ int sweep_run_point(const struct sweep *sw, int index, const char *out_dir, bool
 	return rc;
 }
 
+/* sweep --plot: PLOT_DIR/<id>.png of the point's latency CDFs, titled with
+ * its keys. */
+static int point_plot(const struct sweep *sw, const struct sweep_point *p, struct sim *s,
+		      struct sim_error *err)
+{
+	char path[4200], *keys = NULL, title[1200];
+	size_t klen = 0;
+	int rc = mkdir_p(sw->plot_dir, err);
+	if (rc)
+		return rc;
+	FILE *kf = open_memstream(&keys, &klen);
+	if (kf) {
+		sweep_point_print_keys(kf, sw, p, " ");
+		fclose(kf);
+	}
+	snprintf(title, sizeof(title), "mobisim sweep %s point %s:%.900s", sw->file, p->id,
+		 keys ? keys : "");
+	free(keys);
+	snprintf(path, sizeof(path), "%s/%s.png", sw->plot_dir, p->id);
+	struct cli_cdf_series *ser = malloc(sizeof(*ser));
+	if (!ser)
+		return sim_errorf(err, SIM_E_NOMEM, "out of memory");
+	cli_cdf_series_init(ser, p->id);
+	rc = cli_cdf_series_add(ser, &s->metrics);
+	if (rc)
+		sim_errorf(err, rc, "out of memory");
+	else if ((rc = cli_plot_latency_cdf(path, title, ser, 1, err)))
+		error_in_point(sw, p, err);
+	cli_cdf_series_free(ser);
+	free(ser);
+	return rc;
+}
+
 int sweep_point_write(const struct sweep *sw, const struct sweep_point *p, struct sim *s,
 		      const char *out_dir, struct sim_error *err)
 {
 	char dir[4096], path[4200];
 	snprintf(dir, sizeof(dir), "%s/points", out_dir);
 	point_path(path, sizeof(path), dir, p);
+	if (sw->plot_dir) {
+		int prc = point_plot(sw, p, s, err);
+		if (prc)
+			return prc;
+	}
 	json_t *res = sim_result_json(s);
 	json_t *meta = json_object();
 	json_object_set_new(meta, "id", json_string(p->id));
