@@ -776,6 +776,7 @@ int cmd_compare(int argc, char **argv)
 	struct assumption_set as = { 0 };
 	double *u = NULL;
 	json_t **tables = NULL;
+	char phase_key[300] = "";
 	if (!sets_kv || !plugins || !sets) {
 		fprintf(stderr, "mobisim: out of memory\n");
 		status = 1;
@@ -1017,6 +1018,8 @@ int cmd_compare(int argc, char **argv)
 		if (!nrep && !nuq)
 			break;
 		tables[r] = compare_table(res, sets, nsets);
+		if (r == 0)
+			cli_phase_key(res[0], phase_key, sizeof(phase_key));
 		for (size_t k = 0; k < nsets; k++) {
 			json_decref(res[k]);
 			res[k] = NULL;
@@ -1041,10 +1044,13 @@ int cmd_compare(int argc, char **argv)
 		if (!quiet)
 			repeat_print(stdout, path, nrep, table, sets, nsets);
 		if (repeats_identical(tables, nrep, sets, nsets)) {
-			char w[400];
+			char w[800];
 			snprintf(w, sizeof(w), "the %d repetitions gave every set the same value of every "
 				 "metric: nothing the seed draws moves this scenario (fixed starts are one "
-				 "phase); draw a start (start: {uniform: [0s, 5s]}) to sample phases", nrep);
+				 "phase); %s%s%s to sample phases", nrep,
+				 phase_key[0] ? "draw a start, e.g. --set '" : "draw a start (start: "
+									      "{uniform: [0s, 5s]})",
+				 phase_key, phase_key[0] ? "={uniform: [0s, 5s]}'" : "");
 			fprintf(stderr, "mobisim: warning: %s\n", w);
 			json_object_set_new(doc, "repeat_identical", json_string(w));
 		}
