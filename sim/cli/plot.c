@@ -212,7 +212,10 @@ static void write_script(FILE *f, const char *title, const char *tsv, const char
 	fprintf(f, "\nif (!exists(\"out\")) out = ");
 	gp_quoted(f, base_name(png));
 	fprintf(f, "\n");
-	cli_gnuplot_terminal(f, cols == 1 ? 700 : 1200, 80 + 380 * rows);
+	/* wide enough for the title (about 9 px a character at 11 pt) */
+	int width = cols == 1 ? 700 : 1200, need = 9 * (int)strlen(title) + 40;
+	width = need > width ? (need < 2400 ? need : 2400) : width;
+	cli_gnuplot_terminal(f, width, 80 + 380 * rows);
 	fprintf(f, "set output out\n"
 		   "set datafile separator '\\t'\n"
 		   "set datafile commentschars '#'\n"
