@@ -31,6 +31,9 @@ FILE *results_out_file(struct results_out *o);
 /* True if writes reach the path directly (stdout, device, FIFO): nothing can
  * be taken back, so a caller that can validate first should. */
 bool results_out_is_direct(const struct results_out *o);
+/* The temporary's path while the output is not committed (NULL when direct):
+ * for a program that writes the file itself (gnuplot drawing a PNG). */
+const char *results_out_tmp_path(const struct results_out *o);
 /* Flush, fsync and put the file in place; frees o. Write errors name the
  * path and errno (SIM_E_IO). */
 int results_out_commit(struct results_out *o, struct sim_error *err);

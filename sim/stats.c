@@ -67,6 +67,15 @@ uint64_t stats_bucket_mid(uint32_t idx)
 	return lower + (UINT64_C(1) << (shift - 1)); /* lower + width / 2 */
 }
 
+uint64_t stats_bucket_hi(uint32_t idx)
+{
+	if (idx < 2 * STATS_SUB_BUCKETS)
+		return idx;
+	uint32_t shift = (idx >> STATS_SUB_BITS) - 1;
+	uint64_t lower = (uint64_t)(idx - (shift << STATS_SUB_BITS)) << shift;
+	return lower + ((UINT64_C(1) << shift) - 1); /* lower + width - 1 */
+}
+
 static int stats_alloc(struct stats_dist *d)
 {
 	d->buckets = calloc(STATS_NBUCKETS, sizeof(*d->buckets));
@@ -287,6 +296,26 @@ int64_t stats_dist_percentile(const struct stats_dist *d, double p)
 	int64_t v;
 	stats_percentiles(d, &p, 1, &v);
 	return v;
+}
+
+size_t stats_dist_cdf(const struct stats_dist *d, int64_t *x, uint64_t *cum, size_t cap)
+{
+	size_t k = 0;
+	uint64_t c = 0;
+	if (d->n == 0 || !d->buckets)
+		return 0;
+	for (uint32_t i = 0; i < STATS_NBUCKETS && c < d->n; i++) {
+		if (!d->buckets[i])
+			continue;
+		c += d->buckets[i];
+		if (k < cap) {
+			uint64_t hi = stats_bucket_hi(i);
+			x[k] = c == d->n || hi > (uint64_t)d->max ? d->max : (int64_t)hi;
+			cum[k] = c;
+		}
+		k++;
+	}
+	return k;
 }
 
 /* ---- JSON ------------------------------------------------------------- */

@@ -14,6 +14,7 @@
 #define SIM_STATS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct json_t;
@@ -47,6 +48,15 @@ double stats_dist_stddev(const struct stats_dist *d); /* population stddev */
 /* Nearest-rank percentile, p in (0, 100]; 0 when empty. */
 int64_t stats_dist_percentile(const struct stats_dist *d, double p);
 
+/* The empirical CDF at the histogram's bucket edges, for plots: one point
+ * per non-empty bucket in ascending order, x[i] the largest value that
+ * bucket holds (its upper edge, the last clamped to the exact max) and
+ * cum[i] the number of samples <= x[i], so cum[i] / n is exact at x[i] and
+ * the last cum is n. The edges are exact below 2 * STATS_SUB_BUCKETS and
+ * at most 2^-STATS_SUB_BITS (< 0.8 %) of the value apart above. Writes at
+ * most cap points; returns how many the histogram has (0 when empty). */
+size_t stats_dist_cdf(const struct stats_dist *d, int64_t *x, uint64_t *cum, size_t cap);
+
 /* fio-style object:
  *   {"N", "min", "max", "mean", "stddev", "p50", "p90", "p99", "p999",
  *    "percentile": {"1.000000": v, "5.000000": v, ..., "99.990000": v}}  */
@@ -55,6 +65,7 @@ struct json_t *stats_dist_to_json(const struct stats_dist *d);
 /* Bucket index of a value and the midpoint a bucket reports (for tests). */
 uint32_t stats_bucket_of(uint64_t v);
 uint64_t stats_bucket_mid(uint32_t idx);
+uint64_t stats_bucket_hi(uint32_t idx); /* the largest value bucket idx holds */
 
 /* ------------------------------------------- samples of repeated runs */
 

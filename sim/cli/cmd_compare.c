@@ -47,6 +47,7 @@
 #include "models/policies/policy.h"
 #include "sim/cli/assumptions.h"
 #include "sim/cli/cli.h"
+#include "sim/cli/plot.h"
 #include "sim/cli/progress.h"
 #include "sim/cli/sweep.h"
 #include "sim/cli/warnings.h"
@@ -73,6 +74,8 @@ static void compare_usage(FILE *f)
 		"                      for every set): mean and 95 %% CI per metric, and the paired\n"
 		"                      difference to the first set, n.s. when its CI includes zero\n"
 		"  --out FILE          write {\"runs\": {...}, \"table\": [...]} here (atomically)\n"
+		"  --plot FILE.png     draw the latency CDFs per class and operation, one curve per\n"
+		"                      set (pooled over repetitions); FILE.tsv and FILE.gp beside it\n"
 		"  --plugin FILE.so    load policies from a plugin (repeatable)\n"
 		"  --quiet             no table on stdout\n");
 }
@@ -749,6 +752,7 @@ int cmd_compare(int argc, char **argv)
 		{ "uncertainty", required_argument, NULL, 'U' },
 		{ "uq-seed", required_argument, NULL, 'E' },
 		{ "out", required_argument, NULL, 'o' },
+		{ "plot", required_argument, NULL, 'G' },
 		{ "plugin", required_argument, NULL, 'P' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -759,7 +763,8 @@ int cmd_compare(int argc, char **argv)
 	struct compare_set *sets = calloc(COMPARE_MAX_SETS, sizeof(*sets));
 	json_t *res[COMPARE_MAX_SETS] = { 0 };
 	int nkv = 0, nplugins = 0, c, status = 2;
-	const char *policies = NULL, *out = NULL;
+	const char *policies = NULL, *out = NULL, *plot = NULL;
+	struct cli_cdf_series *cdf = NULL; /* --plot: per set, every run's latencies */
 	struct sim_options so = { 0 };
 	size_t nsets = 0;
 	struct sim_error err = { 0 };
@@ -771,6 +776,7 @@ int cmd_compare(int argc, char **argv)
 	struct assumption_set as = { 0 };
 	double *u = NULL;
 	json_t **tables = NULL;
+	char phase_key[300] = "";
 	if (!sets_kv || !plugins || !sets) {
 		fprintf(stderr, "mobisim: out of memory\n");
 		status = 1;
@@ -827,6 +833,9 @@ int cmd_compare(int argc, char **argv)
 		}
 		case 'o':
 			out = optarg;
+			break;
+		case 'G':
+			plot = optarg;
 			break;
 		case 'P':
 			plugins[nplugins++] = optarg;
@@ -887,6 +896,12 @@ int cmd_compare(int argc, char **argv)
 		goto done;
 	}
 
+	if (plot && !(cdf = calloc(nsets, sizeof(*cdf)))) {
+		status = cli_report(&(struct sim_error){ SIM_E_NOMEM, "out of memory" });
+		goto done;
+	}
+	for (size_t k = 0; cdf && k < nsets; k++)
+		cli_cdf_series_init(&cdf[k], sets[k].label);
 	bool progress = isatty(STDERR_FILENO) && !quiet;
 	uint64_t seed = 0, base_seed = so.seed;
 	char assign[1024];
@@ -983,6 +998,12 @@ int cmd_compare(int argc, char **argv)
 			}
 			seed = s->seed;
 			res[k] = sim_result_json(s);
+			if (cdf && cli_cdf_series_add(&cdf[k], &s->metrics)) {
+				sim_destroy(s);
+				json_decref(seeds);
+				status = cli_report(&(struct sim_error){ SIM_E_NOMEM, "out of memory" });
+				goto done;
+			}
 			sim_destroy(s);
 			json_t *w = cli_result_warnings(res[k]);
 			char runlabel[300];
@@ -997,6 +1018,8 @@ int cmd_compare(int argc, char **argv)
 		if (!nrep && !nuq)
 			break;
 		tables[r] = compare_table(res, sets, nsets);
+		if (r == 0)
+			cli_phase_key(res[0], phase_key, sizeof(phase_key));
 		for (size_t k = 0; k < nsets; k++) {
 			json_decref(res[k]);
 			res[k] = NULL;
@@ -1021,10 +1044,13 @@ int cmd_compare(int argc, char **argv)
 		if (!quiet)
 			repeat_print(stdout, path, nrep, table, sets, nsets);
 		if (repeats_identical(tables, nrep, sets, nsets)) {
-			char w[400];
+			char w[800];
 			snprintf(w, sizeof(w), "the %d repetitions gave every set the same value of every "
 				 "metric: nothing the seed draws moves this scenario (fixed starts are one "
-				 "phase); draw a start (start: {uniform: [0s, 5s]}) to sample phases", nrep);
+				 "phase); %s%s%s to sample phases", nrep,
+				 phase_key[0] ? "draw a start, e.g. --set '" : "draw a start (start: "
+									      "{uniform: [0s, 5s]})",
+				 phase_key, phase_key[0] ? "={uniform: [0s, 5s]}'" : "");
 			fprintf(stderr, "mobisim: warning: %s\n", w);
 			json_object_set_new(doc, "repeat_identical", json_string(w));
 		}
@@ -1049,7 +1075,21 @@ int cmd_compare(int argc, char **argv)
 	status = 0;
 	if (out && results_write_atomic(out, doc, &err))
 		status = cli_report(&err);
+	if (plot && status == 0) {
+		char title[600];
+		if (nrep || nuq)
+			snprintf(title, sizeof(title), "mobisim compare %s: latency CDFs, %d %s pooled per set",
+				 path, reps, nrep ? "repetitions" : "design rows");
+		else
+			snprintf(title, sizeof(title), "mobisim compare %s: latency CDFs, seed %llu", path,
+				 (unsigned long long)seed);
+		if (cli_plot_latency_cdf(plot, title, cdf, nsets, &err))
+			status = cli_report(&err);
+	}
 done:
+	for (size_t k = 0; cdf && k < nsets; k++)
+		cli_cdf_series_free(&cdf[k]);
+	free(cdf);
 	for (size_t k = 0; k < COMPARE_MAX_SETS; k++)
 		json_decref(res[k]);
 	json_decref(doc);

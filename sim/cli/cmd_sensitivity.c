@@ -30,6 +30,7 @@
 #define _GNU_SOURCE /* strcasestr */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdbool.h>
@@ -43,6 +44,7 @@
 #include "models/policies/policy.h"
 #include "sim/cli/assumptions.h"
 #include "sim/cli/cli.h"
+#include "sim/cli/plot.h"
 #include "sim/cli/sweep.h"
 #include "sim/config.h"
 #include "sim/results.h"
@@ -318,9 +320,9 @@ static int write_tornado(const char *dir, struct sparam **rank, int n, double ba
 		return -1;
 	fprintf(f,
 		"# Tornado chart of `mobisim sensitivity` (regenerate: gnuplot tornado.gp in this\n"
-		"# directory). Bars run from the base run's metric to the perturbed run's.\n"
-		"if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) { set terminal pngcairo size 1000,%d noenhanced } \\\n"
-		"else { set terminal png size 1000,%d noenhanced }\n"
+		"# directory). Bars run from the base run's metric to the perturbed run's.\n");
+	cli_gnuplot_terminal(f, 1000, 120 + 32 * n);
+	fprintf(f,
 		"set output 'tornado.png'\n"
 		"set datafile separator '\\t'\n"
 		"set title 'one at a time: each tunable x%g and x%g (base %.6g)'\n"
@@ -336,17 +338,19 @@ static int write_tornado(const char *dir, struct sparam **rank, int n, double ba
 		"with boxxyerror lc rgb '#4477aa' title 'x%g (or flipped)', \\\n"
 		"     '' skip 1 using (($4 + base) / 2):1:(base < $4 ? base : $4):(base < $4 ? $4 : base):($1 - 0.01):($1 + 0.35) "
 		"with boxxyerror lc rgb '#cc6677' title 'x%g'\n",
-		120 + 32 * n, 120 + 32 * n, lo, hi, base, label, n, base, lo, hi);
+		lo, hi, base, label, n, base, lo, hi);
 	fclose(f);
-	if (system("command -v gnuplot >/dev/null 2>&1") != 0) {
+	if (!cli_gnuplot_found()) {
 		if (log)
 			fprintf(log, "mobisim: warning: gnuplot not found: %s/tornado.png not drawn\n", dir);
 		return 0;
 	}
-	char cmd[4400];
-	snprintf(cmd, sizeof(cmd), "cd '%s' && gnuplot tornado.gp 2>tornado.gp.log", dir);
-	if (system(cmd) != 0 && log)
+	snprintf(path, sizeof(path), "%s/tornado.gp.log", dir);
+	int errfd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	if (cli_gnuplot_run(dir, NULL, "tornado.gp", errfd) != 0 && log)
 		fprintf(log, "mobisim: warning: gnuplot failed (see %s/tornado.gp.log)\n", dir);
+	if (errfd >= 0)
+		close(errfd);
 	return 0;
 }
 

@@ -16,6 +16,7 @@
 #include <jansson.h>
 
 #include "sim/cli/cli.h"
+#include "sim/cli/plot.h"
 #include "sim/cli/sweep.h"
 
 static void sweep_usage(FILE *f)
@@ -34,6 +35,7 @@ static void sweep_usage(FILE *f)
 		"                      of --out, copying the points that --out lacks\n"
 		"  --no-fork           run every point from t = 0 (default: points that differ\n"
 		"                      only in workload.tasks.KEY.start share their prefix)\n"
+		"  --plot DIR          draw each point's latency CDFs as DIR/<id>.png (.tsv, .gp beside)\n"
 		"  --quiet             no progress bar\n");
 }
 
@@ -79,7 +81,7 @@ static int canonical(const char *path)
 
 int cmd_sweep(int argc, char **argv)
 {
-	enum { O_RESUME = 256, O_COUNT, O_LIST, O_POINT, O_FORCE, O_COLLECT, O_QUIET, O_CANON, O_NOFORK };
+	enum { O_RESUME = 256, O_COUNT, O_LIST, O_POINT, O_FORCE, O_COLLECT, O_QUIET, O_CANON, O_NOFORK, O_PLOT };
 	static const struct option opts[] = {
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "out", required_argument, NULL, 'o' },
@@ -91,13 +93,14 @@ int cmd_sweep(int argc, char **argv)
 		{ "collect", required_argument, NULL, O_COLLECT },
 		{ "quiet", no_argument, NULL, O_QUIET },
 		{ "no-fork", no_argument, NULL, O_NOFORK },
+		{ "plot", required_argument, NULL, O_PLOT },
 		{ "canonical", required_argument, NULL, O_CANON },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char **collect = calloc((size_t)argc, sizeof(char *));
 	int ncollect = 0, c, status = 2, modes = 0;
-	const char *out = NULL, *point = NULL;
+	const char *out = NULL, *point = NULL, *plot = NULL;
 	bool resume = false, count = false, list = false, force = false, quiet = false;
 	bool no_fork = false;
 	long jobs = sysconf(_SC_NPROCESSORS_ONLN);
@@ -150,6 +153,9 @@ int cmd_sweep(int argc, char **argv)
 		case O_QUIET:
 			quiet = true;
 			break;
+		case O_PLOT:
+			plot = optarg;
+			break;
 		case O_CANON:
 			status = canonical(optarg);
 			goto done;
@@ -188,6 +194,18 @@ int cmd_sweep(int argc, char **argv)
 		status = fflush(stdout) ? 1 : 0;
 		goto done;
 	}
+	if (plot && ncollect) {
+		fprintf(stderr, "mobisim: sweep: --plot draws the points a run runs; --collect runs none\n");
+		status = 2;
+		goto done;
+	}
+	if (plot && !cli_gnuplot_found()) {
+		fprintf(stderr, "mobisim: sweep: --plot: gnuplot not found (install gnuplot-nox); "
+			"no point run\n");
+		status = 1;
+		goto done;
+	}
+	sw->plot_dir = plot;
 	/* a wrong metric path fails here, before any point runs */
 	if ((rc = sweep_check_metrics(sw, &err))) {
 		status = cli_report(&err);

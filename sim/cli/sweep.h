@@ -83,6 +83,8 @@ struct sweep {
 	int nmetrics;
 	struct sweep_metric *metrics;
 
+	const char *plot_dir;         /* --plot DIR: each point's latency CDFs go there (NULL: none) */
+
 	struct cfg_doc *doc;          /* the parsed sweep file; owns the nodes */
 	/* storage */
 	struct sweep_value **values;  /* every value created, freed with the sweep */
@@ -221,7 +223,10 @@ void sweep_report_child(FILE *log, const struct sweep *sw, const struct sweep_po
  * run's error (the message names the point). */
 int sweep_run_point(const struct sweep *sw, int index, const char *out_dir, bool force,
 		    bool *skipped, struct sim_error *err);
-/* Write OUT/points/<id>.json for point p from its finished run s. */
+/* Write OUT/points/<id>.json for point p from its finished run s; with
+ * sw->plot_dir, first that point's latency CDFs as PLOT_DIR/<id>.png, .tsv
+ * and .gp (cli_plot_latency_cdf), so a point whose figure failed is not
+ * finished and runs again with --resume. */
 int sweep_point_write(const struct sweep *sw, const struct sweep_point *p, struct sim *s,
 		      const char *out_dir, struct sim_error *err);
 

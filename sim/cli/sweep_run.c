@@ -36,6 +36,7 @@
 #include <jansson.h>
 
 #include "sim/cli/cli.h"
+#include "sim/cli/plot.h"
 #include "sim/cli/sweep_fork.h"
 #include "sim/cli/warnings.h"
 #include "sim/config.h"
@@ -163,12 +164,50 @@ int sweep_run_point(const struct sweep *sw, int index, const char *out_dir, bool
 	return rc;
 }
 
+/* sweep --plot: PLOT_DIR/<id>.png of the point's latency CDFs, titled with
+ * its keys. */
+static int point_plot(const struct sweep *sw, const struct sweep_point *p, struct sim *s,
+		      struct sim_error *err)
+{
+	char path[4200], *keys = NULL, title[1200];
+	size_t klen = 0;
+	int rc = mkdir_p(sw->plot_dir, err);
+	if (rc)
+		return rc;
+	FILE *kf = open_memstream(&keys, &klen);
+	if (kf) {
+		sweep_point_print_keys(kf, sw, p, " ");
+		fclose(kf);
+	}
+	snprintf(title, sizeof(title), "mobisim sweep %s point %s:%.900s", sw->file, p->id,
+		 keys ? keys : "");
+	free(keys);
+	snprintf(path, sizeof(path), "%s/%s.png", sw->plot_dir, p->id);
+	struct cli_cdf_series *ser = malloc(sizeof(*ser));
+	if (!ser)
+		return sim_errorf(err, SIM_E_NOMEM, "out of memory");
+	cli_cdf_series_init(ser, p->id);
+	rc = cli_cdf_series_add(ser, &s->metrics);
+	if (rc)
+		sim_errorf(err, rc, "out of memory");
+	else if ((rc = cli_plot_latency_cdf(path, title, ser, 1, err)))
+		error_in_point(sw, p, err);
+	cli_cdf_series_free(ser);
+	free(ser);
+	return rc;
+}
+
 int sweep_point_write(const struct sweep *sw, const struct sweep_point *p, struct sim *s,
 		      const char *out_dir, struct sim_error *err)
 {
 	char dir[4096], path[4200];
 	snprintf(dir, sizeof(dir), "%s/points", out_dir);
 	point_path(path, sizeof(path), dir, p);
+	if (sw->plot_dir) {
+		int prc = point_plot(sw, p, s, err);
+		if (prc)
+			return prc;
+	}
 	json_t *res = sim_result_json(s);
 	json_t *meta = json_object();
 	json_object_set_new(meta, "id", json_string(p->id));
@@ -571,6 +610,29 @@ static int write_warnings(const char *out_dir, const json_t *tally, size_t npoin
 	return rc;
 }
 
+/* Whether repetitions > 1 and every point with a result that is not its
+ * assignment's first repetition has its first repetition's metrics
+ * (vals: npoints x nmetrics; NaN equals NaN), with at least one such pair. */
+static bool reps_identical(const struct sweep *sw, const double *vals, const bool *present)
+{
+	size_t nm = (size_t)sw->nmetrics, pairs = 0;
+	if (sw->repetitions < 2 || nm == 0 || !vals)
+		return false;
+	for (int i = 0; i < sw->npoints; i++) {
+		const struct sweep_point *p = &sw->points[i];
+		int j = i - p->rep;
+		if (p->rep == 0 || j < 0 || !present[i] || !present[j])
+			continue;
+		for (size_t m = 0; m < nm; m++) {
+			double a = vals[(size_t)i * nm + m], b = vals[(size_t)j * nm + m];
+			if (!(a == b || (isnan(a) && isnan(b))))
+				return false;
+		}
+		pairs++;
+	}
+	return pairs > 0;
+}
+
 int sweep_write_summary(const struct sweep *sw, const char *out_dir, const char *const *dirs,
 			int ndirs, bool copy, FILE *log, int *nmissing, struct sim_error *err)
 {
@@ -625,6 +687,7 @@ int sweep_write_summary(const struct sweep *sw, const char *out_dir, const char 
 	/* the points' warnings, each distinct text once with its count */
 	json_t *tally = json_object();
 	size_t npresent = 0;
+	char phase_key[300] = "";
 	if (!vals || !cells || !present || !tally) {
 		free(warned);
 		warned = NULL;
@@ -707,11 +770,24 @@ int sweep_write_summary(const struct sweep *sw, const char *out_dir, const char 
 				vals[(size_t)i * nm + (size_t)m] = d;
 		}
 		fputc('\n', f);
+		if (!phase_key[0])
+			cli_phase_key(doc, phase_key, sizeof(phase_key));
 		json_t *w = cli_result_warnings(doc);
 		cli_warn_tally_add(tally, w, p->id);
 		json_decref(w);
 		npresent++;
 		json_decref(doc);
+	}
+	if (!rc && log && reps_identical(sw, vals, present)) {
+		fprintf(log, "mobisim: warning: the %d repetitions of every assignment gave the same "
+			"value of every metric: nothing the seed draws moves this scenario (fixed starts "
+			"are one phase); ", sw->repetitions);
+		if (phase_key[0])
+			fprintf(log, "draw a start per seed (set: {%s: {uniform: [0s, 5s]}}) or sweep it "
+				"as a repeat: axis\n", phase_key);
+		else
+			fprintf(log, "draw a start (start: {uniform: [0s, 5s]}) or sweep one as a repeat: "
+				"axis\n");
 	}
 	/* said once per distinct text, and kept in OUT/warnings.txt (not in
 	 * the summary, whose readers take every '#' line for the header) */

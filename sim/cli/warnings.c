@@ -208,3 +208,49 @@ size_t cli_warn_tally_print(FILE *f, const char *lead, const json_t *tally, size
 	}
 	return n;
 }
+
+/* The best task with a fixed start under tasks (a map NAME: {gen, start ...})
+ * at key prefix pre: *score 2 for a launching task, 1 for another. */
+static void phase_pick(const json_t *tasks, const char *pre, char *best, size_t len, int *score)
+{
+	const char *name;
+	json_t *t;
+	json_object_foreach((json_t *)tasks, name, t) {
+		json_t *start = json_object_get(t, "start");
+		if (!json_is_object(t) || json_is_object(start) || json_is_array(start))
+			continue; /* already drawn */
+		const char *gen = json_string_value(json_object_get(t, "gen"));
+		int sc = (gen && (!strcmp(gen, "app") || !strcmp(gen, "launch"))) ||
+				 json_object_get(t, "region")
+			 ? 2
+			 : 1;
+		if (sc > *score) {
+			*score = sc;
+			snprintf(best, len, "%stasks.%s.start", pre, name);
+		}
+	}
+}
+
+bool cli_phase_key(const json_t *res, char *buf, size_t len)
+{
+	const json_t *w = json_object_get(json_object_get(res, "config"), "workload");
+	char best[300] = "";
+	int score = 0;
+	const char *type = json_string_value(json_object_get(w, "type"));
+	if (type && !strcmp(type, "synthetic")) {
+		phase_pick(json_object_get(w, "tasks"), "workload.", best, sizeof(best), &score);
+	} else if (type && !strcmp(type, "composite")) {
+		const char *src;
+		json_t *sv;
+		json_object_foreach(json_object_get(w, "sources"), src, sv) {
+			const char *st = json_string_value(json_object_get(sv, "type"));
+			if (!st || strcmp(st, "synthetic"))
+				continue;
+			char pre[200];
+			snprintf(pre, sizeof(pre), "workload.sources.%s.", src);
+			phase_pick(json_object_get(sv, "tasks"), pre, best, sizeof(best), &score);
+		}
+	}
+	snprintf(buf, len, "%s", score ? best : "");
+	return score > 0;
+}

@@ -3,6 +3,7 @@
 #ifndef SIM_CLI_WARNINGS_H
 #define SIM_CLI_WARNINGS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -33,5 +34,13 @@ struct json_t *cli_warn_tally_json(const struct json_t *tally);
  * count of the rest; how many distinct texts there are. */
 size_t cli_warn_tally_print(FILE *f, const char *lead, const struct json_t *tally, size_t total,
 			    const char *what, size_t max);
+
+/* For runs that repetitions cannot tell apart (every source starts at a
+ * fixed time: one phase): the key of a task of res's workload (its config
+ * echo) whose start is fixed and could be drawn per seed, the launching one
+ * first (gen app or launch, or one with a region), e.g.
+ * "workload.tasks.app.start" or "workload.sources.bg.tasks.w.start";
+ * false and "" when there is none (a replayed trace). */
+bool cli_phase_key(const struct json_t *res, char *buf, size_t len);
 
 #endif

@@ -5,9 +5,10 @@
 # (t_{.975,3} = 3.182446); a set identical to the baseline is flagged n.s.
 # (difference 0, CI includes zero); a policy with a large effect (fgcfq on
 # the launch's read waits) is not; the same command gives the same bytes;
-# bad --repeat values are exit-2 errors.
+# bad --repeat values are exit-2 errors; repetitions that cannot differ (fixed
+# starts) are said, by compare and sweep, with the start key to draw.
 set -u
-bin=$1 src=$2
+bin=$1 src=$(cd "$2" && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
@@ -80,4 +81,26 @@ python3 -c "import json,sys; assert 'fixed starts' in json.load(open(sys.argv[1]
 	fail "no repeat_identical in the JSON"
 "$bin" compare "$scn" --policies "baseline" --repeat 3 --quiet 2>"$tmp/lerr" >/dev/null || fail "launch-demo"
 grep -q "same value of every metric" "$tmp/lerr" && fail "a seeded scenario warned of one phase"
+# a synthetic launch at a fixed start: the advice names the task's start key, and
+# drawing it as advised makes the repetitions differ; a sweep's repetitions say the same
+f1=$src/configs/scenarios/thesis-fig01-launch.yaml
+"$bin" compare "$f1" --policies baseline --repeat 2 --quiet --set run.until_s=3 2>"$tmp/ferr" >/dev/null ||
+	fail "fig01 compare"
+grep -q "draw a start, e.g. --set 'workload.tasks.photos.start={uniform: \[0s, 5s\]}'" "$tmp/ferr" ||
+	fail "the advice names no start key: $(cat "$tmp/ferr")"
+"$bin" compare "$f1" --policies baseline --repeat 2 --quiet --set run.until_s=3 \
+	--set 'workload.tasks.photos.start={uniform: [0s, 5s]}' 2>"$tmp/ferr" >/dev/null || fail "fig01 drawn start"
+grep -q "same value of every metric" "$tmp/ferr" && fail "a drawn start still warned of one phase"
+cat >"$tmp/sw.yaml" <<YAML
+base: $f1
+set: {run.until_s: 3}
+axes:
+  policies: [[baseline], [expc]]
+repetitions: 2
+metrics:
+  events: engine.events
+YAML
+"$bin" sweep "$tmp/sw.yaml" --out "$tmp/sw.out" -j 2 --quiet 2>"$tmp/serr" || fail "sweep"
+grep -q "set: {workload.tasks.photos.start: {uniform: \[0s, 5s\]}}" "$tmp/serr" ||
+	fail "sweep: no one-phase advice: $(cat "$tmp/serr")"
 echo ok

@@ -89,6 +89,47 @@ static void test_stats_bucket_geometry(void **state)
 	gsl_rng_free(r);
 }
 
+/* The CDF at bucket edges: each edge is the largest value of its bucket
+ * (the next value starts the next bucket), the counts are exact against a
+ * brute-force count of the samples, and the last point is (max, n). */
+static void test_stats_cdf(void **state)
+{
+	(void)state;
+	struct stats_dist d;
+	stats_dist_init(&d);
+	assert_int_equal(stats_dist_cdf(&d, NULL, NULL, 0), 0);
+	for (uint32_t i = 0; i + 1 < STATS_NBUCKETS; i++)
+		assert_int_equal(stats_bucket_of(stats_bucket_hi(i) + 1), i + 1);
+	enum { N = 20000 };
+	int64_t *v = malloc(N * sizeof(*v));
+	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+	gsl_rng_set(r, 5);
+	for (int k = 0; k < N; k++) {
+		v[k] = (int64_t)(gsl_ran_exponential(r, 2e6) + 100);
+		assert_int_equal(stats_dist_add(&d, v[k]), 0);
+	}
+	size_t n = stats_dist_cdf(&d, NULL, NULL, 0);
+	assert_true(n > 100 && n < STATS_NBUCKETS);
+	int64_t *x = malloc(n * sizeof(*x));
+	uint64_t *cum = malloc(n * sizeof(*cum));
+	assert_int_equal(stats_dist_cdf(&d, x, cum, n), n);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t c = 0;
+		for (int k = 0; k < N; k++)
+			c += v[k] <= x[i];
+		assert_int_equal(c, cum[i]);
+		if (i)
+			assert_true(x[i] > x[i - 1] && cum[i] > cum[i - 1]);
+	}
+	assert_int_equal(x[n - 1], d.max);
+	assert_int_equal(cum[n - 1], N);
+	free(x);
+	free(cum);
+	free(v);
+	gsl_rng_free(r);
+	stats_dist_free(&d);
+}
+
 /* ---- accuracy --------------------------------------------------------- */
 
 enum sample_kind { UNIFORM, EXPONENTIAL, LOGNORMAL };
@@ -408,6 +449,7 @@ int main(void)
 		cmocka_unit_test(test_stats_huge_values),
 		cmocka_unit_test(test_stats_negative_clamped),
 		cmocka_unit_test(test_stats_json_keys),
+		cmocka_unit_test(test_stats_cdf),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
