@@ -228,4 +228,8 @@ void sim_destroy(struct sim *s);
  * the configured install prefix's. */
 const char *sim_datadir(void);
 
+/* `git describe --always --dirty` of the tree this binary was built from,
+ * "unknown" without git (sim/revision.c). */
+const char *sim_git_revision(void);
+
 #endif
