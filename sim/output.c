@@ -201,6 +201,11 @@ bool results_out_is_direct(const struct results_out *o)
 	return o->tmp == NULL;
 }
 
+const char *results_out_tmp_path(const struct results_out *o)
+{
+	return o->tmp;
+}
+
 FILE *results_out_file(struct results_out *o)
 {
 	return o->f;

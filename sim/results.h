@@ -31,6 +31,9 @@ FILE *results_out_file(struct results_out *o);
 /* True if writes reach the path directly (stdout, device, FIFO): nothing can
  * be taken back, so a caller that can validate first should. */
 bool results_out_is_direct(const struct results_out *o);
+/* The temporary's path (NULL when direct), for a writer that needs a path
+ * rather than the stream (an SQLite database, sim/cli/results_db.c). */
+const char *results_out_tmp_path(const struct results_out *o);
 /* Flush, fsync and put the file in place; frees o. Write errors name the
  * path and errno (SIM_E_IO). */
 int results_out_commit(struct results_out *o, struct sim_error *err);
