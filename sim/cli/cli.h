@@ -27,6 +27,10 @@ const char *cli_scenario_path(const char *arg, char *buf, size_t len);
 /* Output options as NULL-terminated (option, path) pairs, a NULL path for
  * one not given: true (and a message) when two name the same file. */
 bool cli_outputs_clash(const char *const *pairs);
+/* Whether output path of option opt cannot be written (a directory, or in
+ * a directory that is missing or not writable): says so and returns true,
+ * found before a run rather than after it. */
+bool cli_out_unwritable(const char *opt, const char *path);
 /* --set KEY=VALUE assignments as a JSON object text {"KEY": "VALUE"}, for
  * the results database's runs.point; NULL on allocation failure. */
 char *cli_sets_json(char *const *sets, int nsets);

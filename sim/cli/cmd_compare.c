@@ -869,7 +869,9 @@ int cmd_compare(int argc, char **argv)
 		goto done;
 	}
 	if (cli_outputs_clash((const char *[]){ "--out", out, "--db", db_path, "--requests-csv",
-						csv_path, NULL }))
+						csv_path, NULL }) ||
+	    (db_path && cli_out_unwritable("--db", db_path)) ||
+	    (csv_path && cli_out_unwritable("--requests-csv", csv_path)))
 		goto done;
 	char pathbuf[4096];
 	const char *path = cli_scenario_path(argv[optind], pathbuf, sizeof(pathbuf));

@@ -110,10 +110,10 @@ int cli_load_scenario(const char *path, char **sets, int nsets, struct cfg_doc *
 	return 0;
 }
 
-/* --out that cannot be written is found before the run, not after it:
+/* An output that cannot be written is found before the run, not after it:
  * a directory, or a directory we may not create files in. Devices and
  * "-" are left to the writer. Prints the message; true when unwritable. */
-static bool out_unwritable(const char *out)
+bool cli_out_unwritable(const char *opt, const char *out)
 {
 	struct stat st;
 	char dir[4096];
@@ -122,7 +122,7 @@ static bool out_unwritable(const char *out)
 		return false;
 	if (stat(out, &st) == 0) {
 		if (S_ISDIR(st.st_mode)) {
-			fprintf(stderr, "mobisim: --out %s: is a directory\n", out);
+			fprintf(stderr, "mobisim: %s %s: is a directory\n", opt, out);
 			return true;
 		}
 		if (!S_ISREG(st.st_mode))
@@ -131,7 +131,7 @@ static bool out_unwritable(const char *out)
 	snprintf(dir, sizeof(dir), "%s", out);
 	const char *d = dirname(dir);
 	if (access(d, W_OK | X_OK)) {
-		fprintf(stderr, "mobisim: --out %s: cannot write in %s: %s\n", out, d, strerror(errno));
+		fprintf(stderr, "mobisim: %s %s: cannot write in %s: %s\n", opt, out, d, strerror(errno));
 		return true;
 	}
 	return false;
@@ -234,7 +234,9 @@ int cmd_run(int argc, char **argv)
 		goto done;
 	char pathbuf[4096];
 	const char *path = cli_scenario_path(argv[optind], pathbuf, sizeof(pathbuf));
-	if (out && out_unwritable(out)) {
+	if ((out && cli_out_unwritable("--out", out)) ||
+	    (db_path && cli_out_unwritable("--db", db_path)) ||
+	    (csv_path && cli_out_unwritable("--requests-csv", csv_path))) {
 		status = 2;
 		goto done;
 	}
