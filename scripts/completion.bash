@@ -26,7 +26,7 @@ _mobisim() {
 	cmd=${COMP_WORDS[1]}
 	# option arguments: files, or nothing to offer
 	case $prev in
-	--out | -o | --plot | --timeline | --trace-out | --doc | --tsv | --collect | --work | --plugin)
+	--out | -o | --plot | --timeline | --trace-out | --db | --requests-csv | --doc | --tsv | --collect | --work | --plugin)
 		COMPREPLY=($(compgen -f -- "$cur"))
 		return ;;
 	--set | -s | --seed | --repeat | --jobs | -j | --point | --metric | --params | --factors | \
@@ -45,9 +45,9 @@ _mobisim() {
 	esac
 	local opts=""
 	case $cmd in
-	run) opts="--set --seed --out --trace-out --timeline --plugin --quiet --help" ;;
-	compare) opts="--policies --set --seed --repeat --out --plot --plugin --quiet --help" ;;
-	sweep) opts="--jobs --out --resume --count --list --point --force --collect --plot --quiet --help" ;;
+	run) opts="--set --seed --out --trace-out --timeline --db --requests-csv --plugin --quiet --help" ;;
+	compare) opts="--policies --set --seed --repeat --out --plot --db --requests-csv --plugin --quiet --help" ;;
+	sweep) opts="--jobs --out --resume --count --list --point --force --collect --plot --db --requests-csv --quiet --help" ;;
 	validate) opts="--jobs --fast --strict --doc --tsv --work --resume --quiet --help" ;;
 	sensitivity) opts="--metric --params --factors --scale --set --repeat --jobs --out --top --list --quiet --help" ;;
 	calibrate) opts="-o --strict --help" ;;

@@ -32,7 +32,8 @@ FILE *results_out_file(struct results_out *o);
  * be taken back, so a caller that can validate first should. */
 bool results_out_is_direct(const struct results_out *o);
 /* The temporary's path while the output is not committed (NULL when direct):
- * for a program that writes the file itself (gnuplot drawing a PNG). */
+ * for a writer that needs a path rather than the stream (gnuplot drawing a
+ * PNG, an SQLite database). */
 const char *results_out_tmp_path(const struct results_out *o);
 /* Flush, fsync and put the file in place; frees o. Write errors name the
  * path and errno (SIM_E_IO). */

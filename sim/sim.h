@@ -27,6 +27,7 @@ struct workload;
 struct sim_trace_out;
 struct sim_timeline;
 struct sim_timeline_out;
+struct io_request;
 struct json_t;
 
 /* The seed's range, for `seed:` and --seed alike: below 2^63 so that the
@@ -62,6 +63,30 @@ struct sim_cpu_ops {
 	uint32_t (*cores)(const void *ctx);
 };
 
+/* One wait of a task or of a replayed process: [start_ns, start_ns + ns)
+ * charged to cause. pid is the process (tgid), tid the thread; kernel:
+ * a kernel thread, whose waits stay out of the fg/bg metrics. */
+struct sim_wait_rec {
+	const char *task;
+	int32_t pid, tid;
+	enum sim_class cls;
+	bool kernel;
+	enum sim_wait cause;
+	int64_t start_ns, ns;
+};
+
+/* Row observers the program attaches for its per-request outputs (--db,
+ * --requests-csv: sim/cli/rows_out.c). Called from inside the models, in
+ * simulated-time order: request_done when the device has served rq (its
+ * C stamped; device_finish), task_wait for every wait charged. They must
+ * not change the run; either may be NULL. sim->observer NULL: none, and a
+ * run pays one pointer test per request and per wait. */
+struct sim_observer {
+	void (*request_done)(void *ctx, const struct io_request *rq);
+	void (*task_wait)(void *ctx, const struct sim_wait_rec *w);
+	void *ctx;
+};
+
 struct sim {
 	struct sim_engine engine;
 	struct sim_rng_set *rng;
@@ -88,6 +113,7 @@ struct sim {
 	struct sim_trace_out *trace_out; /* --trace-out writer, or NULL */
 	struct sim_timeline *timeline;   /* --timeline recorder the models feed, or NULL */
 	struct sim_timeline_out *timeline_out; /* its file and block-layer tracks */
+	const struct sim_observer *observer;   /* per-row outputs, or NULL */
 
 	/* A failure detected inside an event handler: the run stops and
 	 * sim_run() returns it. */
@@ -161,6 +187,12 @@ void sim_workload_progress(struct sim *s);
 /* The workload has finished (done(), or fg_done() under run.stop: fg_done). */
 bool sim_workload_done(struct sim *s);
 
+static inline void sim_observe_wait(struct sim *s, const struct sim_wait_rec *w)
+{
+	if (s->observer && s->observer->task_wait)
+		s->observer->task_wait(s->observer->ctx, w);
+}
+
 /* Record a runtime failure from inside the model; stops the run. */
 void sim_fail(struct sim *s, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
@@ -195,5 +227,9 @@ void sim_destroy(struct sim *s);
  * PREFIX/bin/mobisim, else the source tree this binary was built from, else
  * the configured install prefix's. */
 const char *sim_datadir(void);
+
+/* `git describe --always --dirty` of the tree this binary was built from,
+ * "unknown" without git (sim/revision.c). */
+const char *sim_git_revision(void);
 
 #endif

@@ -510,9 +510,19 @@ void blk_waiter_got_request(struct blk_queue *q, struct blk_waiter *w)
 {
 	struct sim *sim = q->sim;
 
-	if (!w->accounts_wait)
+	if (!w->accounts_wait) {
 		sim_metrics_wait(&sim->metrics, blk_bio_class(w->bio), SIM_WAIT_GET_REQUEST,
 				 sim_now(sim) - w->since);
+		if (sim->observer) {
+			const struct io_context *ioc = w->bio->ioc;
+			struct sim_wait_rec r = { .task = ioc && ioc->comm ? ioc->comm : "kworker",
+						  .pid = ioc ? ioc->tgid : 0, .tid = ioc ? ioc->pid : 0,
+						  .cls = blk_bio_class(w->bio), .kernel = !ioc,
+						  .cause = SIM_WAIT_GET_REQUEST, .start_ns = w->since,
+						  .ns = sim_now(sim) - w->since };
+			sim_observe_wait(sim, &r);
+		}
+	}
 	w->bio = NULL;
 }
 

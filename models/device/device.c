@@ -260,6 +260,10 @@ static void device_finish(struct device *dev, struct io_request *rq)
 	}
 	if (--dev->inflight == 0)
 		dev->busy_ns += now - dev->busy_since;
+	/* every served request, with or without a block layer above (a direct
+	 * source), so the per-request rows match the device's counters */
+	if (dev->sim->observer && dev->sim->observer->request_done)
+		dev->sim->observer->request_done(dev->sim->observer->ctx, rq);
 	if (dev->cpl)
 		dev->cpl_ops->device_done(dev->cpl, rq);
 	else if (dev->on_complete)

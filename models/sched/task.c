@@ -67,6 +67,12 @@ static void task_account(struct stack_task *t, enum sim_wait cause, int64_t star
 	if (t->kind == TASK_USER)
 		sim_metrics_wait(&t->stack->sim->metrics, task_class(t), cause, ns);
 	task_timeline_slice(t, "wait", sim_wait_names[cause], start_ns, ns);
+	if (t->stack->sim->observer) {
+		struct sim_wait_rec w = { .task = t->name, .pid = t->ioc.tgid, .tid = t->ioc.pid,
+					  .cls = task_class(t), .kernel = t->kind != TASK_USER,
+					  .cause = cause, .start_ns = start_ns, .ns = ns };
+		sim_observe_wait(t->stack->sim, &w);
+	}
 }
 
 void task_charge(struct stack_task *t, enum sim_wait cause, int64_t ns)

@@ -7,8 +7,9 @@
 #   mobisim_ensure_packages check    everything the tests use (scripts/check, CI)
 #
 # demo: the compiler and the libraries CMakeLists.txt requires (libyaml,
-# jansson, GSL; zlib, liblzma, libzstd for compressed traces, traces/trace.c).
-MOBISIM_DEMO_DEBS="cmake gcc make pkg-config libyaml-dev libjansson-dev libgsl-dev zlib1g-dev liblzma-dev libzstd-dev"
+# jansson, GSL; zlib, liblzma, libzstd for compressed traces, traces/trace.c;
+# libsqlite3 for --db, sim/cli/results_db.c).
+MOBISIM_DEMO_DEBS="cmake gcc make pkg-config libyaml-dev libjansson-dev libgsl-dev zlib1g-dev liblzma-dev libzstd-dev libsqlite3-dev"
 # figures: gnuplot draws them (pngcairo), python3 turns sweep summaries into
 # their data (scripts/lib/figdata.py).
 MOBISIM_FIGURES_DEBS="$MOBISIM_DEMO_DEBS gnuplot-nox python3"
@@ -22,7 +23,8 @@ MOBISIM_FIGURES_DEBS="$MOBISIM_DEMO_DEBS gnuplot-nox python3"
 #    trace-cmd: tests/integration/trace_readers.sh checks its fixture against it.
 #  slurm-wlm, munge: tests/integration/slurm.sh starts a one-node cluster (~10 MB,
 #    22.05 on bookworm; installing munge writes /etc/munge/munge.key).
-MOBISIM_CHECK_DEBS="$MOBISIM_FIGURES_DEBS libcmocka-dev zstd xz-utils gzip blktrace parallel libtracecmd-dev libtracefs-dev libtraceevent-dev trace-cmd slurm-wlm munge"
+#  sqlite3: tests/integration/results_db.sh queries what --db wrote with its CLI.
+MOBISIM_CHECK_DEBS="$MOBISIM_FIGURES_DEBS libcmocka-dev zstd xz-utils gzip blktrace parallel libtracecmd-dev libtracefs-dev libtraceevent-dev trace-cmd slurm-wlm munge sqlite3"
 
 # mobisim_ensure_packages SET [EXTRA_PACKAGE]...
 mobisim_ensure_packages() {

@@ -4,6 +4,7 @@
 #ifndef SIM_CLI_H
 #define SIM_CLI_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct sim_error;
@@ -23,6 +24,16 @@ int cmd_sensitivity(int argc, char **argv); /* sensitivity SCENARIO --metric PAT
  * else the bundled scenario of that name (what `mobisim list scenarios`
  * prints, with or without .yaml) in the data directory, written into buf. */
 const char *cli_scenario_path(const char *arg, char *buf, size_t len);
+/* Output options as NULL-terminated (option, path) pairs, a NULL path for
+ * one not given: true (and a message) when two name the same file. */
+bool cli_outputs_clash(const char *const *pairs);
+/* Whether output path of option opt cannot be written (a directory, or in
+ * a directory that is missing or not writable): says so and returns true,
+ * found before a run rather than after it. */
+bool cli_out_unwritable(const char *opt, const char *path);
+/* --set KEY=VALUE assignments as a JSON object text {"KEY": "VALUE"}, for
+ * the results database's runs.point; NULL on allocation failure. */
+char *cli_sets_json(char *const *sets, int nsets);
 
 /* Load SCENARIO and apply nsets "--set" assignments in order. */
 struct cfg_doc;

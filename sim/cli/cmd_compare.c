@@ -49,6 +49,7 @@
 #include "sim/cli/cli.h"
 #include "sim/cli/plot.h"
 #include "sim/cli/progress.h"
+#include "sim/cli/rows_out.h"
 #include "sim/cli/sweep.h"
 #include "sim/cli/warnings.h"
 #include "sim/results.h"
@@ -76,6 +77,9 @@ static void compare_usage(FILE *f)
 		"  --out FILE          write {\"runs\": {...}, \"table\": [...]} here (atomically)\n"
 		"  --plot FILE.png     draw the latency CDFs per class and operation, one curve per\n"
 		"                      set (pooled over repetitions); FILE.tsv and FILE.gp beside it\n"
+		"  --db FILE.sqlite    write every run's requests, waits and regions to one SQLite\n"
+		"                      file (run_id: the set, #rN / #uN for a repetition or design row)\n"
+		"  --requests-csv FILE write every run's served requests as CSV\n"
 		"  --plugin FILE.so    load policies from a plugin (repeatable)\n"
 		"  --quiet             no table on stdout\n");
 }
@@ -753,6 +757,8 @@ int cmd_compare(int argc, char **argv)
 		{ "uq-seed", required_argument, NULL, 'E' },
 		{ "out", required_argument, NULL, 'o' },
 		{ "plot", required_argument, NULL, 'G' },
+		{ "db", required_argument, NULL, 'D' },
+		{ "requests-csv", required_argument, NULL, 'C' },
 		{ "plugin", required_argument, NULL, 'P' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -763,8 +769,10 @@ int cmd_compare(int argc, char **argv)
 	struct compare_set *sets = calloc(COMPARE_MAX_SETS, sizeof(*sets));
 	json_t *res[COMPARE_MAX_SETS] = { 0 };
 	int nkv = 0, nplugins = 0, c, status = 2;
-	const char *policies = NULL, *out = NULL, *plot = NULL;
+	const char *policies = NULL, *out = NULL, *plot = NULL, *db_path = NULL, *csv_path = NULL;
 	struct cli_cdf_series *cdf = NULL; /* --plot: per set, every run's latencies */
+	struct rdb *db = NULL;
+	struct rows_csv *csv = NULL;
 	struct sim_options so = { 0 };
 	size_t nsets = 0;
 	struct sim_error err = { 0 };
@@ -837,6 +845,12 @@ int cmd_compare(int argc, char **argv)
 		case 'G':
 			plot = optarg;
 			break;
+		case 'D':
+			db_path = optarg;
+			break;
+		case 'C':
+			csv_path = optarg;
+			break;
 		case 'P':
 			plugins[nplugins++] = optarg;
 			break;
@@ -863,6 +877,11 @@ int cmd_compare(int argc, char **argv)
 			"rows share the seed)\n");
 		goto done;
 	}
+	if (cli_outputs_clash((const char *[]){ "--out", out, "--db", db_path, "--requests-csv",
+						csv_path, NULL }) ||
+	    (db_path && cli_out_unwritable("--db", db_path)) ||
+	    (csv_path && cli_out_unwritable("--requests-csv", csv_path)))
+		goto done;
 	char pathbuf[4096];
 	const char *path = cli_scenario_path(argv[optind], pathbuf, sizeof(pathbuf));
 	if (nuq) {
@@ -902,6 +921,14 @@ int cmd_compare(int argc, char **argv)
 	}
 	for (size_t k = 0; cdf && k < nsets; k++)
 		cli_cdf_series_init(&cdf[k], sets[k].label);
+	/* the row files are opened before any run: a bad path fails at once */
+	rc = db_path ? rdb_open(db_path, RDB_NEW, &db, &err) : 0;
+	if (!rc && csv_path)
+		rc = rows_csv_open(csv_path, &csv, &err);
+	if (rc) {
+		status = cli_report(&err);
+		goto done;
+	}
 	bool progress = isatty(STDERR_FILENO) && !quiet;
 	uint64_t seed = 0, base_seed = so.seed;
 	char assign[1024];
@@ -981,12 +1008,34 @@ int cmd_compare(int argc, char **argv)
 			rc = cli_load_scenario(path, sets_kv, nkv + nrow + 1, &cd, &err);
 			if (!rc)
 				rc = sim_create(cd, path, &so, &s, &err);
+			struct rows_out *rows = NULL;
+			if (!rc && (db || csv)) {
+				/* the set, and which repetition or design row */
+				char run_id[300];
+				if (nrep || nuq)
+					snprintf(run_id, sizeof(run_id), "%s#%c%d", sets[k].label,
+						 nrep ? 'r' : 'u', r + 1);
+				else
+					snprintf(run_id, sizeof(run_id), "%s", sets[k].label);
+				char *point = cli_sets_json(sets_kv, nkv + nrow + 1);
+				struct rdb_run rr = { .run_id = run_id, .command = "compare",
+						      .scenario = path, .point = point, .seed = s->seed,
+						      .policy = sets[k].label };
+				rc = rows_out_attach(s, db, csv, &rr, &rows, &err);
+				free(point);
+			}
 			if (!rc) {
 				struct cli_progress prog;
 				cli_progress_attach(&prog, s, sets[k].label);
 				rc = sim_run(s, &err);
 				cli_progress_done(&prog);
 			}
+			if (!rc) {
+				res[k] = sim_result_json(s);
+				rc = rows ? rows_out_finish(rows, res[k], &err) : 0;
+				rows = NULL;
+			}
+			rows_out_free(rows);
 			if (rc) {
 				sim_destroy(s);
 				json_decref(seeds);
@@ -1073,7 +1122,15 @@ int cmd_compare(int argc, char **argv)
 	if (json_object_size(tally))
 		json_object_set_new(doc, "warnings", cli_warn_tally_json(tally));
 	status = 0;
-	if (out && results_write_atomic(out, doc, &err))
+	rc = db ? rdb_close(db, &err) : 0;
+	db = NULL;
+	if (!rc && csv) {
+		rc = rows_csv_close(csv, &err);
+		csv = NULL;
+	}
+	if (!rc && out)
+		rc = results_write_atomic(out, doc, &err);
+	if (rc)
 		status = cli_report(&err);
 	if (plot && status == 0) {
 		char title[600];
@@ -1090,6 +1147,8 @@ done:
 	for (size_t k = 0; cdf && k < nsets; k++)
 		cli_cdf_series_free(&cdf[k]);
 	free(cdf);
+	rdb_abort(db);
+	rows_csv_abort(csv);
 	for (size_t k = 0; k < COMPARE_MAX_SETS; k++)
 		json_decref(res[k]);
 	json_decref(doc);

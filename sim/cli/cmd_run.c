@@ -13,6 +13,7 @@
 
 #include "sim/cli/cli.h"
 #include "sim/cli/progress.h"
+#include "sim/cli/rows_out.h"
 #include "sim/results.h"
 #include "sim/sim.h"
 #include "sim/cli/summary.h"
@@ -35,6 +36,8 @@ static void run_usage(FILE *f)
 		"  --out FILE          write the result JSON here (atomically; - for stdout)\n"
 		"  --trace-out FILE    write the simulated block trace as blkparse text\n"
 		"  --timeline FILE     write the run as Chrome/Perfetto trace-event JSON\n"
+		"  --db FILE.sqlite    write runs, requests, waits and regions to an SQLite file\n"
+		"  --requests-csv FILE write one row per served request as CSV\n"
 		"  --plugin FILE.so    load policies from a plugin (repeatable)\n"
 		"  --lenient           a replay that classifies by process a trace recording none\n"
 		"                      runs (every request background) with a counted warning\n"
@@ -51,6 +54,34 @@ const char *cli_scenario_path(const char *arg, char *buf, size_t len)
 	bool ext = n > 5 && strcmp(arg + n - 5, ".yaml") == 0;
 	snprintf(buf, len, "%s/configs/scenarios/%s%s", sim_datadir(), arg, ext ? "" : ".yaml");
 	return stat(buf, &st) == 0 ? buf : arg;
+}
+
+bool cli_outputs_clash(const char *const *pairs)
+{
+	for (int i = 0; pairs[i]; i += 2)
+		for (int j = i + 2; pairs[i + 1] && pairs[j]; j += 2)
+			if (pairs[j + 1] && results_same_output(pairs[i + 1], pairs[j + 1])) {
+				fprintf(stderr, "mobisim: %s and %s name the same file '%s'\n", pairs[i],
+					pairs[j], pairs[i + 1]);
+				return true;
+			}
+	return false;
+}
+
+char *cli_sets_json(char *const *sets, int nsets)
+{
+	json_t *o = json_object();
+	for (int i = 0; o && i < nsets; i++) {
+		const char *eq = strchr(sets[i], '=');
+		if (!eq)
+			continue;
+		char key[512];
+		snprintf(key, sizeof(key), "%.*s", (int)(eq - sets[i]), sets[i]);
+		json_object_set_new(o, key, json_string(eq + 1));
+	}
+	char *s = o ? json_dumps(o, JSON_COMPACT) : NULL;
+	json_decref(o);
+	return s;
 }
 
 int cli_load_scenario(const char *path, char **sets, int nsets, struct cfg_doc **out,
@@ -79,10 +110,10 @@ int cli_load_scenario(const char *path, char **sets, int nsets, struct cfg_doc *
 	return 0;
 }
 
-/* --out that cannot be written is found before the run, not after it:
+/* An output that cannot be written is found before the run, not after it:
  * a directory, or a directory we may not create files in. Devices and
  * "-" are left to the writer. Prints the message; true when unwritable. */
-static bool out_unwritable(const char *out)
+bool cli_out_unwritable(const char *opt, const char *out)
 {
 	struct stat st;
 	char dir[4096];
@@ -91,7 +122,7 @@ static bool out_unwritable(const char *out)
 		return false;
 	if (stat(out, &st) == 0) {
 		if (S_ISDIR(st.st_mode)) {
-			fprintf(stderr, "mobisim: --out %s: is a directory\n", out);
+			fprintf(stderr, "mobisim: %s %s: is a directory\n", opt, out);
 			return true;
 		}
 		if (!S_ISREG(st.st_mode))
@@ -100,7 +131,7 @@ static bool out_unwritable(const char *out)
 	snprintf(dir, sizeof(dir), "%s", out);
 	const char *d = dirname(dir);
 	if (access(d, W_OK | X_OK)) {
-		fprintf(stderr, "mobisim: --out %s: cannot write in %s: %s\n", out, d, strerror(errno));
+		fprintf(stderr, "mobisim: %s %s: cannot write in %s: %s\n", opt, out, d, strerror(errno));
 		return true;
 	}
 	return false;
@@ -114,6 +145,8 @@ int cmd_run(int argc, char **argv)
 		{ "out", required_argument, NULL, 'o' },
 		{ "trace-out", required_argument, NULL, 't' },
 		{ "timeline", required_argument, NULL, 'T' },
+		{ "db", required_argument, NULL, 'D' },
+		{ "requests-csv", required_argument, NULL, 'C' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "lenient", no_argument, NULL, 'L' },
 		{ "plugin", required_argument, NULL, 'P' },
@@ -131,7 +164,7 @@ int cmd_run(int argc, char **argv)
 		return 1;
 	}
 	so.plugins = plugins;
-	const char *out = NULL, *trace_out = NULL, *timeline = NULL;
+	const char *out = NULL, *trace_out = NULL, *timeline = NULL, *db_path = NULL, *csv_path = NULL;
 	int c, status = 2;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "s:o:qh", opts, NULL)) != -1) {
@@ -156,6 +189,12 @@ int cmd_run(int argc, char **argv)
 			break;
 		case 'T':
 			timeline = optarg;
+			break;
+		case 'D':
+			db_path = optarg;
+			break;
+		case 'C':
+			csv_path = optarg;
 			break;
 		case 'q':
 			so.quiet = true;
@@ -189,15 +228,24 @@ int cmd_run(int argc, char **argv)
 			timeline);
 		goto done;
 	}
+	if (cli_outputs_clash((const char *[]){ "--out", out, "--trace-out", trace_out,
+						"--timeline", timeline, "--db", db_path,
+						"--requests-csv", csv_path, NULL }))
+		goto done;
 	char pathbuf[4096];
 	const char *path = cli_scenario_path(argv[optind], pathbuf, sizeof(pathbuf));
-	if (out && out_unwritable(out)) {
+	if ((out && cli_out_unwritable("--out", out)) ||
+	    (db_path && cli_out_unwritable("--db", db_path)) ||
+	    (csv_path && cli_out_unwritable("--requests-csv", csv_path))) {
 		status = 2;
 		goto done;
 	}
 	struct sim_error err = { 0 };
 	struct cfg_doc *doc;
 	struct sim *s = NULL;
+	struct rdb *db = NULL;
+	struct rows_csv *csv = NULL;
+	struct rows_out *rows = NULL;
 	int rc = cli_load_scenario(path, sets, nsets, &doc, &err);
 	if (!rc)
 		rc = sim_create(doc, path, &so, &s, &err);
@@ -205,6 +253,18 @@ int cmd_run(int argc, char **argv)
 		rc = sim_trace_out_open(s, trace_out, &err);
 	if (!rc && timeline)
 		rc = sim_timeline_out_open(s, timeline, &err);
+	if (!rc && db_path)
+		rc = rdb_open(db_path, RDB_NEW, &db, &err);
+	if (!rc && csv_path)
+		rc = rows_csv_open(csv_path, &csv, &err);
+	char *point = NULL;
+	if (!rc && (db || csv)) {
+		point = cli_sets_json(sets, nsets);
+		struct rdb_run rr = { .run_id = "run", .command = "run", .scenario = path,
+				      .point = point, .seed = s->seed };
+		rc = rows_out_attach(s, db, csv, &rr, &rows, &err);
+	}
+	free(point);
 	struct cli_progress prog;
 	if (!rc) {
 		cli_progress_attach(&prog, s, NULL);
@@ -221,6 +281,9 @@ int cmd_run(int argc, char **argv)
 			sim_trace_out_free(s->trace_out);
 			sim_timeline_out_free(s->timeline_out);
 		}
+		rows_out_free(rows);
+		rdb_abort(db);
+		rows_csv_abort(csv);
 		sim_destroy(s);
 		goto done;
 	}
@@ -236,7 +299,20 @@ int cmd_run(int argc, char **argv)
 	json_decref(warns);
 	if (!so.quiet)
 		summary_print(stdout, s, res);
-	rc = out ? results_write_atomic(out, res, &err) : 0;
+	rc = rows ? rows_out_finish(rows, res, &err) : 0;
+	rows = NULL;
+	if (!rc && db) {
+		rc = rdb_close(db, &err);
+		db = NULL;
+	}
+	if (!rc && csv) {
+		rc = rows_csv_close(csv, &err);
+		csv = NULL;
+	}
+	rdb_abort(db);
+	rows_csv_abort(csv);
+	if (!rc && out)
+		rc = results_write_atomic(out, res, &err);
 	json_decref(res);
 	sim_destroy(s);
 	status = rc ? cli_report(&err) : 0;

@@ -36,6 +36,11 @@ static void sweep_usage(FILE *f)
 		"  --no-fork           run every point from t = 0 (default: points that differ\n"
 		"                      only in workload.tasks.KEY.start share their prefix)\n"
 		"  --plot DIR          draw each point's latency CDFs as DIR/<id>.png (.tsv, .gp beside)\n"
+		"  --db FILE.sqlite    every point's requests, waits and regions in one SQLite\n"
+		"                      file (WAL), added as points finish (run_id: the point id);\n"
+		"                      with --resume, points already in it are skipped; implies\n"
+		"                      --no-fork\n"
+		"  --requests-csv FILE with --db: its requests table as CSV once the sweep ends\n"
 		"  --quiet             no progress bar\n");
 }
 
@@ -81,7 +86,8 @@ static int canonical(const char *path)
 
 int cmd_sweep(int argc, char **argv)
 {
-	enum { O_RESUME = 256, O_COUNT, O_LIST, O_POINT, O_FORCE, O_COLLECT, O_QUIET, O_CANON, O_NOFORK, O_PLOT };
+	enum { O_RESUME = 256, O_COUNT, O_LIST, O_POINT, O_FORCE, O_COLLECT, O_QUIET, O_CANON, O_NOFORK,
+	       O_PLOT, O_DB, O_CSV };
 	static const struct option opts[] = {
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "out", required_argument, NULL, 'o' },
@@ -94,13 +100,15 @@ int cmd_sweep(int argc, char **argv)
 		{ "quiet", no_argument, NULL, O_QUIET },
 		{ "no-fork", no_argument, NULL, O_NOFORK },
 		{ "plot", required_argument, NULL, O_PLOT },
+		{ "db", required_argument, NULL, O_DB },
+		{ "requests-csv", required_argument, NULL, O_CSV },
 		{ "canonical", required_argument, NULL, O_CANON },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char **collect = calloc((size_t)argc, sizeof(char *));
 	int ncollect = 0, c, status = 2, modes = 0;
-	const char *out = NULL, *point = NULL, *plot = NULL;
+	const char *out = NULL, *point = NULL, *plot = NULL, *db = NULL, *csv = NULL;
 	bool resume = false, count = false, list = false, force = false, quiet = false;
 	bool no_fork = false;
 	long jobs = sysconf(_SC_NPROCESSORS_ONLN);
@@ -129,6 +137,12 @@ int cmd_sweep(int argc, char **argv)
 			break;
 		case O_NOFORK:
 			no_fork = true;
+			break;
+		case O_DB:
+			db = optarg;
+			break;
+		case O_CSV:
+			csv = optarg;
 			break;
 		case O_COUNT:
 			count = true;
@@ -174,6 +188,22 @@ int cmd_sweep(int argc, char **argv)
 		sweep_usage(stderr);
 		goto done;
 	}
+	/* one writer per database: the local pool's master; a cluster's
+	 * --point jobs and --collect would each need their own */
+	if ((db || csv) && (point || ncollect)) {
+		fprintf(stderr, "mobisim: sweep: --db and --requests-csv are for a local sweep, not "
+			"with --point or --collect\n");
+		goto done;
+	}
+	if (csv && !db) {
+		fprintf(stderr, "mobisim: sweep: --requests-csv is the --db database's requests "
+			"table: give --db too\n");
+		goto done;
+	}
+	if (cli_outputs_clash((const char *[]){ "--db", db, "--requests-csv", csv, NULL }) ||
+	    (db && cli_out_unwritable("--db", db)) ||
+	    (csv && cli_out_unwritable("--requests-csv", csv)))
+		goto done;
 	if (jobs < 1)
 		jobs = 1;
 	const char *path = argv[optind];
@@ -241,6 +271,8 @@ int cmd_sweep(int argc, char **argv)
 		.progress = !quiet && isatty(STDERR_FILENO),
 		.log = stderr,
 		.no_fork = no_fork,
+		.db = db,
+		.requests_csv = csv,
 	};
 	int nfailed;
 	rc = sweep_run_all(sw, &ro, &nfailed, &err);

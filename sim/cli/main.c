@@ -62,6 +62,7 @@ static int run_command(int argc, char **argv)
 	}
 	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
 		printf("mobisim %s\n", MOBISIM_VERSION);
+		printf("revision: %s\n", sim_git_revision());
 		printf("trace.dat reader: %s\n", trace_tracecmd_built ? "yes (libtracecmd)"
 							  : "no (built without libtracecmd)");
 		return 0;

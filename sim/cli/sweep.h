@@ -195,6 +195,13 @@ struct sweep_run_opts {
 	bool progress;                /* progress bar on log (a terminal) */
 	FILE *log;                    /* failures and warnings; NULL: silent */
 	bool no_fork;                 /* --no-fork: every point from t = 0 (sweep_fork.c) */
+	/* --db: the points' rows go into this results database
+	 * (sim/cli/results_db.h), written by this process alone as points
+	 * finish; each worker writes its point's rows to OUT/points/<id>.sqlite,
+	 * which is imported in one transaction and removed. Implies no_fork:
+	 * a forked point's rows would start in its family master. */
+	const char *db;
+	const char *requests_csv;     /* with db: its requests table as CSV at the end */
 };
 
 /* The pool's pieces the fork at a phase (sweep_fork.c) shares

@@ -37,6 +37,8 @@
 
 #include "sim/cli/cli.h"
 #include "sim/cli/plot.h"
+#include "sim/cli/results_db.h"
+#include "sim/cli/rows_out.h"
 #include "sim/cli/sweep_fork.h"
 #include "sim/cli/warnings.h"
 #include "sim/config.h"
@@ -69,6 +71,13 @@ static int mkdir_p(const char *dir, struct sim_error *err)
 static void point_path(char *buf, size_t len, const char *points_dir, const struct sweep_point *p)
 {
 	snprintf(buf, len, "%s/%s.json", points_dir, p->id);
+}
+
+/* The point's own rows database, which its worker writes for --db. */
+static void point_rows_path(char *buf, size_t len, const char *points_dir,
+			    const struct sweep_point *p)
+{
+	snprintf(buf, len, "%s/%s.sqlite", points_dir, p->id);
 }
 
 bool sweep_point_file_ok(const struct sweep_point *p, const char *path)
@@ -134,8 +143,19 @@ int sweep_point_create(const struct sweep *sw, const struct sweep_point *p, stru
 	return rc;
 }
 
+/* Run the point; with rows, its rows go to OUT/points/<id>.sqlite first
+ * (the result file last, so a point whose result is there has its rows). */
+static int run_point(const struct sweep *sw, int index, const char *out_dir, bool force,
+		     bool rows, bool *skipped, struct sim_error *err);
+
 int sweep_run_point(const struct sweep *sw, int index, const char *out_dir, bool force,
 		    bool *skipped, struct sim_error *err)
+{
+	return run_point(sw, index, out_dir, force, false, skipped, err);
+}
+
+static int run_point(const struct sweep *sw, int index, const char *out_dir, bool force,
+		     bool rows, bool *skipped, struct sim_error *err)
 {
 	const struct sweep_point *p = &sw->points[index];
 	char dir[4096], path[4200];
@@ -153,13 +173,39 @@ int sweep_run_point(const struct sweep *sw, int index, const char *out_dir, bool
 	rc = sweep_point_create(sw, p, &s, err);
 	if (rc)
 		return rc;
-	rc = sim_run(s, err);
-	if (rc) {
-		error_in_point(sw, p, err);
-		sim_destroy(s);
-		return rc;
+	struct rdb *db = NULL;
+	struct rows_out *ro = NULL;
+	if (rows) {
+		char rpath[4200];
+		point_rows_path(rpath, sizeof(rpath), dir, p);
+		json_t *a = sweep_point_assignment_json(sw, p);
+		char *point = a ? json_dumps(a, JSON_COMPACT) : NULL;
+		json_decref(a);
+		struct rdb_run rr = { .run_id = p->id, .command = "sweep", .scenario = sw->base,
+				      .point = point, .seed = s->seed };
+		rc = rdb_open(rpath, RDB_NEW, &db, err);
+		if (!rc)
+			rc = rows_out_attach(s, db, NULL, &rr, &ro, err);
+		free(point);
 	}
-	rc = sweep_point_write(sw, p, s, out_dir, err);
+	if (!rc) {
+		rc = sim_run(s, err);
+		if (rc)
+			error_in_point(sw, p, err);
+	}
+	if (!rc && ro) {
+		json_t *res = sim_result_json(s);
+		rc = rows_out_finish(ro, res, err);
+		ro = NULL;
+		json_decref(res);
+		if (!rc)
+			rc = rdb_close(db, err);
+		db = NULL;
+	}
+	rows_out_free(ro);
+	rdb_abort(db);
+	if (!rc)
+		rc = sweep_point_write(sw, p, s, out_dir, err);
 	sim_destroy(s);
 	return rc;
 }
@@ -195,6 +241,32 @@ static int point_plot(const struct sweep *sw, const struct sweep_point *p, struc
 	cli_cdf_series_free(ser);
 	free(ser);
 	return rc;
+}
+
+/* Bring point p's rows file into db and remove it. */
+static int import_point(struct rdb *db, const char *points_dir, const struct sweep_point *p,
+			struct sim_error *err)
+{
+	char rpath[4200];
+	point_rows_path(rpath, sizeof(rpath), points_dir, p);
+	int rc = rdb_import(db, rpath, p->id, err);
+	if (!rc)
+		unlink(rpath);
+	return rc;
+}
+
+/* Whether db can have point p's rows without running it again: they are
+ * in it, or in the point's rows file a stopped sweep did not import yet
+ * (imported now). */
+static bool point_rows_ok(struct rdb *db, const char *points_dir, const struct sweep_point *p)
+{
+	char rpath[4200];
+	struct stat st;
+	if (rdb_has_run(db, p->id))
+		return true;
+	point_rows_path(rpath, sizeof(rpath), points_dir, p);
+	struct sim_error err;
+	return stat(rpath, &st) == 0 && import_point(db, points_dir, p, &err) == 0;
 }
 
 int sweep_point_write(const struct sweep *sw, const struct sweep_point *p, struct sim *s,
@@ -346,7 +418,7 @@ child_main(const struct sweep *sw, int index, const struct sweep_run_opts *o)
 {
 	struct sim_error err = { 0 };
 	bool skipped;
-	int rc = sweep_run_point(sw, index, o->out_dir, true, &skipped, &err);
+	int rc = run_point(sw, index, o->out_dir, true, o->db != NULL, &skipped, &err);
 	if (rc && o->log) {
 		fprintf(o->log, "mobisim: %s\n", err.msg);
 		fflush(o->log);
@@ -354,8 +426,8 @@ child_main(const struct sweep *sw, int index, const struct sweep_run_opts *o)
 	_exit(rc ? sim_error_exit_status(rc) : 0);
 }
 
-int sweep_run_all(const struct sweep *sw, const struct sweep_run_opts *o, int *nfailed,
-		  struct sim_error *err)
+static int run_all(const struct sweep *sw, const struct sweep_run_opts *o, struct rdb *db,
+		   int *nfailed, struct sim_error *err)
 {
 	char dir[4096], path[4200];
 	*nfailed = 0;
@@ -377,7 +449,9 @@ int sweep_run_all(const struct sweep *sw, const struct sweep_run_opts *o, int *n
 	int ntodo = 0;
 	for (int i = 0; i < sw->npoints; i++) {
 		point_path(path, sizeof(path), dir, &sw->points[i]);
-		if (o->resume && sweep_point_file_ok(&sw->points[i], path))
+		/* with --db, a point is done when its rows are in the database too */
+		if (o->resume && sweep_point_file_ok(&sw->points[i], path) &&
+		    (!db || point_rows_ok(db, dir, &sw->points[i])))
 			pg.skipped++;
 		else
 			todo[ntodo++] = i;
@@ -411,7 +485,9 @@ int sweep_run_all(const struct sweep *sw, const struct sweep_run_opts *o, int *n
 	rc = plain && orig ? 0 : sim_errorf(err, SIM_E_NOMEM, "out of memory");
 	if (!rc) {
 		memcpy(orig, todo, (size_t)ntodo * sizeof(int));
-		rc = sweep_fork_run(sw, o, todo, &ntodo, &nforked, &fork_worst, err);
+		struct sweep_run_opts fo = *o;
+		fo.no_fork = o->no_fork || db;
+		rc = sweep_fork_run(sw, &fo, todo, &ntodo, &nforked, &fork_worst, err);
 	}
 	if (rc) {
 		free(plain);
@@ -478,7 +554,18 @@ int sweep_run_all(const struct sweep *sw, const struct sweep_run_opts *o, int *n
 			continue; /* not ours */
 		const struct sweep_point *p = &sw->points[slots[k].point];
 		running--;
-		if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+		struct sim_error ierr;
+		bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+		/* its rows go in now, while the others run: a notebook reading the
+		 * database sees the points that finished */
+		if (ok && db && import_point(db, dir, p, &ierr)) {
+			pg.failed++;
+			worst = SIM_E_RUNTIME;
+			if (pg.on)
+				fputc('\n', pg.f);
+			if (o->log)
+				fprintf(o->log, "mobisim: point %s: --db: %s\n", p->id, ierr.msg);
+		} else if (ok) {
 			pg.done++;
 		} else {
 			pg.failed++;
@@ -509,6 +596,44 @@ int sweep_run_all(const struct sweep *sw, const struct sweep_run_opts *o, int *n
 		return sim_errorf(err, SIM_E_RUNTIME, "%s: %d points have no result file",
 				  sw->file, nmissing);
 	return 0;
+}
+
+int sweep_run_all(const struct sweep *sw, const struct sweep_run_opts *o, int *nfailed,
+		  struct sim_error *err)
+{
+	struct rdb *db = NULL;
+	*nfailed = 0;
+	int rc = o->db ? rdb_open(o->db, RDB_SHARED, &db, err) : 0;
+	if (rc)
+		return rc;
+	rc = run_all(sw, o, db, nfailed, err);
+	/* the CSV is the database's requests table, so it holds every point
+	 * the database has, also those of an earlier run resumed */
+	if (db && o->requests_csv) {
+		struct results_out *ro;
+		struct sim_error cerr;
+		int crc = results_out_open(o->requests_csv, &ro, &cerr);
+		if (!crc) {
+			crc = rdb_export_requests_csv(db, results_out_file(ro), &cerr);
+			if (!crc)
+				crc = results_out_commit(ro, &cerr);
+			else
+				results_out_abort(ro);
+		}
+		if (crc && !rc) {
+			*err = cerr;
+			rc = crc;
+		}
+	}
+	if (db) {
+		struct sim_error cerr;
+		int crc = rdb_close(db, &cerr);
+		if (crc && !rc) {
+			*err = cerr;
+			rc = crc;
+		}
+	}
+	return rc;
 }
 
 /* ------------------------------------------------------------ summary */

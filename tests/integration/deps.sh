@@ -25,11 +25,11 @@ asked() { # asked SET: the packages mobisim_ensure_packages SET installs
 }
 demo=$(asked demo)
 check=$(asked check)
-for p in slurm-wlm munge libtracecmd-dev libtracefs-dev libtraceevent-dev trace-cmd libcmocka-dev parallel; do
+for p in slurm-wlm munge libtracecmd-dev libtracefs-dev libtraceevent-dev trace-cmd libcmocka-dev parallel sqlite3; do
 	grep -qx "$p" <<<"$demo" && say "the demo installs $p"
 	grep -qx "$p" <<<"$check" || say "check does not install $p"
 done
-for p in cmake gcc pkg-config libyaml-dev libjansson-dev libgsl-dev zlib1g-dev liblzma-dev libzstd-dev; do
+for p in cmake gcc pkg-config libyaml-dev libjansson-dev libgsl-dev zlib1g-dev liblzma-dev libzstd-dev libsqlite3-dev; do
 	grep -qx "$p" <<<"$demo" || say "the demo does not install $p (CMakeLists.txt requires it)"
 done
 # every package the demo needs is one check installs too

@@ -489,6 +489,13 @@ static void rp_end_io(struct sim *sim, struct bio *bio)
 	r->completed++;
 	if (r->mode == REPLAY_CLOSED && p->state == RP_WAIT_IO && p->last == io) {
 		sim_metrics_wait(&sim->metrics, rp_class(p), SIM_WAIT_SYNC_IO, lat);
+		if (sim->observer) {
+			struct sim_wait_rec w = { .task = p->ioc.comm, .pid = p->ioc.tgid,
+						  .tid = p->ioc.pid, .cls = rp_class(p),
+						  .cause = SIM_WAIT_SYNC_IO,
+						  .start_ns = io->sim_issue, .ns = lat };
+			sim_observe_wait(sim, &w);
+		}
 		rp_plan_next(r, p);
 	}
 	rp_io_maybe_free(r, io);
