@@ -127,9 +127,13 @@ static inline bool ds_fast_u64(const char **pp, const char *end, uint64_t *v)
 	while (p < end && (*p == ' ' || *p == '\t'))
 		p++;
 	s = p;
+	const char *lim = end - p > 19 ? p + 19 : end;
 	uint64_t x = 0;
-	while (p < end && (unsigned)(*p - '0') < 10 && p - s < 19)
-		x = x * 10 + (unsigned)(*p++ - '0');
+	unsigned dg;
+	while (p < lim && (dg = (unsigned)(*p - '0')) < 10) {
+		x = x * 10 + dg;
+		p++;
+	}
 	if (p == s || (p < end && *p != ' ' && *p != '\t'))
 		return false;
 	*v = x;
