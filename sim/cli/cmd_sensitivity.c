@@ -86,6 +86,7 @@ struct sparam {
 	int group[2];              /* summary-agg row of each value */
 	double metric[2], effect;
 	const char *skip;          /* why not perturbed */
+	char limit[400];           /* a value moved back inside what the build accepts, and why */
 };
 
 struct discovery {
@@ -219,6 +220,22 @@ static double clamp_range(const struct cfg_param *p, double v)
 	return v;
 }
 
+/* v as a value of p: in its bare unit, with the unit written where the
+ * parser reads it back (a size or time without an exponent), so that the
+ * points, the table and the TSV say what they mean. */
+static void value_text(const struct cfg_param *p, double v, bool integral, char *buf, size_t len)
+{
+	snprintf(buf, len, integral ? "%.0f" : "%.6g", v);
+	if ((p->type == CFG_T_SIZE || p->type == CFG_T_TIME) && p->unit && *p->unit && !strchr(buf, 'e'))
+		snprintf(buf + strlen(buf), len - strlen(buf), "%s", p->unit);
+}
+
+static bool value_integral(const struct cfg_param *p)
+{
+	return p->type == CFG_T_INT ||
+	       ((p->type == CFG_T_SIZE || p->type == CFG_T_TIME) && (!p->unit || !*p->unit));
+}
+
 /* The perturbed values of s, as text in the parameter's bare unit. */
 static void perturb(struct sparam *s, double lo, double hi)
 {
@@ -242,8 +259,7 @@ static void perturb(struct sparam *s, double lo, double hi)
 		return;
 	}
 	double f[2] = { lo, hi };
-	bool integral = p->type == CFG_T_INT ||
-			((p->type == CFG_T_SIZE || p->type == CFG_T_TIME) && (!p->unit || !*p->unit));
+	bool integral = value_integral(p);
 	for (int i = 0; i < 2; i++) {
 		double v = clamp_range(p, s->bare * f[i]);
 		if (integral)
@@ -255,10 +271,88 @@ static void perturb(struct sparam *s, double lo, double hi)
 			dup |= strtod(s->vals[k], NULL) == v;
 		if (dup)
 			continue;
-		snprintf(s->vals[s->nvals++], sizeof(s->vals[0]), integral ? "%.0f" : "%.6g", v);
+		value_text(p, v, integral, s->vals[s->nvals++], sizeof(s->vals[0]));
 	}
 	if (!s->nvals)
 		s->skip = "its range does not let it move";
+}
+
+/* Does the scenario build (not run) with key=value over sets? err says
+ * why not. A limit across keys (memory.reserved_bytes below
+ * memory.total_bytes) is known only to the module that reads both. */
+static bool builds_with(const char *scenario, char **sets, int nsets, const char *key, const char *value,
+			struct sim_error *err)
+{
+	char **all = calloc((size_t)nsets + 1, sizeof(char *));
+	size_t len = strlen(key) + strlen(value) + 2;
+	char *kv = malloc(len);
+	struct cfg_doc *doc;
+	struct sim *s = NULL;
+	struct sim_options so = { .quiet = true };
+	int rc = SIM_E_NOMEM;
+	if (all && kv) {
+		snprintf(kv, len, "%s=%s", key, value);
+		for (int i = 0; i < nsets; i++)
+			all[i] = sets[i];
+		all[nsets] = kv;
+		rc = cli_load_scenario(scenario, all, nsets + 1, &doc, err);
+		if (!rc)
+			rc = sim_create(doc, scenario, &so, &s, err);
+		sim_destroy(s);
+	}
+	free(kv);
+	free(all);
+	return rc == 0;
+}
+
+/* Keep each perturbed value of s inside what the build accepts: a value
+ * refused (a limit of another key, the platform's memory) is moved toward
+ * the base by bisection (12 steps) to the farthest one that builds, or
+ * dropped when none does; s->limit says which and the build's reason. */
+static void fit_limits(struct sparam *s, const char *scenario, char **sets, int nsets)
+{
+	const struct cfg_param *p = s->p;
+	if (p->type == CFG_T_BOOL)
+		return;
+	bool integral = value_integral(p);
+	for (int k = 0; k < s->nvals; k++) {
+		struct sim_error err = { 0 }, e2;
+		if (builds_with(scenario, sets, nsets, s->key, s->vals[k], &err))
+			continue;
+		if (err.code != SIM_E_INPUT)
+			continue; /* not a limit: the run will report it */
+		double good = s->bare, bad = strtod(s->vals[k], NULL);
+		char buf[64];
+		for (int it = 0; it < 12; it++) {
+			double mid = (good + bad) / 2;
+			if (integral)
+				mid = floor(mid + 0.5);
+			if (mid == good || mid == bad)
+				break;
+			value_text(p, mid, integral, buf, sizeof(buf));
+			if (builds_with(scenario, sets, nsets, s->key, buf, &e2))
+				good = mid;
+			else
+				bad = mid;
+		}
+		const char *why = strrchr(err.msg, ':') && strstr(err.msg, s->p->key) ? strstr(err.msg, s->p->key)
+										       : err.msg;
+		if (good == s->bare) {
+			snprintf(s->limit, sizeof(s->limit), "%s %s refused, none toward it builds: %.160s",
+				 k ? "high" : "low", s->vals[k], why);
+			for (int j = k; j + 1 < s->nvals; j++)
+				memcpy(s->vals[j], s->vals[j + 1], sizeof(s->vals[j]));
+			s->nvals--;
+			k--;
+			continue;
+		}
+		value_text(p, good, integral, buf, sizeof(buf));
+		snprintf(s->limit, sizeof(s->limit), "%s %s refused, %s used: %.160s", k ? "high" : "low",
+			 s->vals[k], buf, why);
+		snprintf(s->vals[k], sizeof(s->vals[k]), "%s", buf);
+	}
+	if (!s->nvals && !s->skip)
+		s->skip = s->limit;
 }
 
 /* Whether a key of the path ends in suffix (lat_ns.p99: the unit is ns). */
@@ -622,6 +716,17 @@ int cmd_sensitivity(int argc, char **argv)
 		status = 0;
 		goto done;
 	}
+	/* values the build refuses come back inside its limits, said in the table */
+	nchosen = 0;
+	for (int i = 0; i < d.n; i++) {
+		if (!d.ps[i].chosen || !d.ps[i].nvals)
+			continue;
+		fit_limits(&d.ps[i], scenario, sets, nsets);
+		if (d.ps[i].limit[0] && !quiet)
+			fprintf(stderr, "mobisim: sensitivity: %s: %s\n", d.ps[i].key, d.ps[i].limit);
+		if (d.ps[i].nvals)
+			nchosen++;
+	}
 	if (!nchosen) {
 		fprintf(stderr, "mobisim: sensitivity: no tunable to perturb (see --list)\n");
 		goto done;
@@ -756,7 +861,7 @@ int cmd_sensitivity(int argc, char **argv)
 			p->nvals > 1 ? p->vals[1] : "-", p->nvals ? p->metric[0] : NAN,
 			p->nvals > 1 ? p->metric[1] : NAN, p->effect,
 			base != 0 ? p->effect / fabs(base) : NAN,
-			p->skip ? p->skip : (p->p->source ? p->p->source : "(none)"));
+			p->skip ? p->skip : p->limit[0] ? p->limit : (p->p->source ? p->p->source : "(none)"));
 	}
 	fclose(ts);
 	snprintf(aggp, sizeof(aggp), "%s/sensitivity.tsv", out);
@@ -783,7 +888,8 @@ int cmd_sensitivity(int argc, char **argv)
 			if (p->nvals > 1)
 				snprintf(hi, sizeof(hi), "%.6g", p->metric[1]);
 			printf("%4d  %-44s %-12s %12s %12s %9.1f%%  %s\n", i + 1, p->key, p->text, lo, hi,
-			       base != 0 ? 100.0 * p->effect / fabs(base) : NAN, p->skip ? p->skip : "");
+			       base != 0 ? 100.0 * p->effect / fabs(base) : NAN,
+			       p->skip ? p->skip : p->limit[0] ? p->limit : "");
 		}
 		printf("\n%s/sensitivity.tsv, %s/tornado.png\n", out, out);
 	}

@@ -49,6 +49,19 @@ head -1 "$tsv" | grep -q "base 2[0-9][0-9]\." || fail "base W not near 200 us: $
 rc=$?
 [ $rc -eq 2 ] && grep -q "no tunable to perturb" "$tmp/err" || { cat "$tmp/err"; fail "untagged scenario: exit $rc"; }
 
+# a value the build refuses for another key's limit (reserved below the
+# platform's memory) comes back inside it, said in the table and on stderr,
+# and runs; the values carry their unit
+"$bin" sensitivity "$src/configs/scenarios/launch-demo.yaml" --metric "regions[name=launch].duration_ns" --scale 1e-9 \
+	--params memory.reserved_bytes --out "$tmp/lim" -j 2 >"$tmp/lim.out" 2>"$tmp/lim.err" ||
+	{ cat "$tmp/lim.err"; fail "clamped run failed"; }
+ltsv=$tmp/lim/sensitivity.tsv
+awk -F'\t' '$2 == "memory.reserved_bytes" { ok = $6 == "256MiB" && $7 ~ /MiB$/ && $7 != "1024MiB" &&
+	$9 != "nan" && $12 ~ /high 1024MiB refused, .* used: .*total_bytes/ } END { exit !ok }' "$ltsv" ||
+	{ cat "$ltsv" "$tmp/lim.err"; fail "memory.reserved_bytes x2 not brought inside total_bytes"; }
+grep -q "memory.reserved_bytes: high 1024MiB refused" "$tmp/lim.err" || { cat "$tmp/lim.err"; fail "no note on stderr"; }
+! grep -q "failed" "$tmp/lim.err" || { cat "$tmp/lim.err"; fail "a point failed"; }
+
 expect2() {
 	local why=$1; shift
 	"$bin" sensitivity "$@" >/dev/null 2>"$tmp/err"
