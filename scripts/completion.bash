@@ -63,7 +63,7 @@ _mobisim() {
 	case $cmd in
 	list)
 		[ "$COMP_CWORD" -eq 2 ] &&
-			COMPREPLY=($(compgen -W "policies schedulers devices scenarios workloads completions" -- "$cur"))
+			COMPREPLY=($(compgen -W "policies schedulers devices scenarios platforms workloads completions" -- "$cur"))
 		return ;;
 	workload)
 		if [ "$COMP_CWORD" -eq 2 ]; then

@@ -1,5 +1,5 @@
 /* `mobisim list`: what is registered (policies, schedulers, device models,
- * workloads) and what is bundled (device presets, scenarios). Files are
+ * workloads) and what is bundled (device presets, scenarios, platforms). Files are
  * listed in sorted order so the output is stable. */
 #include <dirent.h>
 #include <stdio.h>
@@ -103,13 +103,13 @@ static int list_policies(int argc, char **argv)
 int cmd_list(int argc, char **argv)
 {
 	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-		printf("usage: mobisim list policies|schedulers|devices|scenarios|workloads|completions\n");
+		printf("usage: mobisim list policies|schedulers|devices|scenarios|platforms|workloads|completions\n");
 		return 0;
 	}
 	if (argc >= 2 && strcmp(argv[1], "policies") == 0)
 		return list_policies(argc, argv);
 	if (argc != 2) {
-		fprintf(stderr, "usage: mobisim list policies|schedulers|devices|scenarios|workloads|completions\n");
+		fprintf(stderr, "usage: mobisim list policies|schedulers|devices|scenarios|platforms|workloads|completions\n");
 		return 2;
 	}
 	const char *what = argv[1];
@@ -131,6 +131,9 @@ int cmd_list(int argc, char **argv)
 		list_yaml("devices", "  ");
 	} else if (strcmp(what, "scenarios") == 0) {
 		list_yaml("scenarios", "");
+	} else if (strcmp(what, "platforms") == 0) {
+		/* phones as they shipped, for a scenario's `include:` (docs/platforms.md) */
+		list_yaml("platforms", "");
 	} else if (strcmp(what, "completions") == 0) {
 		/* completion: {model: NAME, ...}: shared costs, then each model */
 		printf("%-10s %s\n", "none", "no completion model: the device completes into the layer above (default)");
@@ -149,14 +152,14 @@ int cmd_list(int argc, char **argv)
 			printf("%-10s %s\n", (*w)->name, (*w)->summary ? (*w)->summary : "");
 	} else {
 		static const char *const cats[] = { "policies", "schedulers", "devices", "scenarios",
-						    "workloads", "completions" };
+						    "platforms", "workloads", "completions" };
 		struct cfg_suggest sg;
 		char hint[160];
 		cfg_suggest_init(&sg, what);
 		for (size_t i = 0; i < sizeof(cats) / sizeof(cats[0]); i++)
 			cfg_suggest_add(&sg, cats[i]);
 		fprintf(stderr, "mobisim: list: unknown category '%s'%s "
-				"(policies, schedulers, devices, scenarios, workloads, completions)\n", what,
+				"(policies, schedulers, devices, scenarios, platforms, workloads, completions)\n", what,
 			cfg_suggest_hint(&sg, hint, sizeof(hint)));
 		return 2;
 	}

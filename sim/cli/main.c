@@ -23,7 +23,7 @@ static const struct subcommand subcommands[] = {
 			  "              [--plugin X.so]... [--quiet]" },
 	{ "compare", cmd_compare, "compare SCENARIO.yaml|NAME --policies \"baseline;expc;expc,boost\" [--set KEY=VALUE]...\n"
 				  "              [--seed N] [--repeat N] [--out RESULT.json] [--plugin X.so]..." },
-	{ "list", cmd_list, "list policies|schedulers|devices|scenarios|workloads|completions [--plugin X.so]..." },
+	{ "list", cmd_list, "list policies|schedulers|devices|scenarios|platforms|workloads|completions [--plugin X.so]..." },
 	{ "device", cmd_device, "device curve DEVICE.yaml [--qd N] [--set KEY=VALUE]..." },
 	{ "sweep", cmd_sweep, "sweep SWEEP.yaml [-j N] [--out DIR] [--resume] [--count|--list|--point K|--collect DIR]" },
 	{ "validate", cmd_validate, "validate [FILE.yaml|DIR]... [-j N] [--fast] [--strict] [--doc FILE.md] [--tsv FILE]" },
