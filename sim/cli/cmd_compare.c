@@ -1046,7 +1046,6 @@ int cmd_compare(int argc, char **argv)
 				goto done;
 			}
 			seed = s->seed;
-			res[k] = sim_result_json(s);
 			if (cdf && cli_cdf_series_add(&cdf[k], &s->metrics)) {
 				sim_destroy(s);
 				json_decref(seeds);
