@@ -84,26 +84,8 @@ static inline bool is_digit(char ch)
 
 static bool take_u64(struct cur *c, uint64_t *v)
 {
-	uint64_t x = 0;
-	const char *s;
-
 	skip_ws(c);
-	s = c->p;
-	/* 19 digits never pass 2^64: check overflow only beyond them */
-	const char *fast = c->end - s > 19 ? s + 19 : c->end;
-	while (c->p < fast && is_digit(*c->p))
-		x = x * 10 + (unsigned)(*c->p++ - '0');
-	while (c->p < c->end && is_digit(*c->p)) {
-		unsigned d = (unsigned)(*c->p - '0');
-		if (x > (UINT64_MAX - d) / 10)
-			return false;
-		x = x * 10 + d;
-		c->p++;
-	}
-	if (c->p == s)
-		return false;
-	*v = x;
-	return true;
+	return trace_dec_u64(&c->p, c->end, v);
 }
 
 static bool take_u32(struct cur *c, uint32_t *v)

@@ -56,20 +56,8 @@ static bool ds_line_fields(const char *p, const char *end, const char *tok[6], s
 /* Parse an unsigned decimal integer occupying the whole token. */
 static bool parse_u64(const char *s, size_t l, uint64_t *v)
 {
-	uint64_t x = 0;
-
-	if (!l)
-		return false;
-	for (size_t i = 0; i < l; i++) {
-		if (!isdigit((unsigned char)s[i]))
-			return false;
-		unsigned d = (unsigned)(s[i] - '0');
-		if (x > (UINT64_MAX - d) / 10)
-			return false;
-		x = x * 10 + d;
-	}
-	*v = x;
-	return true;
+	const char *p = s;
+	return trace_dec_u64(&p, s + l, v) && p == s + l;
 }
 
 static bool is_float_token(const char *s, size_t l)
@@ -117,26 +105,16 @@ static bool ds_parse_ms_fast(const char *s, size_t l, int64_t *ns)
 	return true;
 }
 
-/* One unsigned decimal token of at most 19 digits at *pp, ended by a
- * blank or the line's end: no overflow is possible below 20 digits, so
- * the common line needs neither isdigit's table nor a division per digit.
- * false on anything else (the careful path then parses the line). */
+/* One unsigned decimal token at *pp after blanks, ended by a blank or the
+ * line's end; false on anything else (the careful path then parses the
+ * line and words the error). */
 static inline bool ds_fast_u64(const char **pp, const char *end, uint64_t *v)
 {
-	const char *p = *pp, *s;
+	const char *p = *pp;
 	while (p < end && (*p == ' ' || *p == '\t'))
 		p++;
-	s = p;
-	const char *lim = end - p > 19 ? p + 19 : end;
-	uint64_t x = 0;
-	unsigned dg;
-	while (p < lim && (dg = (unsigned)(*p - '0')) < 10) {
-		x = x * 10 + dg;
-		p++;
-	}
-	if (p == s || (p < end && *p != ' ' && *p != '\t'))
+	if (!trace_dec_u64(&p, end, v) || (p < end && *p != ' ' && *p != '\t'))
 		return false;
-	*v = x;
 	*pp = p;
 	return true;
 }

@@ -65,20 +65,7 @@ static inline bool cur_lit(struct cur *c, const char *s)
 
 static bool cur_u64(struct cur *c, uint64_t *out)
 {
-	const char *p = c->p;
-	uint64_t v = 0;
-	if (p >= c->e || !isdigit((unsigned char)*p))
-		return false;
-	while (p < c->e && isdigit((unsigned char)*p)) {
-		uint64_t d = (uint64_t)(*p - '0');
-		if (v > (UINT64_MAX - d) / 10)
-			return false;
-		v = v * 10 + d;
-		p++;
-	}
-	c->p = p;
-	*out = v;
-	return true;
+	return trace_dec_u64(&c->p, c->e, out);
 }
 
 static bool cur_i64(struct cur *c, int64_t *out)

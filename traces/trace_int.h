@@ -63,6 +63,32 @@ void trace_src_move(struct trace_src *dst, struct trace_src *src);
 #include <stdio.h>
 FILE *trace_src_fopen(struct trace_src *heap_src);
 
+/* The unsigned decimal at *p (before end): true with *v and *p past its
+ * digits; false, *p unmoved, when there is no digit or the value passes
+ * 2^64 - 1. No isdigit (its locale table) and, as 19 digits never pass
+ * 2^64, the overflow test only past them: the readers' hot loop. */
+static inline bool trace_dec_u64(const char **p, const char *end, uint64_t *v)
+{
+	const char *s = *p, *q = s, *fast = end - s > 19 ? s + 19 : end;
+	uint64_t x = 0;
+	unsigned d;
+	while (q < fast && (d = (unsigned)(*q - '0')) < 10) {
+		x = x * 10 + d;
+		q++;
+	}
+	while (q < end && (d = (unsigned)(*q - '0')) < 10) {
+		if (x > (UINT64_MAX - d) / 10)
+			return false;
+		x = x * 10 + d;
+		q++;
+	}
+	if (q == s)
+		return false;
+	*v = x;
+	*p = q;
+	return true;
+}
+
 /* Byte offset of the next unread byte. */
 static inline uint64_t trace_src_offset(const struct trace_src *s) { return s->base + s->pos; }
 
