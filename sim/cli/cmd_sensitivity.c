@@ -335,11 +335,17 @@ static void fit_limits(struct sparam *s, const char *scenario, char **sets, int 
 			else
 				bad = mid;
 		}
-		const char *why = strrchr(err.msg, ':') && strstr(err.msg, s->p->key) ? strstr(err.msg, s->p->key)
-										       : err.msg;
+		/* the build's message from the key on, past its file and section */
+		const char *why = strstr(err.msg, s->p->key) ? strstr(err.msg, s->p->key) : err.msg;
+		const char *side = strtod(s->vals[k], NULL) > s->bare ? "high" : "low";
+		size_t at = strlen(s->limit); /* both values refused: both said */
+		if (at && at + 2 < sizeof(s->limit)) {
+			memcpy(s->limit + at, "; ", 3);
+			at += 2;
+		}
 		if (good == s->bare) {
-			snprintf(s->limit, sizeof(s->limit), "%s %s refused, none toward it builds: %.160s",
-				 k ? "high" : "low", s->vals[k], why);
+			snprintf(s->limit + at, sizeof(s->limit) - at, "%s %s refused, none toward it builds: %.160s",
+				 side, s->vals[k], why);
 			for (int j = k; j + 1 < s->nvals; j++)
 				memcpy(s->vals[j], s->vals[j + 1], sizeof(s->vals[j]));
 			s->nvals--;
@@ -347,8 +353,8 @@ static void fit_limits(struct sparam *s, const char *scenario, char **sets, int 
 			continue;
 		}
 		value_text(p, good, integral, buf, sizeof(buf));
-		snprintf(s->limit, sizeof(s->limit), "%s %s refused, %s used: %.160s", k ? "high" : "low",
-			 s->vals[k], buf, why);
+		snprintf(s->limit + at, sizeof(s->limit) - at, "%s %s refused, %s used: %.160s",
+			 side, s->vals[k], buf, why);
 		snprintf(s->vals[k], sizeof(s->vals[k]), "%s", buf);
 	}
 	if (!s->nvals && !s->skip)
