@@ -601,6 +601,7 @@ static int csv_ready(struct csv_reader *c, struct sim_error *err)
 			id |= TRACE_ID_UID;
 		c->diag->identity = id;
 		c->diag->identity_set = true;
+		c->diag->request_list = m->resp.idx < 0;
 	}
 	return 0;
 }

@@ -188,6 +188,8 @@ static int ds_probe(const uint8_t *buf, size_t len)
 static int ds_open_common(struct ds_reader *d, const struct trace_opts *opts)
 {
 	d->mode = opts ? opts->disksim_time : TRACE_DISKSIM_AUTO;
+	if (opts && opts->diag)
+		opts->diag->request_list = true;
 	return 0;
 }
 

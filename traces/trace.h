@@ -173,6 +173,10 @@ struct trace_diag {
 	 * (csv: what its columns hold) */
 	uint32_t identity;
 	bool identity_set;
+	/* the format (or the columns given) holds queued requests only, never
+	 * a D or a C (DiskSim/MQSim ASCII, fio iologs, a CSV without a
+	 * response column): nothing can pair, so btt-style tracking is moot */
+	bool request_list;
 	uint64_t unnamed;           /* csv with a comm column: records with an empty name */
 	uint32_t files;             /* files read (1, or the CPU files of a set) */
 	char set_base[256];         /* a per-CPU set NAME.blktrace.N: NAME ("" otherwise) */

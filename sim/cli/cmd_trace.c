@@ -8,7 +8,8 @@
  *   I/Os are matched by (device, start sector); merges move the first
  *   queue time to the request's start as btt does. The match table is
  *   fixed (STAT_TRACK_MAX outstanding I/Os); I/Os beyond it are counted
- *   as untracked, so memory does not grow with the trace. --fg RULE
+ *   as untracked, so memory does not grow with the trace. A request list
+ *   (trace_diag.request_list: no D or C can come) tracks nothing. --fg RULE
  *   (traces/fgrule.c) adds a class column and FG/BG totals; a rule on what
  *   the trace does not record is an error (trace_identity_lacks).
  * convert --to blkparse: the events as Debian's blkparse 1.2.0 prints them
@@ -42,7 +43,6 @@
 #include "sim/cli/cli.h"
 #include "sim/error.h"
 #include "sim/results.h"
-#include "sim/list.h"
 #include "sim/rbtree.h"
 #include "traces/trace.h"
 
@@ -58,15 +58,17 @@ struct lat {
 	double min, max, total;
 };
 
-/* A queued bio (btt's IOP_Q) waiting for the D and C that cover it. */
+/* A queued bio (btt's IOP_Q) waiting for the D and C that cover it. One
+ * cache line: a full table is walked on every Q, and the tree's key sits
+ * beside its links so a step down touches one line. */
 struct track {
 	struct rb_node node;
-	struct list_head age;
-	uint32_t dev;
-	uint64_t start, end;        /* sectors [start, end) */
+	uint64_t start;             /* sectors [start, start + nr) */
 	int64_t q_time, d_time;     /* d_time -1 until issued */
+	uint32_t nr;
+	uint16_t dev;               /* index into stat_state's devs */
 	bool write;
-};
+} __attribute__((aligned(64)));
 
 struct pidstat {
 	int32_t pid;
@@ -85,12 +87,16 @@ struct stat_state {
 	uint64_t fg_queued, fg_bytes, bg_queued, bg_bytes, unnamed_queued, fg_known_queued;
 	struct lat q2c[2], d2c[2], q2c_all, d2c_all;
 	uint64_t evicted;           /* Qs dropped from the full table, oldest first */
+	bool request_list;          /* trace_diag's: no C can come, so no Q is tracked */
 	/* btt's tracking: Qs by start sector in one tree per device, at most
 	 * STAT_TRACK_MAX in all */
 	struct rb_root roots[STAT_DEVS_MAX];
-	struct list_head lru;
 	struct track *pool;
-	struct track *free;         /* singly linked through node.parent-free list */
+	/* age order of the tracked Qs, by pool index: a doubly linked ring
+	 * through slot STAT_TRACK_MAX, apart from the pool so a track stays
+	 * one line; the free slots are a list through age_next */
+	uint32_t *age_prev, *age_next;
+	uint32_t free;              /* first free slot, STAT_TRACK_MAX when none */
 	uint32_t nfree_idx, ntracked;
 	uint32_t devs[STAT_DEVS_MAX]; /* devices past btt's pre-culling (first Q or A seen) */
 	uint64_t devs_over;         /* events of devices beyond STAT_DEVS_MAX */
@@ -139,60 +145,71 @@ static int dev_index(struct stat_state *s, uint32_t dev, bool clears)
 
 static void track_del(struct stat_state *s, struct track *t)
 {
-	int d = dev_index(s, t->dev, false);
-	rb_erase(&t->node, &s->roots[d]);
-	list_del_init(&t->age);
-	t->node.parent = (struct rb_node *)s->free;
-	s->free = t;
+	uint32_t i = (uint32_t)(t - s->pool);
+	rb_erase(&t->node, &s->roots[t->dev]);
+	s->age_next[s->age_prev[i]] = s->age_next[i];
+	s->age_prev[s->age_next[i]] = s->age_prev[i];
+	s->age_next[i] = s->free;
+	s->free = i;
 	s->ntracked--;
 }
 
-static struct track *track_alloc(struct stat_state *s)
+/* A free slot; when the table is full, the oldest Q's (it has almost surely
+ * lost its C), which may reshape the tree: *reshaped says so. */
+static struct track *track_alloc(struct stat_state *s, bool *reshaped)
 {
-	if (!s->free && s->nfree_idx == STAT_TRACK_MAX) {
-		/* Full: the oldest Q has almost surely lost its C. */
-		track_del(s, list_first_entry(&s->lru, struct track, age));
+	*reshaped = false;
+	if (s->free == STAT_TRACK_MAX && s->nfree_idx == STAT_TRACK_MAX) {
+		track_del(s, &s->pool[s->age_next[STAT_TRACK_MAX]]);
 		s->evicted++;
+		*reshaped = true;
 	}
-	struct track *t;
-	if (s->free) {
-		t = s->free;
-		s->free = (struct track *)t->node.parent;
+	uint32_t i;
+	if (s->free != STAT_TRACK_MAX) {
+		i = s->free;
+		s->free = s->age_next[i];
 	} else {
-		t = &s->pool[s->nfree_idx++];
+		i = s->nfree_idx++;
 	}
-	return t;
+	return &s->pool[i];
 }
 
 /* btt's rb_insert (dip_rb.c): a Q whose start sector is already tracked
  * on its device is not tracked; the first one stays. */
-static void track_queue(struct stat_state *s, int d, uint32_t dev, const struct trace_rec *r)
+static void track_queue(struct stat_state *s, int d, const struct trace_rec *r)
 {
 	struct rb_node **link = &s->roots[d].node, *parent = NULL;
 	while (*link) {
 		struct track *x = rb_entry(*link, struct track, node);
 		if (r->sector == x->start)
 			return;
-		link = r->sector < x->start ? &(*link)->left : &(*link)->right;
-	}
-	struct track *t = track_alloc(s);
-	/* an eviction may have reshaped the tree: find the place again */
-	link = &s->roots[d].node;
-	while (*link) {
-		struct track *x = rb_entry(*link, struct track, node);
 		parent = *link;
 		link = r->sector < x->start ? &parent->left : &parent->right;
 	}
-	memset(t, 0, sizeof(*t));
-	t->dev = dev;
+	bool reshaped;
+	struct track *t = track_alloc(s, &reshaped);
+	if (reshaped) {
+		link = &s->roots[d].node;
+		parent = NULL;
+		while (*link) {
+			struct track *x = rb_entry(*link, struct track, node);
+			parent = *link;
+			link = r->sector < x->start ? &parent->left : &parent->right;
+		}
+	}
 	t->start = r->sector;
-	t->end = r->sector + r->nr_sectors;
+	t->nr = r->nr_sectors;
 	t->q_time = r->time_ns;
 	t->d_time = -1;
+	t->dev = (uint16_t)d;
 	t->write = (r->flags & REQ_WRITE) != 0;
 	rb_link_node(&t->node, parent, link);
 	rb_insert_color(&t->node, &s->roots[d]);
-	list_add_tail(&t->age, &s->lru);
+	uint32_t i = (uint32_t)(t - s->pool), tail = s->age_prev[STAT_TRACK_MAX];
+	s->age_prev[i] = tail;
+	s->age_next[i] = STAT_TRACK_MAX;
+	s->age_next[tail] = i;
+	s->age_prev[STAT_TRACK_MAX] = i;
 	s->ntracked++;
 }
 
@@ -205,9 +222,10 @@ static void track_range(struct stat_state *s, struct rb_node *n, uint64_t start,
 {
 	while (n) {
 		struct track *t = rb_entry(n, struct track, node);
-		if (start <= t->start && t->end <= end && s->nfound < STAT_TRACK_MAX)
+		uint64_t t_end = t->start + t->nr;
+		if (start <= t->start && t_end <= end && s->nfound < STAT_TRACK_MAX)
 			s->found[s->nfound++] = t;
-		bool left = start < t->start, right = t->end < end;
+		bool left = start < t->start, right = t_end < end;
 		if (left && right)
 			track_range(s, n->left, start, end);
 		n = right ? n->right : left ? n->left : NULL;
@@ -217,18 +235,23 @@ static void track_range(struct stat_state *s, struct rb_node *n, uint64_t start,
 static int stat_init(struct stat_state *s)
 {
 	memset(s, 0, sizeof(*s));
-	list_init(&s->lru);
-	s->pool = calloc(STAT_TRACK_MAX, sizeof(*s->pool));
+	s->pool = aligned_alloc(_Alignof(struct track), STAT_TRACK_MAX * sizeof(*s->pool));
+	s->age_prev = malloc((STAT_TRACK_MAX + 1) * sizeof(*s->age_prev));
+	s->age_next = malloc((STAT_TRACK_MAX + 1) * sizeof(*s->age_next));
 	s->found = calloc(STAT_TRACK_MAX, sizeof(*s->found));
 	s->pids = calloc(STAT_PIDS_MAX, sizeof(*s->pids));
-	if (!s->pool || !s->pids || !s->found)
+	if (!s->pool || !s->age_prev || !s->age_next || !s->pids || !s->found)
 		return SIM_E_NOMEM;
+	s->age_prev[STAT_TRACK_MAX] = s->age_next[STAT_TRACK_MAX] = STAT_TRACK_MAX;
+	s->free = STAT_TRACK_MAX;
 	return 0;
 }
 
 static void stat_free(struct stat_state *s)
 {
 	free(s->pool);
+	free(s->age_prev);
+	free(s->age_next);
 	free(s->found);
 	free(s->pids);
 }
@@ -345,8 +368,8 @@ static void stat_add(struct stat_state *s, const struct trace_rec *r)
 	int d;
 	switch (r->action) {
 	case TRACE_A_QUEUE:
-		if (r->bytes && (d = dev_index(s, dev, true)) >= 0)
-			track_queue(s, d, dev, r);
+		if (r->bytes && !s->request_list && (d = dev_index(s, dev, true)) >= 0)
+			track_queue(s, d, r);
 		break;
 	case TRACE_A_REMAP:
 		(void)dev_index(s, dev, true);
@@ -485,6 +508,9 @@ static void stat_print(FILE *o, const char *path, const char *format, const stru
 	else if (!s->q2c_all.n && s->by_action[TRACE_A_COMPLETE])
 		fprintf(o, "latencies cannot be computed: the trace has C (complete) events but no Q "
 			   "(queue) events to pair them with\n");
+	else if (!s->q2c_all.n && s->request_list)
+		fprintf(o, "latencies cannot be computed: a %s trace holds queued requests only, no "
+			   "completions\n", format);
 	else if (!s->q2c_all.n && s->events)
 		fprintf(o, "latencies cannot be computed: no Q (queue) event was followed by its C "
 			   "(complete)\n");
@@ -846,6 +872,7 @@ static int do_stat(const char *path, const char *format, const struct trace_opts
 		stat_free(&s);
 		return rc;
 	}
+	s.request_list = r.diag.request_list;
 	/* A rule on what the trace does not record would match nothing and
 	 * call every request background: say so instead. */
 	char lacks[160];

@@ -98,6 +98,12 @@ grep -q 'time goes backwards' back.err || err "no warning for time going backwar
 grep -q '^duration: -' back.out && err "negative duration printed"
 grep ' C ' g.txt > conly.txt
 "$BIN" trace stat conly.txt 2>/dev/null | grep -q 'latencies cannot be computed' || err "C-only trace: no word about latencies"
+# A request list (DiskSim ASCII, a CSV without responses) can never pair: it is
+# said so, and 70,000 queued requests are not "outstanding" in a full table.
+awk 'BEGIN { for (i = 0; i < 70000; i++) printf "%.6f 0 %d 8 1\n", i * 0.01, i * 64 }' > list.trace
+"$BIN" trace stat list.trace > list.out 2>/dev/null || err "request list: exit $?"
+grep -q 'holds queued requests only, no completions' list.out || err "request list: no word: $(tail -3 list.out)"
+grep -q 'untracked I/Os' list.out && err "request list counted as untracked outstanding I/Os"
 
 # 4. Usage: missing input exits 2; an unwritable -o is found before reading.
 "$BIN" trace stat no-such-file > /dev/null 2>&1

@@ -4,6 +4,7 @@
  * CPUs printed out of time order are put back in order within the window,
  * the summary is skipped and junk lines are errors naming their line.
  */
+#include <inttypes.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -392,11 +393,106 @@ static void test_blkparse_summary_and_junk(void **state)
 	assert_non_null(strstr(err.msg, "x.txt:2: bad rwbs"));
 }
 
+/* The writer formats lines by hand: every field, at its extremes (negative
+ * after blkparse's int casts, 2^64 - 1 sectors, long names, seconds past
+ * INT_MAX), prints the characters blkparse_fmt.c's printf formats give. */
+static void test_blkparse_writer_digits_match_printf(void **state)
+{
+	static const char acts[] = "QMFGSRDCIBPUTAX";
+	static const char *const names[] = { "kworker/u8:1", "", "a-very-long-process-name-"
+					     "that-no-kernel-comm-would-hold-but-a-csv-can-0123456789" };
+	uint64_t x = 88172645463325252ull;
+	(void)state;
+	for (int i = 0; i < 20000; i++) {
+		struct trace_rec r;
+		memset(&r, 0, sizeof(r));
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		r.kind = TRACE_REC_BLOCK;
+		r.act = acts[x % (sizeof(acts) - 1)];
+		r.action = trace_action_from_letter(r.act);
+		if (r.act == 'U' && (x >> 8) % 2)
+			r.action = TRACE_A_UNPLUG_TIMER;
+		uint64_t big = (x >> 12) % 3 == 0 ? UINT64_MAX - (x >> 40) : x >> 20;
+		r.dev_major = (uint32_t)(i % 7 == 0 ? x >> 1 : (x >> 3) % 300);
+		r.dev_minor = (uint32_t)((x >> 5) % (i % 11 == 0 ? 0x100000u : 40u));
+		r.cpu = (uint32_t)((x >> 7) % 128);
+		r.seq = (uint32_t)(x >> 9);
+		r.time_ns = (int64_t)((x >> 2) % (i % 5 == 0 ? INT64_MAX : 100000000000000ull));
+		r.pid = (int32_t)(x >> 23);
+		r.flags = (uint32_t)(x >> 30) & (REQ_WRITE | REQ_SYNC | REQ_META);
+		r.dir = (uint8_t)((x >> 33) % 3);
+		r.sector = big;
+		r.bytes = (uint32_t)((x >> 35) % 5 == 0 ? 0 : ((x >> 37) % 4096) << 9);
+		r.nr_sectors = r.bytes >> 9;
+		r.error = (int32_t)((x >> 41) % 3) - 1;
+		r.pdu_u64 = x >> 17;
+		r.from_major = (uint32_t)(x >> 45) % 260;
+		r.from_minor = (uint32_t)(x >> 50) % 70;
+		r.from_sector = x >> 3;
+		r.comm = i % 13 == 0 ? NULL : names[(x >> 52) % 3];
+
+		char *buf = NULL, want[512], rwbs[8];
+		size_t len;
+		FILE *f = open_memstream(&buf, &len);
+		struct trace_blkparse_writer *w;
+		struct sim_error err;
+		assert_int_equal(trace_blkparse_writer_create(f, 0, &w, &err), 0);
+		assert_int_equal(trace_blkparse_writer_event(w, &r, &err), 0);
+		trace_blkparse_writer_destroy(w);
+		fclose(f);
+
+		const char *name = r.comm ? r.comm : "(null)";
+		uint64_t t = (uint64_t)r.time_ns;
+		unsigned nsec = r.bytes >> 9;
+		trace_rwbs(&r, rwbs);
+		int n = snprintf(want, sizeof(want), "%3d,%-3d %2d %8d %5d.%09lu %5u %2s %3s ",
+				 (int)r.dev_major, (int)r.dev_minor, (int)r.cpu, (int)r.seq,
+				 (int)(t / 1000000000u), (unsigned long)(t % 1000000000u), (unsigned)r.pid,
+				 r.action == TRACE_A_UNPLUG_TIMER ? "UT" : (char[2]){ r.act, 0 }, rwbs);
+		char *p = want + n;
+		size_t room = sizeof(want) - (size_t)n;
+		switch (r.act) {
+		case 'R': case 'C':
+			if (nsec)
+				snprintf(p, room, "%" PRIu64 " + %u [%d]\n", r.sector, nsec, r.error);
+			else
+				snprintf(p, room, "%" PRIu64 " [%d]\n", r.sector, r.error);
+			break;
+		case 'P':
+			snprintf(p, room, "[%s]\n", name);
+			break;
+		case 'U': case 'T':
+			snprintf(p, room, "[%s] %u\n", name, (unsigned)r.pdu_u64);
+			break;
+		case 'A':
+			snprintf(p, room, "%" PRIu64 " + %u <- (%d,%d) %" PRIu64 "\n", r.sector, nsec,
+				 (int)r.from_major, (int)r.from_minor, r.from_sector);
+			break;
+		case 'X':
+			snprintf(p, room, "%" PRIu64 " / %u [%s]\n", r.sector, (unsigned)r.pdu_u64, name);
+			break;
+		default:
+			if (nsec)
+				snprintf(p, room, "%" PRIu64 " + %u [%s]\n", r.sector, nsec, name);
+			else
+				snprintf(p, room, "[%s]\n", name);
+			break;
+		}
+		/* the first line is the event; the summary follows */
+		char *nl = strchr(buf, '\n');
+		assert_non_null(nl);
+		nl[1] = '\0';
+		assert_string_equal(buf, want);
+		free(buf);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_blkparse_sample_matches_binary),
 		cmocka_unit_test(test_blkparse_roundtrip_is_identical),
+		cmocka_unit_test(test_blkparse_writer_digits_match_printf),
 		cmocka_unit_test(test_blkparse_line_shapes),
 		cmocka_unit_test(test_blkparse_out_of_order_cpus),
 		cmocka_unit_test(test_blkparse_window_order_matches_definition),
