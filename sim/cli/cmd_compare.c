@@ -47,6 +47,7 @@
 #include "models/policies/policy.h"
 #include "sim/cli/assumptions.h"
 #include "sim/cli/cli.h"
+#include "sim/cli/known_misses.h"
 #include "sim/cli/plot.h"
 #include "sim/cli/progress.h"
 #include "sim/cli/rows_out.h"
@@ -1008,6 +1009,9 @@ int cmd_compare(int argc, char **argv)
 			rc = cli_load_scenario(path, sets_kv, nkv + nrow + 1, &cd, &err);
 			if (!rc)
 				rc = sim_create(cd, path, &so, &s, &err);
+			/* the sets share the platform: its known misses once */
+			if (!rc && r == 0 && k == 0)
+				(void)known_misses_note(stderr, cfg_root(s->doc));
 			struct rows_out *rows = NULL;
 			if (!rc && (db || csv)) {
 				/* the set, and which repetition or design row */

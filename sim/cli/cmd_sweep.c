@@ -15,9 +15,49 @@
 
 #include <jansson.h>
 
+#include "sim/config.h"
+
 #include "sim/cli/cli.h"
+#include "sim/cli/known_misses.h"
 #include "sim/cli/plot.h"
 #include "sim/cli/sweep.h"
+
+/* The platforms' known validation misses, each distinct note once, from the
+ * first KM_POINTS points (a sweep over platforms names them early; loading
+ * every point's scenario would cost a large sweep seconds). */
+#define KM_POINTS 64
+
+static void note_known_misses(const struct sweep *sw)
+{
+	char *seen = NULL;
+	size_t nseen = 0;
+	for (int i = 0; i < sw->npoints && i < KM_POINTS; i++) {
+		int nsets = 0;
+		char **sets = sweep_point_sets(sw, &sw->points[i], &nsets);
+		struct cfg_doc *doc = NULL;
+		struct sim_error err;
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *f = sets ? open_memstream(&buf, &len) : NULL;
+		if (f && !cli_load_scenario(sw->base, sets, nsets, &doc, &err))
+			(void)known_misses_note(f, cfg_root(doc));
+		if (f)
+			fclose(f);
+		cfg_free(doc);
+		sweep_free_sets(sets, nsets);
+		if (buf && len && (!seen || !strstr(seen, buf))) {
+			fputs(buf, stderr);
+			char *ns = realloc(seen, nseen + len + 1);
+			if (ns) {
+				memcpy(ns + nseen, buf, len + 1);
+				seen = ns;
+				nseen += len;
+			}
+		}
+		free(buf);
+	}
+	free(seen);
+}
 
 static void sweep_usage(FILE *f)
 {
@@ -275,6 +315,7 @@ int cmd_sweep(int argc, char **argv)
 		.requests_csv = csv,
 	};
 	int nfailed;
+	note_known_misses(sw);
 	rc = sweep_run_all(sw, &ro, &nfailed, &err);
 	status = rc ? cli_report(&err) : 0;
 done:

@@ -6,7 +6,8 @@
 # background write than alone; the run prints one note naming its device's known misses
 # (sim/cli/known_misses.c), the result JSON carries none of it, a scenario without a
 # platform prints no note, `--set device=ufs40` names ufs40's; and every row of the table
-# is a **miss** row of docs/validation.md with the same numbers.
+# is a **miss** row of docs/validation.md with the same numbers. compare notes it once, a
+# sweep once per distinct platform and device of its first points.
 set -u
 bin=$1 src=$2
 tmp=$(mktemp -d)
@@ -35,6 +36,17 @@ grep -q 'Pixel 9 Pro XL sequential read vs ufs31-wb: 911 MB/s published, 1487 mo
 grep -q '^mobisim: note: platform pixel9pro (device ufs40):.*vs ufs40: 911 MB/s published, 2215 modelled' "$tmp/u40.err" ||
 	fail "ufs40 note: $(cat "$tmp/u40.err")"
 ! grep -q 'ufs31-wb' "$tmp/u40.err" || fail "ufs31-wb's misses named on ufs40"
+# compare says it once for all its sets; a sweep once per distinct platform of its points
+"$bin" compare "$scn" "${common[@]}" --set workload.tasks.bg.bytes=256MiB --policies "baseline;expc" \
+	--out "$tmp/cmp.json" 2>"$tmp/cmp.err" || fail "compare: $(cat "$tmp/cmp.err")"
+[ "$(grep -c '^mobisim: note: platform pixel6a (device ufs31-wb)' "$tmp/cmp.err")" = 1 ] ||
+	fail "compare: not one note: $(cat "$tmp/cmp.err")"
+printf 'base: %s\nset:\n  workload.tasks.bg.bytes: 256MiB\n  memory.cached_bytes: 256MiB\n  fs.partition_bytes: 16GiB\n  device.slc_cache_mib: 256\naxes:\n  device: [ufs31-wb, ufs40, ufs31-wb]\nmetrics:\n  launch_s: {path: "regions[name=launch].duration_ns", scale: 1e-9}\n' \
+	"$scn" >"$tmp/sw.yaml"
+"$bin" sweep "$tmp/sw.yaml" --out "$tmp/sw" --quiet -j 2 2>"$tmp/sw.err" || fail "sweep: $(cat "$tmp/sw.err")"
+[ "$(grep -c '^mobisim: note: platform pixel6a (device ufs31-wb)' "$tmp/sw.err")" = 1 ] &&
+	[ "$(grep -c '^mobisim: note: platform pixel6a (device ufs40)' "$tmp/sw.err")" = 1 ] ||
+	fail "sweep: not one note per device: $(cat "$tmp/sw.err")"
 python3 - "$tmp/bg.json" "$tmp/fg.json" "$src" <<'PY' || exit 1
 import json, re, sys
 bg, fg = (json.load(open(p)) for p in sys.argv[1:3])
