@@ -22,7 +22,10 @@
  * The runs are one in-memory sweep (the base and one include point per
  * perturbed value, `--repeat` seeds each) through the sweep runner's fork
  * pool; the effect of a parameter is the larger |metric(perturbed) -
- * metric(base)| of its two runs (means over the seeds). Output in DIR:
+ * metric(base)| of its two runs (means over the seeds), with --repeat its
+ * 95 % half-width from the two means' intervals (conservative: the runs
+ * share their seeds), and "noise" when the effect is within it; a half
+ * that did not run is named on its tornado label. Output in DIR:
  * sensitivity.tsv (ranked), tornado.gp and tornado.png (gnuplot's pngcairo
  * or png terminal; skipped with a warning when gnuplot is missing), and the
  * sweep's points/ and summaries.
@@ -85,6 +88,11 @@ struct sparam {
 	char vals[2][64];
 	int group[2];              /* summary-agg row of each value */
 	double metric[2], effect;
+	/* 95 % half-width of effect over --repeat seeds (NaN with one seed):
+	 * the two means' intervals combined as if independent, which the
+	 * shared seeds make conservative */
+	double effect_ci;
+	bool noise;                /* effect within effect_ci of zero */
 	const char *skip;          /* why not perturbed */
 	char limit[400];           /* a value moved back inside what the build accepts, and why */
 };
@@ -410,8 +418,10 @@ static int write_tornado(const char *dir, struct sparam **rank, int n, double ba
 	for (int i = 0; i < n; i++) {
 		struct sparam *s = rank[i];
 		double a = s->metric[0], b = s->nvals > 1 ? s->metric[1] : NAN;
-		fprintf(f, "%d\t%s\t%.12g\t%.12g\t%s\t%s\n", n - i, s->key, a, b, s->vals[0],
-			s->nvals > 1 ? s->vals[1] : "-");
+		/* a half that did not run has no bar: the label says so */
+		fprintf(f, "%d\t%s%s%s%s\t%.12g\t%.12g\t%s\t%s\n", n - i, s->key,
+			isnan(a) ? " (x lo failed)" : "", s->nvals > 1 && isnan(b) ? " (x hi failed)" : "",
+			s->noise ? " (noise)" : "", a, b, s->vals[0], s->nvals > 1 ? s->vals[1] : "-");
 	}
 	fclose(f);
 	snprintf(path, sizeof(path), "%s/tornado.gp", dir);
@@ -806,9 +816,11 @@ int cmd_sensitivity(int argc, char **argv)
 	snprintf(aggp, sizeof(aggp), "%s/summary-agg.tsv", out);
 	FILE *a = fopen(aggp, "r");
 	double *mean = calloc((size_t)group, sizeof(double));
-	if (!a || !mean) {
+	double *ci = calloc((size_t)group, sizeof(double));
+	if (!a || !mean || !ci) {
 		fprintf(stderr, "mobisim: %s: %s\n", aggp, strerror(errno));
 		free(mean);
+		free(ci);
 		if (a)
 			fclose(a);
 		status = 1;
@@ -816,15 +828,19 @@ int cmd_sensitivity(int argc, char **argv)
 	}
 	char *line = NULL;
 	size_t cap = 0;
-	int mcol = -1;
+	int mcol = -1, ccol = -1;
 	for (int row = -1; getline(&line, &cap, a) >= 0; row++) {
 		line[strcspn(line, "\n")] = '\0';
 		int col = 0;
 		for (char *save = NULL, *f = strtok_r(line, "\t", &save); f; f = strtok_r(NULL, "\t", &save), col++) {
 			if (row < 0 && strcmp(f, "m.mean") == 0)
 				mcol = col;
+			if (row < 0 && strcmp(f, "m.ci95") == 0)
+				ccol = col;
 			if (row >= 0 && row < group && col == mcol)
 				mean[row] = strtod(f, NULL);
+			if (row >= 0 && row < group && col == ccol)
+				ci[row] = reps > 1 ? strtod(f, NULL) : NAN;
 		}
 	}
 	free(line);
@@ -836,19 +852,24 @@ int cmd_sensitivity(int argc, char **argv)
 		struct sparam *p = &d.ps[i];
 		if (!p->chosen)
 			continue;
-		p->effect = NAN;
+		p->effect = p->effect_ci = NAN;
 		for (int k = 0; k < p->nvals; k++) {
 			p->metric[k] = mean[p->group[k]];
 			double e = fabs(p->metric[k] - base);
-			if (isnan(e))
+			if (isnan(e)) {
 				p->skip = k ? "the high value did not run (see above)"
 					    : "the low value did not run (see above)";
-			else if (isnan(p->effect) || e > p->effect)
+			} else if (isnan(p->effect) || e > p->effect) {
 				p->effect = e;
+				p->effect_ci = sqrt(ci[0] * ci[0] + ci[p->group[k]] * ci[p->group[k]]);
+			}
 		}
+		p->noise = !isnan(p->effect_ci) && p->effect <= p->effect_ci;
 		rank[nr++] = p;
 	}
+	double base_ci = ci[0];
 	free(mean);
+	free(ci);
 	qsort(rank, (size_t)nr, sizeof(*rank), cmp_effect);
 
 	/* sensitivity.tsv */
@@ -858,14 +879,14 @@ int cmd_sensitivity(int argc, char **argv)
 	fprintf(ts, "# mobisim sensitivity %s --metric %s (scale %g), base %.12g, factors x%g x%g, "
 		    "%ld seed(s) per run\n", scenario, metric, scale, base, flo, fhi, reps);
 	fprintf(ts, "rank\tparam\ttag\tvalue\tunit\tvalue_low\tvalue_high\tmetric_low\tmetric_high\t"
-		    "effect\teffect_rel\tsource\n");
+		    "effect\teffect_ci95\teffect_rel\tsource\n");
 	for (int i = 0; i < nr; i++) {
 		struct sparam *p = rank[i];
-		fprintf(ts, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%.12g\t%.12g\t%.6g\t%.4g\t%s\n", i + 1, p->key,
-			p->tagged ? "assumed" : "sourced", p->text,
+		fprintf(ts, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%.12g\t%.12g\t%.6g\t%.6g\t%.4g\t%s\n", i + 1,
+			p->key, p->tagged ? "assumed" : "sourced", p->text,
 			p->p->unit && *p->p->unit ? p->p->unit : "-", p->nvals ? p->vals[0] : "-",
 			p->nvals > 1 ? p->vals[1] : "-", p->nvals ? p->metric[0] : NAN,
-			p->nvals > 1 ? p->metric[1] : NAN, p->effect,
+			p->nvals > 1 ? p->metric[1] : NAN, p->effect, p->effect_ci,
 			base != 0 ? p->effect / fabs(base) : NAN,
 			p->skip ? p->skip : p->limit[0] ? p->limit : (p->p->source ? p->p->source : "(none)"));
 	}
@@ -882,10 +903,15 @@ int cmd_sensitivity(int argc, char **argv)
 		ntop++;
 	write_tornado(out, rank, ntop, base, metric, scale, flo, fhi, quiet ? NULL : stderr);
 	if (!quiet) {
-		printf("mobisim sensitivity %s: %s = %.6g at the base; each tunable x%g and x%g\n\n",
-		       scenario, metric, base, flo, fhi);
-		printf("%4s  %-44s %-12s %12s %12s %10s  %s\n", "rank", "tunable", "value", "metric lo",
-		       "metric hi", "effect", "");
+		if (reps > 1)
+			printf("mobisim sensitivity %s: %s = %.6g +- %.3g (95 %% CI, %ld seeds) at the base; "
+			       "each tunable x%g and x%g\n\n", scenario, metric, base, base_ci, reps, flo, fhi);
+		else
+			printf("mobisim sensitivity %s: %s = %.6g at the base (one seed: the effects carry "
+			       "no interval; --repeat N gives each one); each tunable x%g and x%g\n\n",
+			       scenario, metric, base, flo, fhi);
+		printf("%4s  %-44s %-12s %12s %12s %10s %9s  %s\n", "rank", "tunable", "value", "metric lo",
+		       "metric hi", "effect", "+-95%", "");
 		for (int i = 0; i < nr; i++) {
 			struct sparam *p = rank[i];
 			char lo[32] = "-", hi[32] = "-";
@@ -893,9 +919,13 @@ int cmd_sensitivity(int argc, char **argv)
 				snprintf(lo, sizeof(lo), "%.6g", p->metric[0]);
 			if (p->nvals > 1)
 				snprintf(hi, sizeof(hi), "%.6g", p->metric[1]);
-			printf("%4d  %-44s %-12s %12s %12s %9.1f%%  %s\n", i + 1, p->key, p->text, lo, hi,
-			       base != 0 ? 100.0 * p->effect / fabs(base) : NAN,
-			       p->skip ? p->skip : p->limit[0] ? p->limit : "");
+			char pm[32] = "-";
+			if (!isnan(p->effect_ci) && base != 0)
+				snprintf(pm, sizeof(pm), "%.1f%%", 100.0 * p->effect_ci / fabs(base));
+			const char *why = p->skip ? p->skip : p->limit[0] ? p->limit : "";
+			printf("%4d  %-44s %-12s %12s %12s %9.1f%% %9s  %s%s%s\n", i + 1, p->key, p->text, lo, hi,
+			       base != 0 ? 100.0 * p->effect / fabs(base) : NAN, pm,
+			       p->noise ? "within the seeds' noise" : "", p->noise && *why ? "; " : "", why);
 		}
 		printf("\n%s/sensitivity.tsv, %s/tornado.png\n", out, out);
 	}

@@ -37,11 +37,25 @@ fi
 row() { awk -F'\t' -v k="$1" '$2 == k' "$tsv"; }
 [ "$(row device.mean_us | cut -f1)" = 1 ] || { cat "$tsv"; fail "service time is not ranked first"; }
 [ "$(row source.size_kib | cut -f1)" = 3 ] || { cat "$tsv"; fail "request size is not last"; }
-awk -F'\t' '$2 == "source.size_kib" { exit !($11 < 0.03) }' "$tsv" || fail "request size moved W by 3 % or more"
+awk -F'\t' '$2 == "source.size_kib" { exit !($12 < 0.03) }' "$tsv" || fail "request size moved W by 3 % or more"
 # x0.5: 1/mu 50 us -> W = 1/(20000 - 5000) = 66.7 us; x2: rho = 1 -> W grows without bound
 awk -F'\t' '$2 == "device.mean_us" { exit !($8 > 60 && $8 < 73 && $9 > 1000) }' "$tsv" ||
 	{ row device.mean_us; fail "service time's low/high runs are not where theory puts them"; }
 head -1 "$tsv" | grep -q "base 2[0-9][0-9]\." || fail "base W not near 200 us: $(head -1 "$tsv")"
+
+# one seed: no interval, and the table says how to get one
+awk -F'\t' '$2 == "source.size_kib" { exit !($11 == "nan") }' "$tsv" || fail "one seed gave an effect interval"
+# --repeat: each effect carries its 95 % interval over the seeds; the request size, which
+# only reshuffles the draws, is within the noise and the service time is not
+"$bin" sensitivity "$scn" --metric classes.fg.read.lat_ns.mean --scale 1e-3 \
+	--params device.mean_us,source.size_kib --set source.requests=5000 --set device.mean_us=60 \
+	--repeat 4 -j 2 --out "$tmp/r" >"$tmp/r.out" 2>"$tmp/r.err" || { cat "$tmp/r.err"; fail "--repeat 4"; }
+rtsv=$tmp/r/sensitivity.tsv
+awk -F'\t' '$2 == "source.size_kib" { exit !($11 > 0 && $11 != "nan") }' "$rtsv" || { cat "$rtsv"; fail "no effect interval with --repeat"; }
+grep -q "+- .* (95 % CI, 4 seeds) at the base" "$tmp/r.out" || { cat "$tmp/r.out"; fail "base without its interval"; }
+grep "source.size_kib" "$tmp/r.out" | grep -q "within the seeds' noise" || { cat "$tmp/r.out"; fail "request size not flagged as noise"; }
+! grep "device.mean_us" "$tmp/r.out" | grep -q "noise" || { cat "$tmp/r.out"; fail "service time flagged as noise"; }
+grep -q "source.size_kib (noise)" "$tmp/r/tornado.tsv" || { cat "$tmp/r/tornado.tsv"; fail "tornado label lacks the noise mark"; }
 
 # default selection: only tagged (assumed/fitted/INFER/RECALL) tunables; the ideal
 # M/M/1 scenario has none it can reach, so the tool says so and exits 2
@@ -57,7 +71,7 @@ rc=$?
 	{ cat "$tmp/lim.err"; fail "clamped run failed"; }
 ltsv=$tmp/lim/sensitivity.tsv
 awk -F'\t' '$2 == "memory.reserved_bytes" { ok = $6 == "256MiB" && $7 ~ /MiB$/ && $7 != "1024MiB" &&
-	$9 != "nan" && $12 ~ /high 1024MiB refused, .* used: .*total_bytes/ } END { exit !ok }' "$ltsv" ||
+	$9 != "nan" && $13 ~ /high 1024MiB refused, .* used: .*total_bytes/ } END { exit !ok }' "$ltsv" ||
 	{ cat "$ltsv" "$tmp/lim.err"; fail "memory.reserved_bytes x2 not brought inside total_bytes"; }
 grep -q "memory.reserved_bytes: high 1024MiB refused" "$tmp/lim.err" || { cat "$tmp/lim.err"; fail "no note on stderr"; }
 ! grep -q "failed" "$tmp/lim.err" || { cat "$tmp/lim.err"; fail "a point failed"; }
