@@ -922,10 +922,10 @@ int cmd_sensitivity(int argc, char **argv)
 			char pm[32] = "-";
 			if (!isnan(p->effect_ci) && base != 0)
 				snprintf(pm, sizeof(pm), "%.1f%%", 100.0 * p->effect_ci / fabs(base));
-			const char *why = p->skip ? p->skip : p->limit[0] ? p->limit : "";
+			const char *note = p->skip ? p->skip : p->limit[0] ? p->limit : "";
 			printf("%4d  %-44s %-12s %12s %12s %9.1f%% %9s  %s%s%s\n", i + 1, p->key, p->text, lo, hi,
 			       base != 0 ? 100.0 * p->effect / fabs(base) : NAN, pm,
-			       p->noise ? "within the seeds' noise" : "", p->noise && *why ? "; " : "", why);
+			       p->noise ? "within the seeds' noise" : "", p->noise && *note ? "; " : "", note);
 		}
 		printf("\n%s/sensitivity.tsv, %s/tornado.png\n", out, out);
 	}
