@@ -34,6 +34,14 @@ enum req_flag {
 	REQ_BOOSTED = 1u << 9, /* lifted by boost_lba */
 	REQ_JOURNAL = 1u << 10,/* journal (jbd2) write */
 	REQ_DISCARD = 1u << 11,/* discard/TRIM of the sectors (with REQ_WRITE, as the kernel's) */
+	/* Which path of the upper stack a bio comes from, for the completion
+	 * path's per-path choice of polling (models/completion/completion.h,
+	 * completion.paths). Never merged into a request's flags and read by
+	 * nothing else (no scheduler, trace or merge decision looks at them). */
+	REQ_DIRECT = 1u << 12,   /* an O_DIRECT read or write (5.15: may carry REQ_HIPRI) */
+	REQ_PAGECACHE = 1u << 13,/* any other bio of the upper stack: page cache, fs, kthreads */
+	REQ_PCREAD = 1u << 14,   /* with PAGECACHE: a user task's buffered read / readahead fill */
+	REQ_MMAP = 1u << 15,     /* with PAGECACHE: a fill for a page fault (read-around) */
 };
 
 static inline bool req_is_write(uint32_t flags) { return flags & REQ_WRITE; }

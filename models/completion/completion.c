@@ -61,6 +61,9 @@ const char *const cpl_plan_names[CPL_NPLAN] = { "irq", "poll", "sleep_poll", "ti
 
 #define CC_OFF(f) offsetof(struct cpl_costs, f)
 
+static const char *const cpl_path_names[] = { "direct", "direct+readahead",
+					       "direct+readahead+mmap", "all", NULL };
+
 /* Anchor for the interrupt-path defaults: Yang, Minturn, Hady, "When poll
  * is better than interrupt", FAST'12: a 512 B I/O took 4.4 us polled and
  * 9.0 us by interrupt on a 2.9 GHz Xeon, i.e. ~4.6 us of interrupt,
@@ -90,8 +93,25 @@ static const struct cfg_param cpl_cost_params[] = {
 	{ "cores", CFG_T_INT, CC_OFF(cores), "", "8", 1, 1024,
 	  "as the stack's cpu.cores default (Exynos 7420: 8 cores)",
 	  "cores for the CPU-utilisation figure when the workload has no stack", NULL },
+	{ "paths", CFG_T_ENUM, offsetof(struct cpl_costs, paths), "", "direct", CFG_NO_RANGE,
+	  "Linux 5.15 fs/iomap/direct-io.c: only a direct I/O's bio is marked polled (IOCB_HIPRI "
+	  "-> bio_set_polled); HotStorage'24 adds buffered readahead and mmap read-around",
+	  "paths whose I/Os the model plans; the rest complete by interrupt: direct, "
+	  "direct+readahead, direct+readahead+mmap, all (every I/O, as before this key)",
+	  cpl_path_names },
 	CFG_PARAM_END,
 };
+
+bool completion_path_polled(int paths, uint32_t f)
+{
+	if (paths == CPL_PATHS_ALL || !(f & REQ_PAGECACHE))
+		return true; /* O_DIRECT, or raw block I/O without a page cache */
+	if (f & REQ_PCREAD)
+		return paths >= CPL_PATHS_DIRECT_RA;
+	if (f & REQ_MMAP)
+		return paths >= CPL_PATHS_DIRECT_RA_MMAP;
+	return false; /* writeback, journal, metadata, kernel threads' reads */
+}
 
 const struct cfg_param *completion_cost_params(void)
 {
@@ -135,6 +155,7 @@ struct cpl_io {
 	int core;                 /* stack core held while spinning, -1 none */
 	bool holding;             /* a core (the stack's or our own count) is held */
 	bool dev_done, irq_done, polled, under;
+	bool path_irq;            /* on a path `paths` does not poll: the model is not told */
 	struct cpl_io *next_free, *next_all;
 };
 
@@ -256,8 +277,9 @@ static void cpl_deliver(struct completion *c, struct cpl_io *io)
 	st->timer_ns += io->timer_ns;
 
 	rq->cpl_priv = NULL;
+	bool learn = !io->path_irq;
 	cpl_io_put(c, io);
-	if (c->ops->done)
+	if (learn && c->ops->done)
 		c->ops->done(c, &o);
 	if (dev->on_complete)
 		dev->on_complete(dev->upper, rq);
@@ -357,7 +379,13 @@ void completion_submit(struct completion *c, struct io_request *rq)
 	io->t0 = now;
 	io->qd = c->dev->inflight;
 	rq->cpl_priv = io;
-	io->plan = c->ops->plan(c, rq, io->qd);
+	if (completion_path_polled(k->paths, rq->flags)) {
+		io->plan = c->ops->plan(c, rq, io->qd);
+	} else {
+		io->plan = (struct cpl_plan){ .kind = CPL_PLAN_IRQ };
+		io->path_irq = true;
+		c->st.path_irq++;
+	}
 	if ((io->plan.kind == CPL_PLAN_SLEEP_POLL || io->plan.kind == CPL_PLAN_TIMER_IRQ) &&
 	    io->plan.sleep_ns <= 0)
 		io->plan = (struct cpl_plan){ .kind = CPL_PLAN_POLL }; /* no sleep: classic poll */
@@ -573,6 +601,7 @@ json_t *completion_to_json(const struct completion *c)
 	json_object_set_new(o, "polled", json_integer((json_int_t)st->polled));
 	json_object_set_new(o, "under", json_integer((json_int_t)st->under));
 	json_object_set_new(o, "over", json_integer((json_int_t)st->over));
+	json_object_set_new(o, "path_irq", json_integer((json_int_t)st->path_irq));
 	json_object_set_new(o, "latency_ns", cpl_dist_json(&st->latency));
 	json_object_set_new(o, "device_ns", cpl_dist_json(&st->device));
 	json_object_set_new(o, "overhead_ns", cpl_dist_json(&st->overhead));

@@ -96,12 +96,33 @@ struct cpl_costs {
 	int64_t timer_slack_ns;  /* added to every hrtimer expiry */
 	int64_t poll_check_ns;   /* one completion-queue check while spinning */
 	int64_t cores;           /* cores for the CPU figures when there is no stack */
+	int paths;               /* enum cpl_paths: which I/O paths the model may poll */
 };
+
+/* Which paths' I/Os the model plans (`completion.paths`); the others sleep
+ * for the device interrupt, as the kernel completes a bio without
+ * REQ_HIPRI (5.15 blk_mq_poll only polls HIPRI requests on poll queues).
+ * A request's path is its bio's REQ_DIRECT / REQ_PAGECACHE / REQ_PCREAD /
+ * REQ_MMAP (models/block/request.h); a request with none of them comes
+ * from no page cache (block-trace replay, the Poisson source: raw block
+ * I/O, what fio issues to a device with direct=1) and is on the direct
+ * path. HotStorage'24 (docs/papers.md §4) extends polling from direct
+ * I/O to buffered readahead and then to mmap read-around. */
+enum cpl_paths {
+	CPL_PATHS_DIRECT = 0,       /* stock 5.15: O_DIRECT (with RWF_HIPRI / io_uring IOPOLL) */
+	CPL_PATHS_DIRECT_RA,        /* + buffered reads and readahead of user tasks */
+	CPL_PATHS_DIRECT_RA_MMAP,   /* + page-fault read-around */
+	CPL_PATHS_ALL,              /* every I/O, writeback, journal and metadata too (no kernel does
+				     * this; mobisim's behaviour before the key existed) */
+};
+/* Whether the model plans rq (else the interrupt path). */
+bool completion_path_polled(int paths, uint32_t rq_flags);
 
 struct cpl_stats {
 	uint64_t ios;
 	uint64_t plans[CPL_NPLAN];
 	uint64_t polled, under, over;
+	uint64_t path_irq;           /* I/Os on a path `paths` does not poll: interrupt, model not asked */
 	struct stats_dist latency;   /* submit -> task resumes */
 	struct stats_dist device;    /* submit -> device completion */
 	struct stats_dist overhead;  /* latency - device */

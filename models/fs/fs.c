@@ -241,6 +241,20 @@ static int ext4_map_for_write(struct stack *s, struct stack_file *f, uint64_t in
 	return 0;
 }
 
+/* ext4_iomap_begin -> ext4_iomap_alloc (5.15): blocks for a direct write
+ * past the allocated end, in a jbd2 handle - the extent tree, the bitmap and
+ * the inode join the running transaction as metadata; a direct write's data
+ * is not ordered data (it is on disk before the write returns). */
+static int ext4_map_direct(struct stack *s, struct stack_file *f, uint64_t index, uint64_t n)
+{
+	if (index + n <= f->alloc_pages)
+		return 0;
+	if (fs_alloc_upto(s, f, index + n))
+		return SIM_E_RUNTIME;
+	journal_dirty_inode(s, f, true);
+	return 0;
+}
+
 static int ext4_init(struct stack *s, struct cfg_node *fs, struct cfg_node *jn,
 		     struct sim_error *err)
 {
@@ -392,6 +406,7 @@ const struct fs_ops ext4_fs_ops = {
 	.new_file = fs_new_file,
 	.alloc_existing = fs_alloc_existing,
 	.map_for_write = ext4_map_for_write,
+	.map_direct = ext4_map_direct,
 	.locks_run = true,
 	.handle_start = journal_handle_start,
 	.handle_stop = journal_handle_stop,

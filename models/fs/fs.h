@@ -128,6 +128,24 @@ struct journal {
 	int64_t discard_ns_total, discard_ns_max, discard_start_ns;
 };
 
+/* O_DIRECT (models/fs/direct.c): the `direct:` section and its counters. */
+struct fs_direct_params {
+	uint64_t logical_block_bytes; /* the queue's logical block size: alignment unit */
+};
+
+struct fs_direct {
+	struct fs_direct_params p;
+	uint64_t reads, writes;           /* ops that did their I/O (not EINVAL) */
+	uint64_t bytes_read, bytes_written;
+	uint64_t einval_reads, einval_writes; /* misaligned offset, length or buffer */
+	uint64_t bios;
+	uint64_t flushed_pages;           /* dirty cached pages written first (write_and_wait) */
+	uint64_t invalidated_pages;       /* cached pages dropped after a direct write */
+	uint64_t invalidate_busy;         /* pages left (dirtied or under writeback again) */
+	uint64_t hole_pages;              /* read from a hole: zeroed, no I/O */
+	uint64_t alloc_pages;             /* pages a direct write allocated */
+};
+
 struct fs_ops;
 struct f2fs;
 
@@ -142,6 +160,7 @@ struct fs {
 	struct stack_file *meta;      /* block-device mapping for inode blocks */
 	gsl_rng *rng;
 	struct sim_rng_set *layout_rngs; /* layout_seed: the set rng comes from */
+	struct fs_direct dio;         /* O_DIRECT (direct.c) */
 };
 
 /* ---------------------------------------------------------- fsync.c */
@@ -184,6 +203,9 @@ struct fs_ops {
 	 * (sync: from fsync); give them blocks. */
 	int (*map_for_write)(struct stack *s, struct stack_file *f, uint64_t index, uint64_t n,
 			     bool sync);
+	/* A direct write of pages [index, index + n) needs blocks for them
+	 * (ext4_iomap_begin -> ext4_iomap_alloc); NULL: map_for_write. */
+	int (*map_direct)(struct stack *s, struct stack_file *f, uint64_t index, uint64_t n);
 	/* ->writepages holds the whole run it maps locked until each page goes
 	 * into a bio (ext4 3.10 write_cache_pages_da -> mpage_da_submit_io;
 	 * 3.11+ mpage_prepare_extent_to_map -> mpage_submit_page), so a task
@@ -226,6 +248,19 @@ extern const struct fs_ops f2fs_fs_ops;
 /* fsync.c: filemap_write_and_wait_range over the whole file (fphase 0..2);
  * STEP_DONE with fphase 3 when every dirty page is written and waited. */
 enum step fsync_write_and_wait(struct stack_task *t, struct stack_file *f);
+/* The same over pages [first, last] only (a direct I/O's range). */
+enum step fs_write_and_wait_range(struct stack_task *t, struct stack_file *f, uint64_t first,
+				  uint64_t last);
+
+/* ------------------------------------------------------- direct.c */
+
+/* The `direct:` section (NULL: defaults). */
+int fs_direct_init(struct stack *s, struct cfg_node *node, struct sim_error *err);
+/* A READ or WRITE op with STACK_OPF_DIRECT (t->os.op): STEP_DONE when it
+ * returned (t->os.einval when it failed with EINVAL). */
+enum step fs_direct_step(struct stack_task *t);
+/* The result's stack.direct object, NULL when no direct op was issued. */
+struct json_t *fs_direct_to_json(const struct stack *s);
 /* Submit the bios chained on t->pend in order; STEP_BLOCK if one slept. */
 enum step task_submit_pending(struct stack_task *t);
 

@@ -51,11 +51,17 @@ static void wait_writeback(struct stack_task *t, struct pc_page *pg)
 
 enum step fsync_write_and_wait(struct stack_task *t, struct stack_file *f)
 {
+	return fs_write_and_wait_range(t, f, 0, UINT64_MAX);
+}
+
+enum step fs_write_and_wait_range(struct stack_task *t, struct stack_file *f, uint64_t first,
+				  uint64_t last)
+{
 	struct stack *s = t->stack;
 	struct task_opstate *os = &t->os;
 
 	if (os->fphase == 0) {
-		os->fcursor = 0;
+		os->fcursor = first;
 		os->fmap_start = os->fmap_end = 0;
 		os->fphase = 1;
 		if (s->q)
@@ -65,12 +71,12 @@ enum step fsync_write_and_wait(struct stack_task *t, struct stack_file *f)
 		if (task_submit_pending(t) == STEP_BLOCK)
 			return STEP_BLOCK;
 		struct pc_page *pg = pc_find_ge(f, os->fcursor);
-		while (pg && !(pg->flags & PG_DIRTY))
+		while (pg && pg->index <= last && !(pg->flags & PG_DIRTY))
 			pg = pc_next(pg);
-		if (!pg) {
+		if (!pg || pg->index > last) {
 			task_finish_plug(t);
 			os->fphase = 2;
-			os->fcursor = 0;
+			os->fcursor = first;
 			break;
 		}
 		if (pg->flags & PG_WRITEBACK) {
@@ -87,7 +93,8 @@ enum step fsync_write_and_wait(struct stack_task *t, struct stack_file *f)
 			 * fsync's own handle is not counted in t_updates) */
 			if (journal_handle_start(t, false) == STEP_BLOCK)
 				return STEP_BLOCK;
-			uint64_t n = pc_dirty_run(f, start, UINT64_MAX);
+			uint64_t n = pc_dirty_run(f, start, last == UINT64_MAX ? UINT64_MAX
+									     : last - start + 1);
 			if (wb_map_run(s, f, start, n, true))
 				return STEP_DONE;
 			os->fmap_start = start;
@@ -99,7 +106,7 @@ enum step fsync_write_and_wait(struct stack_task *t, struct stack_file *f)
 		os->fcursor = start + n;
 	}
 	if (os->fphase == 2) {
-		struct pc_page *pg = pc_find_writeback(f, os->fcursor, UINT64_MAX);
+		struct pc_page *pg = pc_find_writeback(f, os->fcursor, last);
 		if (pg) {
 			os->fcursor = pg->index;
 			wait_writeback(t, pg);

@@ -250,6 +250,10 @@ enum step task_submit_bio(struct stack_task *t, struct stack_bio *sb)
 	sb->bio.t_queue = sim_now(s->sim);
 	if (t->ioc.fg)
 		sb->bio.flags |= REQ_FG;
+	/* everything but an O_DIRECT bio is the page cache's or a kernel
+	 * thread's (the completion path's `paths` tells them apart) */
+	if (!(sb->bio.flags & REQ_DIRECT))
+		sb->bio.flags |= REQ_PAGECACHE;
 	if (s->hooks.classify_bio)
 		s->hooks.classify_bio(t, &sb->bio, s->hooks.ctx);
 	enum blk_submit_result r =

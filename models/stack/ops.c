@@ -11,7 +11,8 @@
  * does it (find_get_page again).
  *
  * Left out: preemption inside an op (a task holds its op until it blocks),
- * per-open-file state (readahead state is per file), O_DIRECT.
+ * per-open-file state (readahead state is per file). O_DIRECT reads and
+ * writes go to models/fs/direct.c.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -58,6 +59,13 @@ static void op_end(struct stack_task *t)
 {
 	struct stack *s = t->stack;
 	enum sim_op mop;
+	if (t->os.einval) {
+		/* returned EINVAL before any work: counted (stack.direct, the
+		 * task's direct_einval), not an op */
+		t->ops_done++;
+		t->os.active = false;
+		return;
+	}
 	if (op_is_measured(t->os.op.kind, &mop)) {
 		uint64_t bytes = t->os.op.kind == STACK_OP_FAULT ? STACK_PAGE_SIZE : t->os.op.len;
 		if (mop == SIM_OP_FSYNC)
@@ -409,9 +417,9 @@ static enum step op_step(struct stack_task *t)
 	struct task_opstate *os = &t->os;
 	switch (os->op.kind) {
 	case STACK_OP_READ:
-		return read_step(t);
+		return (os->op.flags & STACK_OPF_DIRECT) ? fs_direct_step(t) : read_step(t);
 	case STACK_OP_WRITE:
-		return write_step(t);
+		return (os->op.flags & STACK_OPF_DIRECT) ? fs_direct_step(t) : write_step(t);
 	case STACK_OP_FAULT:
 		return fault_step(t);
 	case STACK_OP_FSYNC:

@@ -7,7 +7,7 @@
  *
  * Sections read (each optional, each a map of its module's tunables):
  * cpu, memory, pagecache, pagecache_lock, readahead, writeback, fs,
- * journal; and `fg:` - a uid (foreground from t = 0) or a list of
+ * journal, task_profiles, direct (O_DIRECT, models/fs/direct.c); and `fg:` - a uid (foreground from t = 0) or a list of
  * {at, uid} switches (the activity manager's top-app changes).
  */
 #include <stddef.h>
@@ -167,7 +167,7 @@ int stack_create(struct sim *sim, struct cfg_node *root, struct stack **out, str
 		free(s);
 		return sim_errorf(err, SIM_E_NOMEM, "out of memory");
 	}
-	struct cfg_node *n_cpu, *n_mem, *n_pc, *n_lock, *n_ra, *n_wb, *n_fs, *n_jn, *n_tp;
+	struct cfg_node *n_cpu, *n_mem, *n_pc, *n_lock, *n_ra, *n_wb, *n_fs, *n_jn, *n_tp, *n_dio;
 	int rc;
 	if ((rc = section(root, "cpu", &n_cpu, err)) || (rc = section(root, "memory", &n_mem, err)) ||
 	    (rc = section(root, "pagecache", &n_pc, err)) ||
@@ -175,7 +175,8 @@ int stack_create(struct sim *sim, struct cfg_node *root, struct stack **out, str
 	    (rc = section(root, "readahead", &n_ra, err)) ||
 	    (rc = section(root, "writeback", &n_wb, err)) || (rc = section(root, "fs", &n_fs, err)) ||
 	    (rc = section(root, "journal", &n_jn, err)) ||
-	    (rc = section(root, "task_profiles", &n_tp, err)))
+	    (rc = section(root, "task_profiles", &n_tp, err)) ||
+	    (rc = section(root, "direct", &n_dio, err)))
 		goto fail;
 	s->fs.ops = &ext4_fs_ops;
 	if (n_fs && cfg_get(n_fs, "kind")) {
@@ -191,7 +192,8 @@ int stack_create(struct sim *sim, struct cfg_node *root, struct stack **out, str
 	}
 	if ((rc = cpu_init(s, n_cpu, err)) || (rc = pagecache_init(s, n_mem, n_pc, err)) ||
 	    (rc = pglock_init(s, n_lock, err)) || (rc = readahead_init(s, n_ra, err)) ||
-	    (rc = s->fs.ops->init(s, n_fs, n_jn, err)) || (rc = task_profiles_init(s, n_tp, err)))
+	    (rc = s->fs.ops->init(s, n_fs, n_jn, err)) || (rc = task_profiles_init(s, n_tp, err)) ||
+	    (rc = fs_direct_init(s, n_dio, err)))
 		goto fail;
 	if ((rc = writeback_init(s, n_wb, err)) || (rc = fg_parse(s, cfg_get(root, "fg"), err)))
 		goto fail;
@@ -331,6 +333,9 @@ struct json_t *stack_stats_json(const struct stack *s)
 		json_object_set_new(o, "journal", journal_to_json(s));
 	json_object_set_new(o, "fs", s->fs.ops->to_json(s));
 	json_object_set_new(o, "task_profiles", task_profiles_to_json(s));
+	json_t *dio = fs_direct_to_json(s); /* only when a direct op was issued */
+	if (dio)
+		json_object_set_new(o, "direct", dio);
 	json_t *tasks = json_array();
 	struct list_head *pos;
 	list_for_each(pos, &s->tasks) {
@@ -346,6 +351,8 @@ struct json_t *stack_stats_json(const struct stack *s)
 		json_object_set_new(j, "ops", json_integer((json_int_t)t->ops_done));
 		json_object_set_new(j, "bytes_read", json_integer((json_int_t)t->bytes_read));
 		json_object_set_new(j, "bytes_written", json_integer((json_int_t)t->bytes_written));
+		if (t->dio_einval)
+			json_object_set_new(j, "direct_einval", json_integer((json_int_t)t->dio_einval));
 		if (t->kind == TASK_USER) {
 			json_object_set_new(j, "start_ns", json_integer(t->start_ns));
 			/* null until it exits: the key is there before the run, so a

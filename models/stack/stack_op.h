@@ -54,6 +54,9 @@ enum stack_op_kind {
 #define STACK_OPF_SYNC 1u /* WRITE: O_SYNC (generic_write_sync after the copy) */
 #define STACK_OPF_WAIT 2u /* WILLNEED: then wait for the range and copy it out, like
 			   * pread() on a POSIX_FADV_RANDOM file (explicit loading) */
+#define STACK_OPF_DIRECT 4u /* READ, WRITE: the file is open O_DIRECT (models/fs/direct.c):
+			     * no page cache; off, len and the buffer (buf_align) must be
+			     * multiples of the logical block size, else EINVAL */
 
 struct stack_op {
 	enum stack_op_kind kind;
@@ -62,6 +65,8 @@ struct stack_op {
 	int64_t ns;              /* CPU, SLEEP */
 	const char *name;        /* BEGIN/END: region name; must live until the END op completes */
 	uint32_t flags;          /* STACK_OPF_* */
+	uint32_t buf_align;      /* STACK_OPF_DIRECT: the user buffer's address modulo 4096
+				  * (0: page aligned, as fio's default iomem_align) */
 };
 
 extern const char *const stack_op_names[STACK_NOPKIND];

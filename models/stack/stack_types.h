@@ -117,6 +117,10 @@ struct task_opstate {
 	uint64_t fcursor;
 	uint64_t fmap_start, fmap_end; /* fsync: run mapped, its bios built one at a time */
 	bool own_plug;
+	/* O_DIRECT (models/fs/direct.c): byte cursor and end of the bios to
+	 * submit; einval: the op failed its alignment check (not measured) */
+	uint64_t dpos, dend;
+	bool einval;
 };
 
 struct stack_task {
@@ -195,8 +199,13 @@ struct stack_task {
 	struct list_head all_node;
 	struct list_head jwait_node; /* waiting for a commit */
 
+	/* O_DIRECT: the op's bios in flight; asleep waiting for them */
+	uint32_t dio_left;
+	bool dio_waiting;
+
 	/* per-task figures */
 	uint64_t ops_done, bytes_read, bytes_written;
+	uint64_t dio_einval;       /* direct reads/writes that returned EINVAL */
 	int64_t wait_total[SIM_NWAIT];
 	int64_t start_ns, exit_ns;
 	bool started;

@@ -132,6 +132,8 @@ struct writer_p {
 	bool fsync_end, osync;
 	int64_t cpu_per_chunk_ns;
 	const char *file;
+	bool direct;
+	uint64_t mem_align;
 };
 
 #define WRITER_PARAMS(defchunk, defrate, deffsync)                                                \
@@ -154,6 +156,12 @@ struct writer_p {
 	  1e9, "scenario", "computation between writes", NULL },                                  \
 	{ "file", CFG_T_STRING, offsetof(struct writer_p, file), "", "", CFG_NO_RANGE,            \
 	  "scenario", "file name (default: TASK.dat)", NULL },                                    \
+	{ "direct", CFG_T_BOOL, offsetof(struct writer_p, direct), "", "false", CFG_NO_RANGE,     \
+	  "fio's direct=1 (open O_DIRECT)", "write with O_DIRECT, bypassing the page cache "     \
+	  "(models/fs/direct.c)", NULL },                                                         \
+	{ "mem_align", CFG_T_SIZE, offsetof(struct writer_p, mem_align), "B", "0", 0, 4095,       \
+	  "fio's mem_align: the buffer starts this many bytes past a page boundary",            \
+	  "direct: a buffer not aligned to the logical block size gets EINVAL", NULL },          \
 	CFG_PARAM_END
 
 static const struct cfg_param writer_params[] = { WRITER_PARAMS("512KiB", "0", "false") };
@@ -165,6 +173,9 @@ struct reader_p {
 	int pattern;
 	int64_t cpu_per_chunk_ns;
 	const char *file;
+	bool direct, mmap;
+	uint64_t mem_align;
+	double warm;
 };
 
 static const struct cfg_param reader_params[] = {
@@ -180,6 +191,19 @@ static const struct cfg_param reader_params[] = {
 	  1e9, "scenario", "computation between reads", NULL },
 	{ "file", CFG_T_STRING, offsetof(struct reader_p, file), "", "", CFG_NO_RANGE, "scenario",
 	  "file name (default: TASK.dat)", NULL },
+	{ "direct", CFG_T_BOOL, offsetof(struct reader_p, direct), "", "false", CFG_NO_RANGE,
+	  "fio's direct=1 (open O_DIRECT)",
+	  "read with O_DIRECT, bypassing the page cache (models/fs/direct.c)", NULL },
+	{ "mmap", CFG_T_BOOL, offsetof(struct reader_p, mmap), "", "false", CFG_NO_RANGE,
+	  "fio's ioengine=mmap (memcpy from a shared file mapping)",
+	  "touch each page of a chunk through a file mapping (page faults) instead of read()",
+	  NULL },
+	{ "mem_align", CFG_T_SIZE, offsetof(struct reader_p, mem_align), "B", "0", 0, 4095,
+	  "fio's mem_align: the buffer starts this many bytes past a page boundary",
+	  "direct: a buffer not aligned to the logical block size gets EINVAL", NULL },
+	{ "warm", CFG_T_DOUBLE, offsetof(struct reader_p, warm), "", "0", 0, 1,
+	  "scenario (fio's invalidate=0 after a previous pass)",
+	  "fraction of the file in the page cache at t = 0, from its start", NULL },
 	CFG_PARAM_END,
 };
 
@@ -365,6 +389,10 @@ static int writer_next(struct wl_task *wt, struct stack_op *op)
 		op_set(op, STACK_OP_WRITE, wt->file, off, len);
 		if (p->osync)
 			op->flags |= STACK_OPF_SYNC;
+		if (p->direct) {
+			op->flags |= STACK_OPF_DIRECT;
+			op->buf_align = (uint32_t)p->mem_align;
+		}
 		wt->done_bytes += len;
 		wt->cpu_next = true;
 		return 1;
@@ -388,6 +416,14 @@ static int reader_next(struct wl_task *wt, struct stack_op *op)
 		return 1;
 	}
 	wt->cpu_next = false;
+	if (wt->run_left > 0) {
+		/* mmap: the chunk's next page */
+		op_set(op, STACK_OP_FAULT, wt->file, wt->run_cur, STACK_PAGE_SIZE);
+		wt->run_cur += STACK_PAGE_SIZE;
+		if (--wt->run_left == 0)
+			wt->cpu_next = true;
+		return 1;
+	}
 	if (wt->done_bytes >= total)
 		return 0;
 	uint64_t len = p->chunk_bytes;
@@ -395,8 +431,22 @@ static int reader_next(struct wl_task *wt, struct stack_op *op)
 		len = total - wt->done_bytes;
 	uint64_t off = p->pattern == 1 ? rnd_page(wt, p->file_bytes, p->chunk_bytes)
 				       : wt->done_bytes % p->file_bytes;
-	op_set(op, STACK_OP_READ, wt->file, off, len);
 	wt->done_bytes += len;
+	if (p->mmap) {
+		/* memcpy from the mapping: one fault per page the chunk spans */
+		uint64_t first = off & ~(uint64_t)(STACK_PAGE_SIZE - 1);
+		uint64_t pages = (off + len - first + STACK_PAGE_SIZE - 1) >> STACK_PAGE_SHIFT;
+		op_set(op, STACK_OP_FAULT, wt->file, first, STACK_PAGE_SIZE);
+		wt->run_cur = first + STACK_PAGE_SIZE;
+		wt->run_left = pages - 1;
+		wt->cpu_next = wt->run_left == 0;
+		return 1;
+	}
+	op_set(op, STACK_OP_READ, wt->file, off, len);
+	if (p->direct) {
+		op->flags |= STACK_OPF_DIRECT;
+		op->buf_align = (uint32_t)p->mem_align;
+	}
 	wt->cpu_next = true;
 	return 1;
 }
@@ -669,6 +719,15 @@ static int task_setup(struct wl_state *ws, struct wl_task *wt, struct cfg_node *
 		wt->file = stack_file_get(s, name, p->file_bytes, err);
 		if (!wt->file)
 			return err->code;
+		if (p->direct && p->mmap)
+			return cfg_errorf(err, cfg_get(n, "mmap"),
+					  "a reader is either direct or mmap (fio: one ioengine)");
+		if (p->warm > 0) {
+			uint64_t np = (uint64_t)(p->warm * (double)(p->file_bytes >> STACK_PAGE_SHIFT) + 0.5);
+			rc = stack_file_prefill(s, wt->file, np, (uint32_t)wt->c.uid, err);
+			if (rc)
+				return rc;
+		}
 		break;
 	}
 	case GEN_LAUNCH: {

@@ -423,7 +423,7 @@ static void test_completion_stack_latency_and_cpu_competition(void **state)
 	char y[1024];
 	snprintf(y, sizeof(y), STACK_FMT, "interrupt");
 	struct sim *irq = run_doc(y);
-	snprintf(y, sizeof(y), STACK_FMT, "poll");
+	snprintf(y, sizeof(y), STACK_FMT, "{model: poll, paths: direct+readahead}");
 	struct sim *poll = run_doc(y);
 	const struct stats_dist *ri = &irq->metrics.cls[SIM_CLASS_FG].op[SIM_OP_READ].lat;
 	const struct stats_dist *rp = &poll->metrics.cls[SIM_CLASS_FG].op[SIM_OP_READ].lat;
