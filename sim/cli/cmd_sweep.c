@@ -315,7 +315,8 @@ int cmd_sweep(int argc, char **argv)
 		.requests_csv = csv,
 	};
 	int nfailed;
-	note_known_misses(sw);
+	if (!quiet)
+		note_known_misses(sw);
 	rc = sweep_run_all(sw, &ro, &nfailed, &err);
 	status = rc ? cli_report(&err) : 0;
 done:

@@ -43,7 +43,7 @@ grep -q '^mobisim: note: platform pixel9pro (device ufs40):.*vs ufs40: 911 MB/s 
 	fail "compare: not one note: $(cat "$tmp/cmp.err")"
 printf 'base: %s\nset:\n  workload.tasks.bg.bytes: 256MiB\n  memory.cached_bytes: 256MiB\n  fs.partition_bytes: 16GiB\n  device.slc_cache_mib: 256\naxes:\n  device: [ufs31-wb, ufs40, ufs31-wb]\nmetrics:\n  launch_s: {path: "regions[name=launch].duration_ns", scale: 1e-9}\n' \
 	"$scn" >"$tmp/sw.yaml"
-"$bin" sweep "$tmp/sw.yaml" --out "$tmp/sw" --quiet -j 2 2>"$tmp/sw.err" || fail "sweep: $(cat "$tmp/sw.err")"
+"$bin" sweep "$tmp/sw.yaml" --out "$tmp/sw" -j 2 2>"$tmp/sw.err" || fail "sweep: $(cat "$tmp/sw.err")"
 [ "$(grep -c '^mobisim: note: platform pixel6a (device ufs31-wb)' "$tmp/sw.err")" = 1 ] &&
 	[ "$(grep -c '^mobisim: note: platform pixel6a (device ufs40)' "$tmp/sw.err")" = 1 ] ||
 	fail "sweep: not one note per device: $(cat "$tmp/sw.err")"
