@@ -1003,10 +1003,10 @@ const char *trace_jump_guess(const char *format)
 {
 	const struct trace_reader_ops *ops = format ? trace_reader_find(format) : NULL;
 	if (ops && ops->cpus)
-		return "a clock offset between CPUs, or a pause in the recording? (--max-gap "
-		       "compresses or cuts such gaps)";
-	return "a pause in the recording, or traces joined end to end? (--max-gap compresses or "
-	       "cuts such gaps)";
+		return "a clock offset between CPUs, or a pause in the recording? (--max-gap, a "
+		       "replay's workload.max_gap, compresses or cuts such gaps)";
+	return "a pause in the recording, or traces joined end to end? (--max-gap, a replay's "
+	       "workload.max_gap, compresses or cuts such gaps)";
 }
 
 void trace_close(struct trace_reader *r)
