@@ -31,7 +31,10 @@ _mobisim() {
 		return ;;
 	--set | -s | --seed | --repeat | --jobs | -j | --point | --metric | --params | --factors | \
 	--scale | --top | --qd | --requests | --pattern | --columns | --window | --disksim-time | \
-	--policies | --chunk | --scheduler)
+	--policies | --chunk | --scheduler | --fg | --from | --until | --comm | --pid | --app | --max-gap)
+		return ;;
+	--gap)
+		COMPREPLY=($(compgen -W "compress cut" -- "$cur"))
 		return ;;
 	--by)
 		COMPREPLY=($(compgen -W "pid comm uid" -- "$cur"))
@@ -51,8 +54,8 @@ _mobisim() {
 	validate) opts="--jobs --fast --strict --doc --tsv --work --resume --quiet --help" ;;
 	sensitivity) opts="--metric --params --factors --scale --set --repeat --jobs --out --top --list --quiet --help" ;;
 	calibrate) opts="-o --strict --help" ;;
-	workload) opts="-o --out --chunk --by --device --scheduler --seed --no-run --check --format --columns --strict --help" ;;
-	trace) opts="--format --columns --strict --window --disksim-time --to -o --out --help" ;;
+	workload) opts="-o --out --chunk --by --device --scheduler --seed --no-run --check --format --columns --strict --from --until --comm --pid --app --max-gap --gap --help" ;;
+	trace) opts="--format --columns --strict --window --disksim-time --to -o --out --fg --from --until --comm --pid --app --max-gap --gap --help" ;;
 	device) opts="--qd --requests --pattern --seed --set --help" ;;
 	list) opts="--plugin --help" ;;
 	esac

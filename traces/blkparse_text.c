@@ -657,6 +657,7 @@ static int bp_next(void *state, struct trace_rec *rec, struct sim_error *err)
 const struct trace_reader_ops trace_blkparse_ops = {
 	.name = "blkparse",
 	.summary = "blkparse default text output (events; summary skipped)",
+	.cpus = true,
 	.identity = TRACE_ID_PID | TRACE_ID_COMM,
 	.probe = bp_probe,
 	.open = bp_open,

@@ -789,6 +789,7 @@ fail:
 const struct trace_reader_ops trace_blktrace_ops = {
 	.name = "blktrace",
 	.summary = "blktrace binary (struct blk_io_trace v7, either byte order; per-CPU sets merged)",
+	.cpus = true,
 	.identity = TRACE_ID_PID | TRACE_ID_COMM,
 	.probe = bt_probe,
 	.open = bt_open,

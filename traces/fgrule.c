@@ -48,13 +48,16 @@ struct trace_fg {
 	struct fg_rule r[FG_RULES_MAX];
 };
 
-int trace_fg_add(struct trace_fg **fgp, const char *spec, struct sim_error *err)
+/* opt names the rule in messages ("--fg", "--comm"), shown is what the user
+ * wrote after it: one matcher for FG rules and process filters. */
+int trace_rule_add(struct trace_fg **fgp, const char *spec, const char *opt, const char *shown,
+		   struct sim_error *err)
 {
 	const char *eq = strchr(spec, '=');
 	bool recorded = !strcmp(spec, "recorded");
 	if (!eq && !recorded)
-		return sim_errorf(err, SIM_E_INPUT, "--fg '%s': expected comm=REGEX, pid=N, uid=N or recorded",
-				  spec);
+		return sim_errorf(err, SIM_E_INPUT, "%s '%s': expected comm=REGEX, pid=N, uid=N or recorded",
+				  opt, shown);
 	size_t kl = eq ? (size_t)(eq - spec) : 0;
 	const char *v = eq ? eq + 1 : "-";
 	enum fg_kind kind;
@@ -69,10 +72,10 @@ int trace_fg_add(struct trace_fg **fgp, const char *spec, struct sim_error *err)
 	else if (kl == 3 && !strncmp(spec, "app", 3))
 		kind = FG_APP;
 	else
-		return sim_errorf(err, SIM_E_INPUT, "--fg '%s': unknown key '%.*s' (comm=REGEX, pid=N, uid=N, "
-				  "app=PACKAGE)", spec, (int)kl, spec);
+		return sim_errorf(err, SIM_E_INPUT, "%s '%s': unknown key '%.*s' (comm=REGEX, pid=N, uid=N, "
+				  "app=PACKAGE)", opt, shown, (int)kl, spec);
 	if (!*v)
-		return sim_errorf(err, SIM_E_INPUT, "--fg '%s': empty value", spec);
+		return sim_errorf(err, SIM_E_INPUT, "%s '%s': empty value", opt, shown);
 	if (!*fgp) {
 		*fgp = calloc(1, sizeof(**fgp));
 		if (!*fgp)
@@ -80,14 +83,14 @@ int trace_fg_add(struct trace_fg **fgp, const char *spec, struct sim_error *err)
 	}
 	struct trace_fg *fg = *fgp;
 	if (fg->n == FG_RULES_MAX)
-		return sim_errorf(err, SIM_E_INPUT, "--fg: at most %d rules", FG_RULES_MAX);
+		return sim_errorf(err, SIM_E_INPUT, "%s: at most %d rules", opt, FG_RULES_MAX);
 	struct fg_rule *r = &fg->r[fg->n];
 	memset(r, 0, sizeof(*r));
 	r->kind = kind;
 	snprintf(r->text, sizeof(r->text), "%s", spec);
 	if (kind == FG_APP) {
 		if (strlen(v) >= sizeof(r->pkg))
-			return sim_errorf(err, SIM_E_INPUT, "--fg '%s': package name longer than %zu", spec,
+			return sim_errorf(err, SIM_E_INPUT, "%s '%s': package name longer than %zu", opt, shown,
 					  sizeof(r->pkg) - 1);
 		snprintf(r->pkg, sizeof(r->pkg), "%s", v);
 		app_thread_name(v, r->thread);
@@ -102,18 +105,25 @@ int trace_fg_add(struct trace_fg **fgp, const char *spec, struct sim_error *err)
 		if (rc) {
 			char why[160];
 			regerror(rc, &r->re, why, sizeof(why));
-			return sim_errorf(err, SIM_E_INPUT, "--fg '%s': bad regular expression: %s", spec, why);
+			return sim_errorf(err, SIM_E_INPUT, "%s '%s': bad regular expression: %s", opt, shown,
+					  why);
 		}
 	} else if (kind != FG_RECORDED) {
 		char *e;
 		long long x = strtoll(v, &e, 10);
 		long long max = kind == FG_PID ? INT32_MAX : UINT32_MAX;
 		if (*e || e == v || x < 0 || x > max)
-			return sim_errorf(err, SIM_E_INPUT, "--fg '%s': expected an integer 0..%lld", spec, max);
+			return sim_errorf(err, SIM_E_INPUT, "%s '%s': expected an integer 0..%lld", opt, shown,
+					  max);
 		r->id = x;
 	}
 	fg->n++;
 	return 0;
+}
+
+int trace_fg_add(struct trace_fg **fgp, const char *spec, struct sim_error *err)
+{
+	return trace_rule_add(fgp, spec, "--fg", spec, err);
 }
 
 bool trace_fg_match(const struct trace_fg *fg, const struct trace_rec *rec)

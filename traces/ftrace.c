@@ -369,6 +369,7 @@ static int ftb_probe(const uint8_t *buf, size_t len)
 const struct trace_reader_ops trace_ftrace_ops = {
 	.name = "ftrace",
 	.summary = "ftrace text (trace, trace_pipe, trace-cmd report): block events",
+	.cpus = true,
 	.identity = TRACE_ID_PID | TRACE_ID_COMM,
 	.probe = ftb_probe,
 	.open = ftb_open,

@@ -1429,6 +1429,7 @@ static void pf_report(void *state, FILE *out)
 const struct trace_reader_ops trace_perfetto_ops = {
 	.name = "perfetto",
 	.summary = "Perfetto protobuf trace (Android 9+): ftrace block events, atrace/track slices, names",
+	.cpus = true,
 	.identity = TRACE_ID_PID | TRACE_ID_COMM | TRACE_ID_UID | TRACE_ID_FG,
 	.probe = pf_probe,
 	.open = pf_open,

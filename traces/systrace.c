@@ -477,6 +477,7 @@ static int sys_probe(const uint8_t *buf, size_t len)
 const struct trace_reader_ops trace_systrace_ops = {
 	.name = "systrace",
 	.summary = "Android systrace / atrace HTML (the ftrace text of its trace-data blocks), plain or gz",
+	.cpus = true,
 	.identity = TRACE_ID_PID | TRACE_ID_COMM,
 	.probe = sys_probe,
 	.open = sys_open,

@@ -640,6 +640,7 @@ static void opts_for(const struct trace_opts *opts, struct trace_reader *r, stru
 	if (!o->diag)
 		o->diag = &r->diag;
 	r->window = o->window;
+	r->gap = o->gap;
 }
 
 bool trace_comm_tid_split(const char *s, const char *e, const char **dash, int32_t *tid)
@@ -710,6 +711,27 @@ static void set_identity(const struct trace_opts *o, const struct trace_reader_o
 		o->diag->identity = ops->identity;
 }
 
+/* The reader is open as ops: what it records, and the process filter's
+ * state. On an error the reader is closed. */
+static int reader_opened(struct trace_reader *r, const struct trace_reader_ops *ops,
+			 const struct trace_opts *o, const char *path, struct sim_error *err)
+{
+	r->ops = ops;
+	set_identity(o, ops);
+	r->diag.format = ops->name;
+	if (o->diag)
+		o->diag->format = ops->name;
+	if (!o->keep)
+		return 0;
+	int rc = trace_filter_create(o->keep, path, o->diag ? o->diag : &r->diag, &r->filter, err);
+	if (rc) {
+		trace_close(r);
+		return rc;
+	}
+	trace_fg_describe(o->keep, r->diag.filter, sizeof(r->diag.filter));
+	return 0;
+}
+
 static void reader_reset(struct trace_reader *r)
 {
 	memset(r, 0, sizeof(*r));
@@ -737,9 +759,7 @@ int trace_open_auto(const char *path, const struct trace_opts *opts, struct trac
 		rc = trace_blktrace_ops.open(path, &o, &r->state, err);
 		if (rc)
 			return rc;
-		r->ops = &trace_blktrace_ops;
-		set_identity(&o, r->ops);
-		return 0;
+		return reader_opened(r, &trace_blktrace_ops, &o, path, err);
 	}
 	/* Open once and probe the first bytes in the reader's own buffer, so a
 	 * pipe is never read twice. */
@@ -781,9 +801,7 @@ int trace_open_auto(const char *path, const struct trace_opts *opts, struct trac
 	}
 	if (rc)
 		return rc;
-	r->ops = ops;
-	set_identity(&o, ops);
-	return 0;
+	return reader_opened(r, ops, &o, path, err);
 }
 
 int trace_open_named(const char *path, const char *format, const struct trace_opts *opts,
@@ -815,9 +833,7 @@ int trace_open_named(const char *path, const char *format, const struct trace_op
 	}
 	if (rc)
 		return rc;
-	r->ops = ops;
-	set_identity(&o, ops);
-	return 0;
+	return reader_opened(r, ops, &o, path, err);
 }
 
 int trace_open_mem_auto(const void *buf, size_t len, const char *name, const struct trace_opts *opts,
@@ -854,11 +870,7 @@ int trace_open_mem_auto(const void *buf, size_t len, const char *name, const str
 		if (rc)
 			trace_src_close(src);
 		free(src);
-		if (!rc) {
-			r->ops = ops;
-			set_identity(&o, ops);
-		}
-		return rc;
+		return rc ? rc : reader_opened(r, ops, &o, name, err);
 	}
 	const struct trace_reader_ops *ops =
 		detect(buf, len < TRACE_PROBE_BYTES ? len : TRACE_PROBE_BYTES);
@@ -867,9 +879,42 @@ int trace_open_mem_auto(const void *buf, size_t len, const char *name, const str
 	rc = ops->open_mem(buf, len, name, &o, &r->state, err);
 	if (rc)
 		return rc;
-	r->ops = ops;
-	set_identity(&o, ops);
-	return 0;
+	return reader_opened(r, ops, &o, name, err);
+}
+
+/* --max-gap on the records handed out: a forward step of more than max_ns
+ * past the latest time so far is compressed to max_ns (this and every
+ * later record move back by the excess) or ends the trace (true). */
+static bool gap_apply(struct trace_reader *r, struct trace_rec *rec)
+{
+	struct trace_diag *d = &r->diag;
+	int64_t t = rec->time_ns;
+	if (!r->gap_have) {
+		r->gap_have = true;
+		r->gap_first = r->gap_last = t;
+	} else if (t > r->gap_last) {
+		/* in 128 bits: recorded times may lie far apart */
+		__int128 step = (__int128)t - r->gap_last;
+		if (step > r->gap.max_ns) {
+			int64_t excess = step - r->gap.max_ns > INT64_MAX ? INT64_MAX
+									  : (int64_t)(step - r->gap.max_ns);
+			d->gaps++;
+			int64_t len = step > INT64_MAX ? INT64_MAX : (int64_t)step;
+			if (len > d->max_gap_ns)
+				d->max_gap_ns = len;
+			if (r->gap.mode == TRACE_GAP_CUT) {
+				d->gap_cut = true;
+				d->gap_cut_at_ns = r->gap_last - r->gap_first;
+				r->gap_done = true;
+				return true;
+			}
+			r->gap_shift = excess > INT64_MAX - r->gap_shift ? INT64_MAX : r->gap_shift + excess;
+			d->gap_removed_ns = r->gap_shift;
+		}
+		r->gap_last = t;
+	}
+	rec->time_ns = t - r->gap_shift;
+	return false;
 }
 
 int trace_next(struct trace_reader *r, struct trace_rec *rec, struct sim_error *err)
@@ -877,10 +922,27 @@ int trace_next(struct trace_reader *r, struct trace_rec *rec, struct sim_error *
 	struct trace_diag *d = &r->diag;
 	int rc;
 
-	while ((rc = r->ops->next(r->state, rec, err)) == 1 && outside_window(r, rec))
-		d->outside_window++;
-	if (rc != 1)
-		return rc;
+	if (r->gap_done)
+		return 0;
+	for (;;) {
+		rc = r->ops->next(r->state, rec, err);
+		if (rc != 1)
+			return rc;
+		if (outside_window(r, rec)) {
+			d->outside_window++;
+			continue;
+		}
+		if (r->filter) {
+			int keep = trace_filter_pass(r->filter, rec, d, err);
+			if (keep < 0)
+				return keep;
+			if (!keep)
+				continue;
+		}
+		break;
+	}
+	if (r->gap.max_ns && gap_apply(r, rec))
+		return 0;
 	if (d->events) {
 		/* in 128 bits: any two recorded times have a difference */
 		__int128 step = (__int128)rec->time_ns - d->last_ns;
@@ -923,18 +985,36 @@ int trace_diag_print(const struct trace_diag *d, const char *prefix, FILE *f)
 	}
 	if (d->jumps) {
 		fprintf(f, "mobisim: warning: %s: %llu gaps longer than %lld s between consecutive events "
-			   "(largest %.0f s): a clock offset between CPUs?\n", prefix,
+			   "(largest %.0f s): %s\n", prefix,
 			(unsigned long long)d->jumps, (long long)(TRACE_CLOCK_JUMP_NS / 1000000000LL),
-			(double)d->max_jump_ns / 1e9);
+			(double)d->max_jump_ns / 1e9, trace_jump_guess(d->format));
+		n++;
+	}
+	if (trace_filter_kept_nothing(d)) {
+		fprintf(f, "mobisim: warning: %s: the process filter (%s) matched none of the %llu "
+			   "requests: nothing kept (the names and ids the trace holds: `mobisim trace "
+			   "stat %s`)\n", prefix, d->filter, (unsigned long long)d->dropped_requests, prefix);
 		n++;
 	}
 	return n;
+}
+
+const char *trace_jump_guess(const char *format)
+{
+	const struct trace_reader_ops *ops = format ? trace_reader_find(format) : NULL;
+	if (ops && ops->cpus)
+		return "a clock offset between CPUs, or a pause in the recording? (--max-gap, a "
+		       "replay's workload.max_gap, compresses or cuts such gaps)";
+	return "a pause in the recording, or traces joined end to end? (--max-gap, a replay's "
+	       "workload.max_gap, compresses or cuts such gaps)";
 }
 
 void trace_close(struct trace_reader *r)
 {
 	if (r->ops && r->state)
 		r->ops->close(r->state);
+	trace_filter_free(r->filter);
+	r->filter = NULL;
 	r->ops = NULL;
 	r->state = NULL;
 }

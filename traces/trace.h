@@ -193,6 +193,23 @@ struct trace_diag {
 	int64_t max_jump_ns;
 	int64_t min_ns, max_ns, last_ns;
 	uint64_t outside_window;    /* records read and not returned: before --from or after --to */
+	/* the process filter (trace_opts.keep, traces/tracefilter.c): requests
+	 * (Q events, or D where no Q was seen) kept and dropped by the process
+	 * that queued them; events not returned (the dropped requests' own and
+	 * other processes' plug, unplug, remap... events); completions of no
+	 * request seen queued (their process is unknown: dropped) */
+	char filter[200];           /* the rules, "" without a filter */
+	uint64_t kept_requests, dropped_requests, filtered_events, unowned_events;
+	uint64_t filter_evicted;    /* requests forgotten from the full table, oldest first */
+	/* gap cutting (trace_opts.gap): gaps longer than the threshold between
+	 * consecutive records handed out, the longest, the time removed by
+	 * compressing them, or where the trace was cut (ns after its first
+	 * record handed out) */
+	uint64_t gaps;
+	int64_t gap_removed_ns, max_gap_ns;
+	bool gap_cut;
+	int64_t gap_cut_at_ns;
+	const char *format;         /* the reader's name (set at open) */
 	unsigned nnotes;            /* notes kept (first TRACE_DIAG_NOTES) */
 	uint64_t notes_total;
 	char notes[TRACE_DIAG_NOTES][TRACE_DIAG_NOTE_LEN];
@@ -217,10 +234,25 @@ struct trace_window {
 int trace_window_parse(struct trace_window *w, bool to, const char *text, const char *opt,
 		       struct sim_error *err);
 
+/* Gap cutting (--max-gap, --gap): a gap longer than max_ns between two
+ * consecutive records is compressed to max_ns (every later time moves back
+ * by the excess) or ends the trace there. */
+enum trace_gap_mode { TRACE_GAP_COMPRESS = 0, TRACE_GAP_CUT = 1 };
+struct trace_gap {
+	int64_t max_ns;             /* 0 = off */
+	int mode;                   /* enum trace_gap_mode */
+};
+
 struct trace_opts {
 	enum trace_disksim_time disksim_time;
 	/* records outside this window are read and not returned (diag counts them) */
 	struct trace_window window;
+	/* process filter (--comm, --pid, --app): only the requests whose Q
+	 * matches a rule, with their later events, are returned; NULL = all.
+	 * The caller's; it must outlive the reader. */
+	const struct trace_fg *keep;
+	/* after the window and the filter */
+	struct trace_gap gap;
 	/* Refuse (SIM_E_INPUT with file and offset) what the default reads
 	 * past with a warning: a cut last record, a missing CPU file, what the
 	 * csv, fio and perfetto readers skip (docs/traces.md). */
@@ -249,6 +281,7 @@ struct trace_reader_ops {
 	const char *name;         /* "blktrace", "blkparse", "disksim", ... */
 	const char *summary;
 	uint32_t identity;        /* enum trace_identity the format records */
+	bool cpus;                /* records the CPU of each event (a clock jump may be a CPU's offset) */
 	/* buf: the first min(len, TRACE_PROBE_BYTES) bytes of the file.
 	 * Returns confidence 0 (not this format) .. 100 (certain). */
 	int (*probe)(const uint8_t *buf, size_t len);
@@ -276,6 +309,7 @@ struct trace_reader_ops {
 	void (*report)(void *state, FILE *out);
 };
 
+struct trace_filter;
 struct trace_reader {
 	const struct trace_reader_ops *ops;
 	void *state;
@@ -283,6 +317,10 @@ struct trace_reader {
 	struct trace_window window;
 	bool have_t0;
 	int64_t t0;                 /* the first record's time: relative bounds start here */
+	struct trace_filter *filter;/* opts.keep's per-request state, NULL without */
+	struct trace_gap gap;
+	bool gap_have, gap_done;
+	int64_t gap_first, gap_last, gap_shift; /* recorded times; the shift so far */
 };
 
 extern const struct trace_reader_ops trace_blktrace_ops;
@@ -319,8 +357,14 @@ int trace_open_mem_auto(const void *buf, size_t len, const char *name, const str
 			struct trace_reader *r, struct sim_error *err);
 /* Next record (1), end (0) or an error; also keeps r->diag's time checks. */
 int trace_next(struct trace_reader *r, struct trace_rec *rec, struct sim_error *err);
+/* What a forward gap of more than TRACE_CLOCK_JUMP_NS may be in a trace of
+ * this format: a CPU's clock offset where the format records CPUs, else a
+ * pause or traces joined end to end; with the option that deals with it. */
+const char *trace_jump_guess(const char *format);
 /* Print r->diag's warnings as "mobisim: warning: ..." lines on f (the
- * command-line layer's job; prefix names the input). Returns how many. */
+ * command-line layer's job; prefix names the input): the reader's, time
+ * going backwards, clock jumps, a process filter that kept nothing.
+ * Returns how many. */
 int trace_diag_print(const struct trace_diag *d, const char *prefix, FILE *f);
 void trace_close(struct trace_reader *r);
 
@@ -350,6 +394,26 @@ bool trace_identity_lacks(uint32_t need, uint32_t have, char *buf, size_t len);
 /* Why a format has no process identity, for the message that says so
  * (MSR: its Hostname and DiskNumber name the server and disk), or "". */
 const char *trace_identity_hint(const char *format);
+
+/* The same rule set for another option: messages name opt ("--comm") and
+ * shown (what followed it) instead of "--fg SPEC". */
+int trace_rule_add(struct trace_fg **fg, const char *spec, const char *opt, const char *shown,
+		   struct sim_error *err);
+
+/* ---- process filters and gap cutting (traces/tracefilter.c) ------------ */
+
+/* Add a process filter, key "comm" (REGEX), "pid" (N) or "app" (PACKAGE),
+ * to *keep (the fgrule matcher); opt names it in messages ("--comm",
+ * "workload.filter.comm"). 0 or SIM_E_INPUT / SIM_E_NOMEM. */
+int trace_keep_add(struct trace_fg **keep, const char *key, const char *value, const char *opt,
+		   struct sim_error *err);
+/* "--max-gap T" (a time > 0: 10s, 500ms) and "--gap compress|cut" into g.
+ * 0 or SIM_E_INPUT naming opt. */
+int trace_gap_parse_max(struct trace_gap *g, const char *text, const char *opt, struct sim_error *err);
+int trace_gap_parse_mode(struct trace_gap *g, const char *text, const char *opt, struct sim_error *err);
+/* Whether the filter of r kept nothing of a trace that had requests (the
+ * caller warns, or a replay fails unless lenient). */
+bool trace_filter_kept_nothing(const struct trace_diag *d);
 
 /* ---- blkparse text writer --------------------------------------------- */
 

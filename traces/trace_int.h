@@ -111,6 +111,18 @@ long trace_src_peek_file(const char *path, uint8_t *buf, size_t n);
  * *dash at that '-' and *tid; false when the text does not end so. */
 bool trace_comm_tid_split(const char *s, const char *e, const char **dash, int32_t *tid);
 
+/* The process filter's per-request state (traces/tracefilter.c), made at
+ * open for trace_opts.keep (name: the input, for messages; id: the diag
+ * the reader states its identity in); pass() says whether trace_next()
+ * returns rec (1) or not (0), counting in d, or refuses (SIM_E_INPUT) a
+ * rule on what the trace does not record, once its first record says. */
+struct trace_filter;
+int trace_filter_create(const struct trace_fg *keep, const char *name, const struct trace_diag *id,
+			struct trace_filter **f, struct sim_error *err);
+int trace_filter_pass(struct trace_filter *f, const struct trace_rec *rec, struct trace_diag *d,
+		      struct sim_error *err);
+void trace_filter_free(struct trace_filter *f);
+
 /* Diagnostics a reader reports while reading (opts->diag; may be NULL). */
 void trace_diag_note(struct trace_diag *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -548,6 +548,7 @@ static void tc_close(void *state)
 const struct trace_reader_ops trace_tracecmd_ops = {
 	.name = "tracecmd",
 	.summary = "trace-cmd trace.dat v6/v7 (libtracecmd): block events",
+	.cpus = true,
 	.identity = TRACE_ID_PID | TRACE_ID_COMM,
 	.probe = tc_probe,
 	.open = tc_open,

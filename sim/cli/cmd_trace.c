@@ -19,6 +19,11 @@
  *   writes (btt, `blkparse -i -`); --to mqsim: MQSim/SSDSim ASCII, one line
  *   per queued read or write, which the DiskSim/MQSim reader reads back.
  *
+ * Both take --from/--until (a time window), --comm/--pid/--app (only the
+ * requests queued by those processes, traces/tracefilter.c) and --max-gap
+ * with --gap compress|cut; trace_next() applies them, and stat reports
+ * what each removed.
+ *
  * Warnings of the reader (a cut last record, a missing CPU file, time going
  * backwards, clock jumps) go to stderr as "mobisim: warning: ..." and, for
  * stat, into a "# warnings" block.
@@ -395,7 +400,7 @@ static void print_lat(FILE *o, const char *name, const struct lat *l)
 }
 
 static void stat_print(FILE *o, const char *path, const char *format, const struct stat_state *s,
-		       const struct trace_diag *dg)
+		       const struct trace_diag *dg, int64_t gap_ns)
 {
 	static const char *const names[TRACE_A_NR_BLOCK] = {
 		[TRACE_A_NONE] = "unknown", [TRACE_A_QUEUE] = "queue", [TRACE_A_BACKMERGE] = "backmerge",
@@ -422,6 +427,21 @@ static void stat_print(FILE *o, const char *path, const char *format, const stru
 	if (dg->outside_window)
 		fprintf(o, "window:   %" PRIu64 " records outside --from/--until (read, not counted)\n",
 			dg->outside_window);
+	if (dg->filter[0])
+		fprintf(o, "filter:   %s: %" PRIu64 " requests kept, %" PRIu64 " dropped (by the process "
+			   "that queued each); %" PRIu64 " events not counted, of them %" PRIu64
+			   " completions of requests not seen queued\n", dg->filter, dg->kept_requests,
+			dg->dropped_requests, dg->filtered_events, dg->unowned_events);
+	if (dg->filter_evicted)
+		fprintf(o, "filter:   %" PRIu64 " requests forgotten before their completion (more than "
+			   "65536 outstanding)\n", dg->filter_evicted);
+	if (dg->gap_cut)
+		fprintf(o, "gaps:     cut at the first gap longer than --max-gap, %.9f s after the first "
+			   "record (the rest not read)\n", (double)dg->gap_cut_at_ns / 1e9);
+	else if (gap_ns)
+		fprintf(o, "gaps:     %" PRIu64 " longer than %.9f s compressed to it (%.9f s removed; "
+			   "longest %.9f s)\n", dg->gaps, (double)gap_ns / 1e9,
+			(double)dg->gap_removed_ns / 1e9, (double)dg->max_gap_ns / 1e9);
 	fprintf(o, "\n");
 	fprintf(o, "# events by action\n");
 	for (unsigned a = 0; a < TRACE_A_NR_BLOCK; a++)
@@ -532,7 +552,9 @@ static void stat_print(FILE *o, const char *path, const char *format, const stru
 			fprintf(o, "time going backwards:     %" PRIu64 " (by up to %.9f s)\n", dg->backwards,
 				(double)dg->max_backwards_ns / 1e9);
 		if (dg->jumps)
-			fprintf(o, "clock jumps > %lld s:      %" PRIu64 " (largest %.0f s)\n",
+			fprintf(o, "%s > %lld s:      %" PRIu64 " (largest %.0f s)\n",
+				trace_reader_find(format) && trace_reader_find(format)->cpus ? "clock jumps"
+											       : "gaps       ",
 				(long long)(TRACE_CLOCK_JUMP_NS / 1000000000LL), dg->jumps,
 				(double)dg->max_jump_ns / 1e9);
 	}
@@ -568,6 +590,13 @@ static void trace_usage(FILE *f)
 		"                         tid uid, sep=comma|semicolon|tab|ws, skip=N, read=X,write=Y\n"
 		"  --from T, --until T    only the records from T to T after the first (10s, 250ms),\n"
 		"                         or @T on the recording's clock (@5218130s)\n"
+		"  --comm REGEX, --pid N, --app PACKAGE\n"
+		"                         keep only the requests queued by these processes (with\n"
+		"                         their D and C, whichever task those name); repeatable, any\n"
+		"                         match keeps a request\n"
+		"  --max-gap T            a gap between consecutive records longer than T (10s) is\n"
+		"                         compressed to T (later times move back), or with\n"
+		"  --gap cut              ends the trace there (default --gap compress)\n"
 		"  --fg RULE              stat: foreground by comm=REGEX, pid=N, uid=N, app=PACKAGE, or\n"
 		"                         recorded\n"
 		"                         (Perfetto's oom_score_adj 0: the top app); repeatable, any\n"
@@ -901,7 +930,7 @@ static int do_stat(const char *path, const char *format, const struct trace_opts
 	if (dfeed)
 		stat_free(&ds);
 	if (rc == 0) {
-		stat_print(stdout, path, r.ops->name, &s, &r.diag);
+		stat_print(stdout, path, r.ops->name, &s, &r.diag, opts->gap.max_ns);
 		if (fflush(stdout) || ferror(stdout))
 			rc = sim_errorf(err, SIM_E_IO, "stdout: %s", strerror(errno));
 		if (r.ops->report) {
@@ -928,13 +957,19 @@ int cmd_trace(int argc, char **argv)
 		{ "fg", required_argument, NULL, 'F' },
 		{ "from", required_argument, NULL, 'a' },
 		{ "until", required_argument, NULL, 'u' },
+		{ "comm", required_argument, NULL, 'c' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "app", required_argument, NULL, 'A' },
+		{ "max-gap", required_argument, NULL, 'G' },
+		{ "gap", required_argument, NULL, 'g' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct trace_opts opts = { 0 };
-	struct trace_fg *fg = NULL;
+	struct trace_fg *fg = NULL, *keep = NULL;
 	struct sim_error err;
 	const char *to = NULL, *out = NULL, *format = NULL;
+	bool gap_mode = false;
 	int c;
 
 	sim_error_clear(&err);
@@ -985,24 +1020,46 @@ int cmd_trace(int argc, char **argv)
 		case 'a':
 		case 'u':
 			if (trace_window_parse(&opts.window, c == 'u', optarg, c == 'u' ? "--until" : "--from",
-					       &err)) {
-				trace_fg_free(fg);
-				return cli_report(&err);
-			}
+					       &err))
+				goto bad;
 			break;
 		case 'F':
-			if (trace_fg_add(&fg, optarg, &err)) {
-				trace_fg_free(fg);
-				return cli_report(&err);
-			}
+			if (trace_fg_add(&fg, optarg, &err))
+				goto bad;
+			break;
+		case 'c':
+		case 'p':
+		case 'A': {
+			const char *key = c == 'c' ? "comm" : c == 'p' ? "pid" : "app";
+			char opt[8];
+			snprintf(opt, sizeof(opt), "--%s", key);
+			if (trace_keep_add(&keep, key, optarg, opt, &err))
+				goto bad;
+			opts.keep = keep;
+			break;
+		}
+		case 'G':
+			if (trace_gap_parse_max(&opts.gap, optarg, "--max-gap", &err))
+				goto bad;
+			break;
+		case 'g':
+			if (trace_gap_parse_mode(&opts.gap, optarg, "--gap", &err))
+				goto bad;
+			gap_mode = true;
 			break;
 		case 'h':
 			trace_usage(stdout);
+			trace_fg_free(fg);
+			trace_fg_free(keep);
 			return 0;
 		default:
 			trace_usage(stderr);
-			return 2;
+			goto usage;
 		}
+	}
+	if (gap_mode && !opts.gap.max_ns) {
+		fprintf(stderr, "mobisim: trace %s: --gap needs --max-gap T (the longest gap kept)\n", sub);
+		goto usage;
 	}
 	int first = optind + 1;
 	if (first != argc - 1) {
@@ -1052,10 +1109,16 @@ int cmd_trace(int argc, char **argv)
 		goto usage;
 	}
 	trace_fg_free(fg);
+	trace_fg_free(keep);
 	if (rc)
 		return cli_report(&err);
 	return 0;
+bad:
+	trace_fg_free(fg);
+	trace_fg_free(keep);
+	return cli_report(&err);
 usage:
 	trace_fg_free(fg);
+	trace_fg_free(keep);
 	return 2;
 }

@@ -46,6 +46,10 @@ static void workload_usage(FILE *f)
 		"  --chunk TIME            chunk length (default 100ms; 10ms keeps burstiness finer)\n"
 		"  --from T, --until T     fit only the records from T to T after the first, or @T\n"
 		"                          on the recording's clock\n"
+		"  --comm REGEX, --pid N, --app PACKAGE\n"
+		"                          fit only the requests these processes queued (repeatable)\n"
+		"  --max-gap T [--gap compress|cut]\n"
+		"                          compress gaps longer than T to T, or end the trace there\n"
 		"  --by pid|comm|uid       one stream per process id (default), process name or\n"
 		"                          uid (Android: the app; where the trace records uids)\n"
 		"  --device NAME|FILE      device of the scenario (default ufs21)\n"
@@ -93,9 +97,16 @@ static int choose_action(const struct fit_args *a, uint16_t *act, const char **f
 		if (q)
 			break;
 	}
+	bool none_kept = trace_filter_kept_nothing(&r.diag);
+	char rules[sizeof(r.diag.filter)];
+	snprintf(rules, sizeof(rules), "%s", r.diag.filter);
 	trace_close(&r);
 	if (rc < 0)
 		return rc;
+	if (!q && !d && none_kept)
+		return sim_errorf(err, SIM_E_INPUT, "%s: the process filter (%s) matched none of the "
+				  "requests in its first %u records: nothing to fit (the names and ids it "
+				  "holds: `mobisim trace stat %s`)", a->trace, rules, FIT_PRESCAN, a->trace);
 	if (!q && !d)
 		return sim_errorf(err, SIM_E_INPUT, "%s: no Q or D (block queue or issue) events in its "
 				  "first %u records: nothing to fit", a->trace, FIT_PRESCAN);
@@ -520,13 +531,20 @@ static int fit_main(int argc, char **argv)
 		{ "strict", no_argument, NULL, 'T' },
 		{ "from", required_argument, NULL, 'a' },
 		{ "until", required_argument, NULL, 'u' },
+		{ "comm", required_argument, NULL, 'P' },
+		{ "pid", required_argument, NULL, 'I' },
+		{ "app", required_argument, NULL, 'A' },
+		{ "max-gap", required_argument, NULL, 'G' },
+		{ "gap", required_argument, NULL, 'g' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct fit_args a = { .device = "ufs21", .scheduler = "cfq", .chunk_ns = 100000000LL,
 			      .seed = 1 };
 	struct sim_error err;
-	int c;
+	struct trace_fg *keep = NULL;
+	bool gap_mode = false;
+	int c, rc = 2;
 	sim_error_clear(&err);
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
@@ -535,7 +553,7 @@ static int fit_main(int argc, char **argv)
 		case 'c':
 			if (cfg_parse_time_ns(optarg, "s", &a.chunk_ns, &err) || a.chunk_ns < 1000) {
 				fprintf(stderr, "mobisim: --chunk: expected a time of 1us or more, e.g. 500ms\n");
-				return 2;
+				goto out;
 			}
 			a.chunk_given = true;
 			break;
@@ -548,14 +566,14 @@ static int fit_main(int argc, char **argv)
 				a.by = TFIT_BY_UID;
 			else {
 				fprintf(stderr, "mobisim: --by: expected pid, comm or uid\n");
-				return 2;
+				goto out;
 			}
 			break;
 		case 'd': a.device = optarg; break;
 		case 's': a.scheduler = optarg; break;
 		case 'S':
 			if (sim_seed_parse(optarg, &a.seed, &err))
-				return cli_report(&err);
+				goto bad;
 			break;
 		case 'n': a.no_run = true; break;
 		case 'k': a.check = true; break;
@@ -566,30 +584,59 @@ static int fit_main(int argc, char **argv)
 		case 'u':
 			if (trace_window_parse(&a.topts.window, c == 'u', optarg,
 					       c == 'u' ? "--until" : "--from", &err))
-				return cli_report(&err);
+				goto bad;
 			break;
-		case 'h': workload_usage(stdout); return 0;
-		default: workload_usage(stderr); return 2;
+		case 'P':
+		case 'I':
+		case 'A': {
+			const char *key = c == 'P' ? "comm" : c == 'I' ? "pid" : "app";
+			char opt[8];
+			snprintf(opt, sizeof(opt), "--%s", key);
+			if (trace_keep_add(&keep, key, optarg, opt, &err))
+				goto bad;
+			a.topts.keep = keep;
+			break;
 		}
+		case 'G':
+			if (trace_gap_parse_max(&a.topts.gap, optarg, "--max-gap", &err))
+				goto bad;
+			break;
+		case 'g':
+			if (trace_gap_parse_mode(&a.topts.gap, optarg, "--gap", &err))
+				goto bad;
+			gap_mode = true;
+			break;
+		case 'h': workload_usage(stdout); rc = 0; goto out;
+		default: workload_usage(stderr); goto out;
+		}
+	}
+	if (gap_mode && !a.topts.gap.max_ns) {
+		fprintf(stderr, "mobisim: workload fit: --gap needs --max-gap T (the longest gap kept)\n");
+		goto out;
 	}
 	if (optind != argc - 1) {
 		fprintf(stderr, "mobisim: workload fit: expected one TRACE\n");
 		workload_usage(stderr);
-		return 2;
+		goto out;
 	}
 	a.trace = argv[optind];
 	if (a.topts.columns && !a.format)
 		a.format = "csv";
 	if (a.no_run && !a.out) {
 		fprintf(stderr, "mobisim: workload fit: --no-run needs -o (nothing would be kept)\n");
-		return 2;
+		goto out;
 	}
 	if (a.no_run && a.check) {
 		fprintf(stderr, "mobisim: workload fit: --check needs the run (drop --no-run)\n");
-		return 2;
+		goto out;
 	}
-	int rc = do_fit(&a, &err);
-	return rc ? cli_report(&err) : 0;
+	rc = do_fit(&a, &err) ? cli_report(&err) : 0;
+out:
+	trace_fg_free(keep);
+	return rc;
+bad:
+	trace_fg_free(keep);
+	return cli_report(&err);
 }
 
 int cmd_workload(int argc, char **argv)

@@ -58,9 +58,9 @@ static void workload_warnings(const json_t *wl, const char *prefix, json_t *out)
 		if (jumps > 0) {
 			snprintf(buf, sizeof(buf),
 				 "%s: %" JSON_INTEGER_FORMAT " gaps longer than %lld s between consecutive "
-				 "events: a clock offset between CPUs?",
-				 trace ? trace : "trace", jumps,
-				 (long long)(TRACE_CLOCK_JUMP_NS / 1000000000LL));
+				 "events: %s", trace ? trace : "trace", jumps,
+				 (long long)(TRACE_CLOCK_JUMP_NS / 1000000000LL),
+				 trace_jump_guess(json_string_value(json_object_get(wl, "format"))));
 			add_text(out, prefix, buf);
 		}
 	}

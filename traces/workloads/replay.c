@@ -40,6 +40,11 @@
  * DiskSim list none, a blktrace dump without notify records no names) are
  * an error, or with --lenient a warning in the result: they would call
  * every I/O background without a word.
+ * Filters (workload.filter: {comm, pid, app}, as `trace stat --comm/--pid/
+ * --app`) and gap cutting (max_gap, gap: compress|cut) are the reader
+ * layer's (traces/tracefilter.c): a dropped process's requests never reach
+ * the replay, D and C included. A filter that keeps nothing is an error, or
+ * with --lenient a warning in the result, as fg rules that match nothing.
  * Not modelled: the trace's own plugging (bios are submitted unplugged;
  * merging happens in the scheduler).
  */
@@ -66,6 +71,7 @@
 
 enum replay_mode { REPLAY_CLOSED = 0, REPLAY_OPEN = 1 };
 static const char *const replay_mode_names[] = { "closed", "open", NULL };
+static const char *const replay_gap_names[] = { "compress", "cut", NULL };
 
 struct rp_pid;
 
@@ -120,6 +126,10 @@ struct replay {
 	const char *trace;
 	const char *columns;        /* csv column map ("" = detect the format) */
 	const char *from, *until;   /* time window ("" = all; as trace --from/--until) */
+	struct trace_fg *keep;      /* filter: the processes kept (NULL = all) */
+	int64_t max_gap_ns;         /* gaps longer are compressed or cut (0 = off) */
+	int gap_mode;               /* enum trace_gap_mode */
+	char kept_nothing[2400];    /* --lenient: the filter kept nothing ("" = it kept some) */
 	int mode;
 	double time_scale;
 	int64_t max_records;
@@ -212,6 +222,20 @@ static const struct cfg_param replay_params[] = {
 	{ "max_outstanding", CFG_T_INT, RP_OFF(ovl.max), "", "1000000", 1, 1e12,
 	  "choice: 250-350 MB at the measured 250-350 B a request; real queues hold hundreds",
 	  "open loop: " OVERLOAD_HELP, NULL },
+	CFG_PARAM_END,
+};
+
+/* Gap cutting: a table of its own, so a replay that does not use it keeps
+ * its result's params as they were; they are reported under "gaps". */
+static const struct cfg_param replay_gap_params[] = {
+	{ "max_gap", CFG_T_TIME, RP_OFF(max_gap_ns), "s", "0", 0, 1e9,
+	  "0 = every gap as recorded; a threshold is the user's choice (a pause, traces joined)",
+	  "a gap between consecutive records longer than this is compressed to it or cuts the "
+	  "trace (`trace --max-gap`)", NULL },
+	{ "gap", CFG_T_ENUM, RP_OFF(gap_mode), "", "compress", CFG_NO_RANGE,
+	  "choice: compress keeps the records after the gap",
+	  "compress: later records move back by the excess; cut: the replay ends at the gap",
+	  replay_gap_names },
 	CFG_PARAM_END,
 };
 
@@ -332,6 +356,22 @@ static void rp_check_fg_matched(struct replay *r)
 		 (unsigned)r->npids, r->path);
 	if (!r->sim->lenient)
 		sim_fail(r->sim, SIM_E_INPUT, "%s; fix the rules, or run with --lenient", r->zero_match);
+}
+
+/* At the end of the trace: a filter that kept none of its requests leaves
+ * nothing to replay; as fg rules that match nothing, an error or with
+ * --lenient a warning. */
+static void rp_check_kept(struct replay *r)
+{
+	const struct trace_diag *d = &r->rd.diag;
+	if (!r->keep || !trace_filter_kept_nothing(d) || r->sim->failed)
+		return;
+	snprintf(r->kept_nothing, sizeof(r->kept_nothing),
+		 "%.1000s: workload.filter (%s) matched none of the trace's %llu requests, so nothing "
+		 "is replayed (the names and ids it holds: `mobisim trace stat %.1000s`)", r->path,
+		 d->filter, (unsigned long long)d->dropped_requests, r->path);
+	if (!r->sim->lenient)
+		sim_fail(r->sim, SIM_E_INPUT, "%s; fix the filter, or run with --lenient", r->kept_nothing);
 }
 
 static void rp_pid_fire(struct sim *sim, struct sim_event *ev);
@@ -755,6 +795,7 @@ static void rp_read_more(struct replay *r)
 	r->reading = false;
 	if (r->eof) {
 		sim_cancel(r->sim, &r->tick);
+		rp_check_kept(r);
 		rp_check_fg_matched(r);
 		/* pids that were waiting for more input are finished */
 		while (!list_empty(&r->want)) {
@@ -812,6 +853,35 @@ static int rp_patterns(struct replay *r, struct cfg_node *wl, struct sim_error *
 		}
 	}
 	r->any_fg_rule = r->nfg_comm || r->nfg_pid || r->nfg_uid || r->fg;
+	return 0;
+}
+
+/* filter: {comm: REGEX, pid: N, app: PACKAGE}, each a value or a list: the
+ * processes whose requests are replayed (any match keeps a request). */
+static int rp_filter(struct replay *r, struct cfg_node *wl, struct sim_error *err)
+{
+	struct cfg_node *fn = cfg_get(wl, "filter");
+	if (!fn)
+		return 0;
+	cfg_mark_used(fn, false);
+	if (fn->kind != CFG_MAP)
+		return cfg_errorf(err, fn, "expected a map {comm: REGEX, pid: N, app: PACKAGE} (each a "
+				  "value or a list)");
+	for (struct cfg_node *k = fn->child; k; k = k->next) {
+		cfg_mark_used(k, true);
+		char opt[64];
+		snprintf(opt, sizeof(opt), "workload.filter.%.40s", k->key);
+		struct cfg_node *one = k->kind == CFG_SEQ ? k->child : k;
+		if (k->kind == CFG_MAP || (k->kind == CFG_SEQ && !one))
+			return cfg_errorf(err, k, "expected a value or a list of values");
+		for (struct cfg_node *c = one; c; c = k->kind == CFG_SEQ ? c->next : NULL) {
+			struct sim_error sub;
+			if (c->kind != CFG_SCALAR)
+				return cfg_errorf(err, c, "expected a value");
+			if (trace_keep_add(&r->keep, k->key, c->value, opt, &sub))
+				return cfg_errorf(err, c, "%s", sub.msg);
+		}
+	}
 	return 0;
 }
 
@@ -900,9 +970,24 @@ static int rp_prescan(struct replay *r, struct sim_error *err)
 		    (r->prescan_fg_known || !rp_needs(r, TRACE_ID_FG)))
 			break; /* every question answered */
 	}
+	/* dropped records are not returned: a filter that kept nothing has
+	 * read the whole trace here */
+	bool none_kept = trace_filter_kept_nothing(&rd.diag);
+	uint64_t dropped = rd.diag.dropped_requests;
 	trace_close(&rd);
 	if (rc < 0)
 		return rc;
+	if (!r->prescan_q && !r->prescan_d && none_kept) {
+		char rules[512];
+		trace_fg_describe(r->keep, rules, sizeof(rules));
+		if (!r->sim->lenient)
+			return sim_errorf(err, SIM_E_INPUT, "%s: workload.filter (%s) matched none of the "
+					  "trace's %llu requests, so nothing is replayed (the names and ids it "
+					  "holds: `mobisim trace stat %s`); fix the filter, or run with --lenient",
+					  r->path, rules, (unsigned long long)dropped, r->path);
+		r->io_action = TRACE_A_QUEUE; /* nothing comes: the result says why */
+		return 0;
+	}
 	if (r->prescan_q)
 		r->io_action = TRACE_A_QUEUE;
 	else if (r->prescan_d)
@@ -944,6 +1029,10 @@ static int replay_create(struct sim *sim, struct cfg_node *node, void **state,
 		r->mode = strcmp(top->value, "open") == 0 ? REPLAY_OPEN : REPLAY_CLOSED;
 	}
 	rc = rp_patterns(r, node, err);
+	if (!rc)
+		rc = rp_filter(r, node, err);
+	if (!rc)
+		rc = cfg_apply(replay_gap_params, node, r, err);
 	if (rc)
 		goto fail;
 	if (!sim->blk) {
@@ -958,6 +1047,11 @@ static int replay_create(struct sim *sim, struct cfg_node *node, void **state,
 	if (model) {
 		/* a fitted model (`mobisim workload fit`): Q records, and C
 		 * records where it has think times */
+		if (r->keep || r->max_gap_ns) {
+			rc = cfg_errorf(err, model, "filter: and max_gap: act on a trace: as it is read; "
+					"fit the model from the filtered trace instead (`workload fit --comm ...`)");
+			goto fail;
+		}
 		rc = fitgen_open(sim, model, &r->rd, err);
 		if (rc)
 			goto fail;
@@ -989,6 +1083,8 @@ static int replay_create(struct sim *sim, struct cfg_node *node, void **state,
 	if (rc)
 		goto fail;
 	r->topts.columns = r->columns && r->columns[0] ? r->columns : NULL;
+	r->topts.keep = r->keep;
+	r->topts.gap = (struct trace_gap){ .max_ns = r->max_gap_ns, .mode = r->gap_mode };
 	if (r->from && r->from[0] &&
 	    trace_window_parse(&r->topts.window, false, r->from, "workload.from", err)) {
 		char msg[SIM_ERRMSG_MAX];
@@ -1079,8 +1175,34 @@ static void replay_stats_json(struct sim *sim, void *state, json_t *obj)
 	json_object_set_new(rw, "notes", notes);
 	json_object_set_new(rw, "notes_total", json_integer((json_int_t)dg->notes_total));
 	json_object_set_new(obj, "reader_warnings", rw);
+	if (dg->filter[0]) {
+		json_t *f = json_object();
+		json_object_set_new(f, "rules", json_string(dg->filter));
+		json_object_set_new(f, "requests_kept", json_integer((json_int_t)dg->kept_requests));
+		json_object_set_new(f, "requests_dropped", json_integer((json_int_t)dg->dropped_requests));
+		json_object_set_new(f, "events_dropped", json_integer((json_int_t)dg->filtered_events));
+		json_object_set_new(f, "completions_unowned", json_integer((json_int_t)dg->unowned_events));
+		json_object_set_new(f, "requests_forgotten", json_integer((json_int_t)dg->filter_evicted));
+		json_object_set_new(obj, "filter", f);
+	}
+	if (r->max_gap_ns) {
+		json_t *g = json_object();
+		json_object_set_new(g, "max_gap_s", json_real((double)r->max_gap_ns / 1e9));
+		json_object_set_new(g, "mode", json_string(replay_gap_names[r->gap_mode]));
+		json_object_set_new(g, "gaps", json_integer((json_int_t)dg->gaps));
+		json_object_set_new(g, "seconds_removed", json_real((double)dg->gap_removed_ns / 1e9));
+		json_object_set_new(g, "longest_s", json_real((double)dg->max_gap_ns / 1e9));
+		json_object_set_new(g, "cut", json_boolean(dg->gap_cut));
+		if (dg->gap_cut)
+			json_object_set_new(g, "cut_at_s", json_real((double)dg->gap_cut_at_ns / 1e9));
+		json_object_set_new(obj, "gaps", g);
+	}
 	if (r->mode == REPLAY_OPEN)
 		overload_json(&r->ovl, obj);
+	if (r->kept_nothing[0]) {
+		json_object_set_new(obj, "filter_kept_nothing", json_true());
+		rpc_json_warning(obj, r->kept_nothing);
+	}
 	if (r->zero_match[0]) {
 		json_object_set_new(obj, "fg_rules_matched_nothing", json_true());
 		rpc_json_warning(obj, r->zero_match);
@@ -1118,6 +1240,7 @@ static void replay_destroy(void *state)
 	if (r->open_)
 		trace_close(&r->rd);
 	trace_fg_free(r->fg);
+	trace_fg_free(r->keep);
 	if (r->sim)
 		sim_cancel(r->sim, &r->tick);
 	struct rb_node *n;
