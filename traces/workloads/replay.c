@@ -966,7 +966,9 @@ static int rp_prescan(struct replay *r, struct sim_error *err)
 				    rec.comm && rec.comm[0];
 		r->prescan_fg_known += (rec.action == TRACE_A_QUEUE || rec.action == TRACE_A_ISSUE) &&
 				       (rec.tflags & TRACE_T_FG_KNOWN);
-		if (r->prescan_q && r->prescan_c && (r->prescan_named || !rp_needs(r, TRACE_ID_COMM)) &&
+		/* a request list has no C to wait for */
+		if (r->prescan_q && (r->prescan_c || rd.diag.request_list) &&
+		    (r->prescan_named || !rp_needs(r, TRACE_ID_COMM)) &&
 		    (r->prescan_fg_known || !rp_needs(r, TRACE_ID_FG)))
 			break; /* every question answered */
 	}
