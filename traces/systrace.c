@@ -13,8 +13,13 @@
  * Every block is decoded; a block whose first bytes ftrace_probe() takes
  * for ftrace text is passed on (several are concatenated), the others
  * (JSON, process dumps) are counted and skipped. The whole file may be
- * gzip, xz or zstd compressed (trace_src). The old pre-catapult layout
- * (the text inside a JavaScript string, lines ending "\n\") is not read.
+ * gzip, xz or zstd compressed (trace_src).
+ *   systrace.py before catapult (Android SDK tools of 2012-2014): a plain
+ *     <script> whose body is `var linuxPerfData = "\` and then the ftrace
+ *     text as one JavaScript string, each line ending in "\n\" (an escaped
+ *     newline, then a line continuation), closed by `\n";`. The string is
+ *     unescaped as JavaScript does (continuations dropped; \n \t \r \\ \"
+ *     and \' decoded, any other \c as c) and read as a trace-data block.
  *
  * Streaming: the page is scanned byte by byte with a fixed buffer; a
  * block's first SYS_HEAD bytes are held to decide, the rest streams.
@@ -47,6 +52,13 @@ struct sys_filter {
 	size_t taglen;
 	/* the current block */
 	bool data_block, b64, gz_checked, gz, decided, keep;
+	/* a plain <script>: its first bytes say whether it is the old layout's
+	 * `var linuxPerfData = "` (js_probe while deciding); then the string's
+	 * escapes (js_esc after a backslash, js_cr after a continuation's \r,
+	 * js_done at its closing quote) */
+	bool js_probe, js, js_esc, js_cr, js_done;
+	char jshead[40];
+	size_t jslen;
 	uint32_t acc;
 	int nbits;
 	z_stream zs;
@@ -173,9 +185,91 @@ static int b64_value(uint8_t c)
 	return -1;
 }
 
+/* One byte of the old layout's JavaScript string. */
+static void sys_js_byte(struct sys_filter *f, uint8_t c)
+{
+	if (f->js_done)
+		return; /* after the closing quote: `;` and blanks */
+	if (f->js_cr) {
+		f->js_cr = false;
+		if (c == '\n')
+			return; /* "\\\r\n": one continuation */
+	}
+	if (f->js_esc) {
+		f->js_esc = false;
+		switch (c) {
+		case '\n': return;
+		case '\r': f->js_cr = true; return;
+		case 'n': c = '\n'; break;
+		case 't': c = '\t'; break;
+		case 'r': c = '\r'; break;
+		default: break; /* \\ \" \' and any other \c: c */
+		}
+		sys_data(f, &c, 1);
+		return;
+	}
+	if (c == '\\') {
+		f->js_esc = true;
+		return;
+	}
+	if (c == '"') {
+		f->js_done = true;
+		return;
+	}
+	sys_data(f, &c, 1); /* a raw newline is not JavaScript, but its text is clear */
+}
+
+static void sys_block_start(struct sys_filter *f, bool b64)
+{
+	f->data_block = true;
+	f->blocks++;
+	f->b64 = b64;
+	f->acc = 0;
+	f->nbits = 0;
+	f->gz_checked = f->gz = f->decided = f->keep = false;
+	f->headlen = 0;
+	f->js_esc = f->js_cr = f->js_done = false;
+	f->block_start = trace_src_offset(&f->src);
+}
+
+/* A plain <script>'s first bytes: `var linuxPerfData = "` (blanks around
+ * the `=` as they come) makes it a data block of the old layout. */
+static void sys_js_probe(struct sys_filter *f, uint8_t c)
+{
+	static const char ident[] = "var linuxPerfData";
+	const size_t il = sizeof(ident) - 1;
+	if (f->jslen == 0 && (c == ' ' || c == '\t' || c == '\n' || c == '\r'))
+		return;
+	if (f->jslen < il) {
+		if (c != (uint8_t)ident[f->jslen]) {
+			f->js_probe = false;
+			return;
+		}
+		f->jshead[f->jslen++] = (char)c;
+		return;
+	}
+	/* after the name: blanks, one '=', blanks, the opening quote */
+	if (c == ' ' || c == '\t')
+		return;
+	bool eq = f->jslen > il;
+	if (!eq && c == '=') {
+		f->jshead[f->jslen++] = '=';
+		return;
+	}
+	f->js_probe = false;
+	if (eq && c == '"') {
+		sys_block_start(f, false);
+		f->js = true;
+	}
+}
+
 /* One byte of a block's body (not part of "</script>"). */
 static int sys_body_byte(struct sys_filter *f, uint8_t c)
 {
+	if (f->js) {
+		sys_js_byte(f, c);
+		return 0;
+	}
 	if (!f->b64) {
 		sys_data(f, &c, 1);
 		return 0;
@@ -204,7 +298,7 @@ static void sys_block_end(struct sys_filter *f)
 	if (f->z_init)
 		inflateEnd(&f->zs);
 	f->z_init = f->z_end = false;
-	f->data_block = false;
+	f->data_block = f->js = false;
 }
 
 /* Is the tag just read a trace-data block, and of which kind? */
@@ -213,16 +307,11 @@ static void sys_tag(struct sys_filter *f)
 	f->tag[f->taglen < SYS_TAG_MAX ? f->taglen : SYS_TAG_MAX - 1] = '\0';
 	bool raw = strstr(f->tag, "trace-data") != NULL;
 	bool viewer = strstr(f->tag, "viewer-data") != NULL;
-	f->data_block = raw || viewer;
-	if (!f->data_block)
-		return;
-	f->blocks++;
-	f->b64 = viewer;
-	f->acc = 0;
-	f->nbits = 0;
-	f->gz_checked = f->gz = f->decided = f->keep = false;
-	f->headlen = 0;
-	f->block_start = trace_src_offset(&f->src);
+	f->data_block = f->js = false;
+	f->js_probe = !raw && !viewer;
+	f->jslen = 0;
+	if (raw || viewer)
+		sys_block_start(f, viewer);
 }
 
 /* Scan input until the queue has data, or the end. 0 or -1. */
@@ -287,11 +376,15 @@ static int sys_fill(struct sys_filter *f)
 				if (f->data_block)
 					for (size_t k = 0; k < f->match && !f->failed; k++)
 						sys_body_byte(f, (uint8_t)close_tag[k]);
+				else if (f->js_probe && f->match)
+					f->js_probe = false;
 				f->match = 0;
 				if (c == '<')
 					f->match = 1;
 				else if (f->data_block)
 					sys_body_byte(f, c);
+				else if (f->js_probe)
+					sys_js_probe(f, c);
 				break;
 			}
 		}

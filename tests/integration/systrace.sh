@@ -4,7 +4,8 @@
 # a pipe, and in trace2html's base64-of-gzip form converts to the same
 # blkparse text as the extracted ftrace text; blocks that are not ftrace
 # (process dump, JSON) are counted and skipped; a replay takes the page and
-# classifies its processes by name; the whole-stack ftrace replay takes it too.
+# classifies its processes by name; the whole-stack ftrace replay takes it too; the
+# pre-catapult layout (the text as a JavaScript string) reads as the text.
 set -u
 bin=$1 src=$2
 tmp=$(mktemp -d)
@@ -26,6 +27,26 @@ cmp -s "$tmp/text.txt" "$tmp/pipe.txt" || say "a piped html.gz and the text diff
 "$bin" trace convert "$src/tests/fuzz/corpus/systrace/valid-viewer-data" --to blkparse > "$tmp/b64.txt" ||
 	say "viewer-data convert exited $?"
 cmp -s "$tmp/text.txt" "$tmp/b64.txt" || say "trace2html base64 page and the text differ"
+
+# systrace.py before catapult (SDK tools of 2012-2014): the same text as one JavaScript
+# string in a plain <script>, each line ending "\n\", a quote and a backslash escaped,
+# closed by the viewer's dummy clock-sync line and `";`; a script of the viewer before it
+# is not data. It reads as the text; CRLF line ends too.
+{
+	printf '<!DOCTYPE HTML>\n<html>\n<head i18n-values="dir:textdirection;">\n<title>Android System Trace</title>\n'
+	printf '<script language="javascript">var x = "a\\"b"; function f() { return "</p>"; }</script>\n'
+	printf '</head>\n<body>\n  <div class="view">\n  </div>\n  <script>\n  var linuxPerfData = "\\\n'
+	sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/$/\\n\\/' "$tmp/text.trace"
+	printf '           dummy-0000  [000] 0.0: 0: trace_event_clock_sync: parent_ts=0.0\\n";\n'
+	printf '  var timelineViewEl;\n  </script>\n</body>\n</html>\n'
+} > "$tmp/old.html"
+"$bin" trace convert "$tmp/old.html" --to blkparse > "$tmp/old.txt" 2> "$tmp/old.err" || say "old layout exited $?: $(cat "$tmp/old.err")"
+cmp -s "$tmp/text.txt" "$tmp/old.txt" || { say "the pre-catapult page and its text differ"; diff "$tmp/text.txt" "$tmp/old.txt" | head -5; }
+sed 's/$/\r/' "$tmp/old.html" > "$tmp/oldcr.html"
+"$bin" trace convert "$tmp/oldcr.html" --to blkparse > "$tmp/oldcr.txt" 2>/dev/null || say "old layout with CRLF exited $?"
+cmp -s "$tmp/text.txt" "$tmp/oldcr.txt" || say "the pre-catapult page with CRLF differs"
+"$bin" trace stat "$tmp/old.html" 2>/dev/null | grep -q "trace-data blocks: 1 (ftrace text 1, JSON 0, other 0: skipped)" ||
+	say "old layout blocks: $("$bin" trace stat "$tmp/old.html" 2>&1 | grep trace-data)"
 
 "$bin" trace stat "$page" > "$tmp/stat" || say "stat exited $?"
 grep -q "^format:   systrace" "$tmp/stat" || say "format: $(grep format: "$tmp/stat")"
