@@ -106,7 +106,9 @@ static int choose_action(const struct fit_args *a, uint16_t *act, const char **f
 static int fit_trace(const struct fit_args *a, uint16_t act, bool warn, struct tfit **out,
 		     struct sim_error *err)
 {
-	struct tfit_opts o = { .chunk_ns = a->chunk_ns, .by = a->by, .io_action = act };
+	/* a model past what mobisim reads back is not kept, only measured */
+	struct tfit_opts o = { .chunk_ns = a->chunk_ns, .by = a->by, .io_action = act,
+			       .keep_nodes = FIT_MODEL_NODES };
 	struct trace_reader r;
 	struct trace_rec rec;
 	int rc = tfit_create(&o, out, err);
@@ -463,7 +465,8 @@ static int do_fit(const struct fit_args *args, struct sim_error *err)
 		printf("          %s\n", wl);
 	if (a->no_run)
 		goto done;
-	struct tfit_opts o = { .chunk_ns = a->chunk_ns, .by = a->by, .io_action = TRACE_A_QUEUE };
+	struct tfit_opts o = { .chunk_ns = a->chunk_ns, .by = a->by, .io_action = TRACE_A_QUEUE,
+			       .stats_only = true };
 	rc = tfit_create(&o, &run, err);
 	if (!rc)
 		rc = run_model(a, scen, orig, run, err);
