@@ -5,24 +5,20 @@
 # address-space limit (ulimit -v) of 96 MiB. Before the fit kept only the
 # model it can write (traces/tracefit.c), the fit of this trace needed
 # 224 MiB of resident memory and fails here; now about 16 MiB (36 MiB with the
-# run). 10^7 rows, by hand (docs/workloads.md, "Fitted models"): 16 MiB.
+# run). 10^7 rows: `BIG=1 scripts/bench fit-memory` (docs/workloads.md, "Fitted models").
 # usage: fit_memory.sh MOBISIM_BIN SRC_DIR
 set -u
 BIN=${1:?mobisim binary}
+SRC=${2:?source dir}
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 fail=0
 err() { echo "FAIL: $*" >&2; fail=1; }
 cd "$TMP" || exit 1
 
-# 12 threads about 1 ms apart over 1000 s; 60 % sequential, else a jump within
-# 32 GiB; 70 % reads; 4 KiB or up to 128 KiB (deterministic: srand(7))
+# 12 threads about 1 ms apart over 1000 s (scripts/gen-phone-csv)
 N=1000000
-awk -v N="$N" 'BEGIN { srand(7); print "proces,device,rw_flag,sector,size,timestamp"; t = 5000000.0; s = 0
-  split("com.whatsapp-2951 kworker/u16:2-210 com.android.chrome-4410 RenderThread-4433 f2fs_ckpt-322 android.bg-1201 com.google.android.gms-3302 Binder:1201_3-1230 jbd2/sda-8-400 com.instagram.android-5120 surfaceflinger-801 logd-302", P, " ")
-  for (i = 0; i < N; i++) { t += -log(1 - rand()) * 0.001; p = int(rand() * 12) + 1
-    if (rand() < 0.6) s += 8; else s = int(rand() * 8388608) * 8
-    printf "%s,8388608,%s,%d,%d,%.6f\n", P[p], rand() < 0.7 ? "R" : "W", s, rand() < 0.6 ? 8 : 8 * int(1 + rand() * 32), t } }' > big.csv
+"$SRC/scripts/gen-phone-csv" $N > big.csv
 [ "$(wc -l < big.csv)" = $((N + 1)) ] || err "generator wrote $(wc -l < big.csv) lines"
 
 # ASan reserves terabytes of address space: no limit under it (the leak
