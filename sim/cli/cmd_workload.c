@@ -172,7 +172,7 @@ static int write_files(const struct fit_args *a, const char *fmt, const struct t
 	rc = tfit_write_model(f, o, 2, err);
 	if (rc) {
 		results_out_abort(ow);
-		return sim_errorf(err, SIM_E_IO, "%s: %s", wl, err->msg);
+		return sim_errorf(err, rc, "%s: %s", wl, err->msg);
 	}
 	rc = results_out_open(scen, &os, err);
 	if (rc) {
@@ -194,12 +194,23 @@ static int write_files(const struct fit_args *a, const char *fmt, const struct t
 		base_name(a->trace), a->seed, a->device,
 		legacy_scheduler(a->scheduler) ? "" : "block:\n  kind: mq\n", a->scheduler,
 		base_name(wl));
+	/* both complete before either is put in place: a write error (a full
+	 * disk, a file size limit) leaves neither; the scenario, which names
+	 * the workload, goes last, and if it cannot the workload goes too */
+	if ((rc = results_out_ready(ow, err)) || (rc = results_out_ready(os, err))) {
+		results_out_abort(ow);
+		results_out_abort(os);
+		return rc;
+	}
 	rc = results_out_commit(ow, err);
 	if (rc) {
 		results_out_abort(os);
 		return rc;
 	}
-	return results_out_commit(os, err);
+	rc = results_out_commit(os, err);
+	if (rc)
+		unlink(wl);
+	return rc;
 }
 
 /* ---- the check run ---------------------------------------------------- */
