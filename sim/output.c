@@ -348,6 +348,17 @@ int results_out_open(const char *path, struct results_out **out, struct sim_erro
 	return 0;
 }
 
+int results_out_ready(struct results_out *o, struct sim_error *err)
+{
+	const char *name = o->is_stdout ? "stdout" : o->path;
+	if (ferror(o->f) || fflush(o->f) != 0)
+		return sim_errorf(err, SIM_E_IO, "%s: write failed: %s", name,
+				  errno ? strerror(errno) : "write error");
+	if (o->tmp && fsync(fileno(o->f)) != 0)
+		return sim_errorf(err, SIM_E_IO, "%s: write failed: %s", name, strerror(errno));
+	return 0;
+}
+
 int results_out_commit(struct results_out *o, struct sim_error *err)
 {
 	if (o->is_stdout) {

@@ -35,6 +35,11 @@ bool results_out_is_direct(const struct results_out *o);
  * for a writer that needs a path rather than the stream (gnuplot drawing a
  * PNG, an SQLite database). */
 const char *results_out_tmp_path(const struct results_out *o);
+/* Flush and fsync, not yet in place: a command writing several files makes
+ * every one ready before it commits any, so a write error (a full disk, a
+ * file size limit) leaves all of them unreplaced. SIM_E_IO naming the path;
+ * o stays the caller's to commit or abort. */
+int results_out_ready(struct results_out *o, struct sim_error *err);
 /* Flush, fsync and put the file in place; frees o. Write errors name the
  * path and errno (SIM_E_IO). */
 int results_out_commit(struct results_out *o, struct sim_error *err);

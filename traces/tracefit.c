@@ -36,11 +36,22 @@ struct tstream {
 	bool last_open, last_done;
 	int64_t last_c, last_q;
 	uint64_t ios, bytes, aligned;
+	/* its chunks: the closed ones kept for the model (in order), then the
+	 * open one, the only one a later record can still change */
 	struct tfit_chunk *chunks;
-	uint32_t nchunks, cap;
+	uint32_t nkept, cap;
+	struct tfit_chunk cur;
 };
 
 struct gsize { uint32_t sectors; uint64_t count; };
+
+/* The footprint as bitmaps of TFIT_FP_REGION_PAGES pages, one per region
+ * touched: a dense trace (a phone's, within its partition) costs a bit per
+ * page of the span it touches, not 16 bytes per page as a hash set does. */
+#define TFIT_FP_REGION_SHIFT 12u /* 4096 pages of 4 KiB: 16 MiB of disk per region */
+#define TFIT_FP_REGION_PAGES (1u << TFIT_FP_REGION_SHIFT)
+#define TFIT_FP_REGIONS_MAX (1u << 15) /* 16 MiB of bitmaps at most */
+struct fpregion { uint64_t key; uint64_t *bits; }; /* key: region + 1, 0 empty */
 
 struct tfit {
 	struct tfit_opts o;
@@ -64,8 +75,14 @@ struct tfit {
 	double think_sum;             /* completion of a stream's request to its next one */
 	uint64_t svc_n;               /* completions matched to their stream's latest request */
 	uint64_t think_n, think_overlap;
-	uint64_t *fp;                 /* footprint set (page + 1; 0 empty) */
-	uint64_t fpcap, fpn;
+	struct fpregion *fp;          /* footprint regions, open addressing */
+	uint64_t fpcap, fpn;          /* slots; distinct pages */
+	uint32_t nregions;
+	/* the model's YAML nodes of the closed chunks (svc apart: written
+	 * only when the trace has completions); past o.keep_nodes the
+	 * closed chunks are dropped (the model could not be written) */
+	uint64_t closed_nodes, closed_svc_nodes;
+	bool dropped;
 };
 
 static uint64_t hash64(uint64_t x)
@@ -100,7 +117,7 @@ int tfit_create(const struct tfit_opts *o, struct tfit **out, struct sim_error *
 		f->o.io_action = TRACE_A_QUEUE;
 	f->hcap = 1024;
 	f->hash = calloc(f->hcap, sizeof(*f->hash));
-	f->fpcap = 4096;
+	f->fpcap = 64;
 	f->fp = calloc(f->fpcap, sizeof(*f->fp));
 	if (!f->hash || !f->fp) {
 		tfit_destroy(f);
@@ -118,6 +135,8 @@ void tfit_destroy(struct tfit *f)
 		free(f->s[i].chunks);
 	free(f->s);
 	free(f->hash);
+	for (uint64_t i = 0; f->fp && i < f->fpcap; i++)
+		free(f->fp[i].bits);
 	free(f->fp);
 	free(f);
 }
@@ -301,38 +320,69 @@ static void gsize_add(struct tfit *f, int d, uint32_t sectors)
 		f->gs_other[d]++;
 }
 
+/* The region's slot in the footprint table, made when absent (NULL when
+ * the table is at TFIT_FP_REGIONS_MAX or out of memory: *full says which). */
+static struct fpregion *fp_region(struct tfit *f, uint64_t region, bool *full)
+{
+	uint64_t key = region + 1;
+	uint64_t j = hash64(key) & (f->fpcap - 1);
+	while (f->fp[j].key) {
+		if (f->fp[j].key == key)
+			return &f->fp[j];
+		j = (j + 1) & (f->fpcap - 1);
+	}
+	if (f->nregions >= TFIT_FP_REGIONS_MAX) {
+		*full = true;
+		return NULL;
+	}
+	if ((f->nregions + 1) * 2 > f->fpcap) {
+		uint64_t cap = f->fpcap * 2;
+		struct fpregion *n = calloc(cap, sizeof(*n));
+		if (!n)
+			return NULL;
+		for (uint64_t i = 0; i < f->fpcap; i++) {
+			if (!f->fp[i].key)
+				continue;
+			uint64_t k = hash64(f->fp[i].key) & (cap - 1);
+			while (n[k].key)
+				k = (k + 1) & (cap - 1);
+			n[k] = f->fp[i];
+		}
+		free(f->fp);
+		f->fp = n;
+		f->fpcap = cap;
+		j = hash64(key) & (cap - 1);
+		while (f->fp[j].key)
+			j = (j + 1) & (cap - 1);
+	}
+	uint64_t *bits = calloc(TFIT_FP_REGION_PAGES / 64, sizeof(*bits));
+	if (!bits)
+		return NULL;
+	f->fp[j] = (struct fpregion){ key, bits };
+	f->nregions++;
+	return &f->fp[j];
+}
+
 static int fp_insert(struct tfit *f, uint64_t page)
 {
 	if (f->fpn >= TFIT_FOOTPRINT_MAX) {
 		f->st.footprint_capped = true;
 		return 0;
 	}
-	if ((f->fpn + 1) * 2 > f->fpcap) {
-		uint64_t cap = f->fpcap * 2;
-		uint64_t *n = calloc(cap, sizeof(*n));
-		if (!n)
+	bool full = false;
+	struct fpregion *r = fp_region(f, page >> TFIT_FP_REGION_SHIFT, &full);
+	if (!r) {
+		if (!full)
 			return -1;
-		for (uint64_t i = 0; i < f->fpcap; i++) {
-			if (!f->fp[i])
-				continue;
-			uint64_t j = hash64(f->fp[i]) & (cap - 1);
-			while (n[j])
-				j = (j + 1) & (cap - 1);
-			n[j] = f->fp[i];
-		}
-		free(f->fp);
-		f->fp = n;
-		f->fpcap = cap;
+		f->st.footprint_capped = true; /* a new region past the table's bound: not counted */
+		return 0;
 	}
-	uint64_t key = page + 1;
-	uint64_t j = hash64(key) & (f->fpcap - 1);
-	while (f->fp[j]) {
-		if (f->fp[j] == key)
-			return 0;
-		j = (j + 1) & (f->fpcap - 1);
+	uint64_t bit = page & (TFIT_FP_REGION_PAGES - 1);
+	uint64_t m = 1ULL << (bit & 63);
+	if (!(r->bits[bit >> 6] & m)) {
+		r->bits[bit >> 6] |= m;
+		f->fpn++;
 	}
-	f->fp[j] = key;
-	f->fpn++;
 	return 0;
 }
 
@@ -359,6 +409,58 @@ static double idc_of(const struct tfit *f, int k)
 	return m > 0 ? (v > 0 ? v : 0) / m : 0.0;
 }
 
+static uint64_t hist_nodes(const uint32_t *h, unsigned n)
+{
+	uint64_t k = 2; /* the key and its map */
+	for (unsigned b = 0; b < n; b++)
+		k += h[b] ? 2 : 0;
+	return k;
+}
+
+/* The YAML nodes of a chunk's record, its svc map apart (*svc). */
+static uint64_t chunk_nodes(const struct tfit_chunk *c, uint64_t *svc)
+{
+	/* the chunk's map, its twelve scalars and the five or six maps */
+	uint64_t n = 1 + 24 + 4 + 2 * (uint64_t)(c->nsizes[0] + c->nsizes[1]);
+	n += hist_nodes(c->iat, TFIT_IAT_BUCKETS) + hist_nodes(c->jump, TFIT_JUMP_BUCKETS) +
+	     hist_nodes(c->rdist, TFIT_RDIST_BUCKETS);
+	*svc = hist_nodes(c->svc, TFIT_IAT_BUCKETS);
+	return n;
+}
+
+/* The stream's open chunk is complete (a later record starts another; no
+ * record changes a closed one): counted, and kept for the model until the
+ * model is past what it could write. Then every kept chunk goes: memory is
+ * bounded by the model that can be written, not by the trace. */
+static int chunk_close(struct tfit *f, struct tstream *s)
+{
+	uint64_t svc;
+	f->closed_nodes += chunk_nodes(&s->cur, &svc);
+	f->closed_svc_nodes += svc;
+	if (f->dropped || f->o.stats_only)
+		return 0;
+	/* closed nodes only grow, so a model past the bound now stays past it */
+	if (f->o.keep_nodes && f->closed_nodes + (f->svc_n ? f->closed_svc_nodes : 0) > f->o.keep_nodes) {
+		for (uint32_t i = 0; i < f->ns; i++) {
+			free(f->s[i].chunks);
+			f->s[i].chunks = NULL;
+			f->s[i].nkept = f->s[i].cap = 0;
+		}
+		f->dropped = true;
+		return 0;
+	}
+	if (s->nkept == s->cap) {
+		uint32_t cap = s->cap ? s->cap * 2 : 4;
+		struct tfit_chunk *n = realloc(s->chunks, cap * sizeof(*n));
+		if (!n)
+			return -1;
+		s->chunks = n;
+		s->cap = cap;
+	}
+	s->chunks[s->nkept++] = s->cur;
+	return 0;
+}
+
 /* A completion: the stream whose last request it ends (streams are few;
  * a completion of an older request, or of a merged one's later bio, is
  * not matched). */
@@ -372,9 +474,9 @@ static void tfit_complete(struct tfit *f, const struct trace_rec *r)
 		if (s->last_open && !s->last_done && s->last_sector == r->sector && s->last_dev == dev) {
 			s->last_done = true;
 			s->last_c = r->time_ns - f->t0;
-			/* its request is in the stream's latest chunk */
+			/* its request is in the stream's latest chunk, the open one */
 			int64_t q2c = s->last_c - s->last_q;
-			s->chunks[s->nchunks - 1].svc[log2_bucket((uint64_t)(q2c > 0 ? q2c : 0),
+			s->cur.svc[log2_bucket((uint64_t)(q2c > 0 ? q2c : 0),
 								  TFIT_IAT_BUCKETS)]++;
 			f->svc_n++;
 			return;
@@ -406,22 +508,16 @@ int tfit_add(struct tfit *f, const struct trace_rec *r, struct sim_error *err)
 	bool sync = req_is_sync(r->flags);
 	uint64_t start = r->sector, end = r->sector + r->nr_sectors;
 
-	/* the stream's chunk */
+	/* the stream's chunk (a stream just made has none open: cur.n 0) */
 	uint32_t idx = (uint32_t)(t / f->o.chunk_ns);
-	if (s->nchunks && idx < s->chunks[s->nchunks - 1].idx)
-		idx = s->chunks[s->nchunks - 1].idx; /* time went back: the chunk it is in */
-	struct tfit_chunk *c = s->nchunks ? &s->chunks[s->nchunks - 1] : NULL;
-	bool same_chunk = c && c->idx == idx;
+	bool open = s->cur.n > 0;
+	if (open && idx < s->cur.idx)
+		idx = s->cur.idx; /* time went back: the chunk it is in */
+	struct tfit_chunk *c = &s->cur;
+	bool same_chunk = open && c->idx == idx;
 	if (!same_chunk) {
-		if (s->nchunks == s->cap) {
-			uint32_t cap = s->cap ? s->cap * 2 : 4;
-			struct tfit_chunk *n = realloc(s->chunks, cap * sizeof(*n));
-			if (!n)
-				return sim_errorf(err, SIM_E_NOMEM, "workload fit: out of memory");
-			s->chunks = n;
-			s->cap = cap;
-		}
-		c = &s->chunks[s->nchunks++];
+		if (open && chunk_close(f, s))
+			return sim_errorf(err, SIM_E_NOMEM, "workload fit: out of memory");
 		memset(c, 0, sizeof(*c));
 		c->idx = idx;
 		c->first_ns = c->last_ns = t - (int64_t)idx * f->o.chunk_ns;
@@ -637,35 +733,46 @@ static void yaml_hist(FILE *o, const char *key, const uint32_t *h, unsigned n)
 	fputc('}', o);
 }
 
-static uint64_t hist_nodes(const uint32_t *h, unsigned n)
-{
-	uint64_t k = 2; /* the key and its map */
-	for (unsigned b = 0; b < n; b++)
-		k += h[b] ? 2 : 0;
-	return k;
-}
-
 uint64_t tfit_model_nodes(const struct tfit *f)
 {
-	uint64_t n = 4;
+	uint64_t n = 4 + f->closed_nodes + (f->svc_n ? f->closed_svc_nodes : 0);
 	for (uint32_t i = 0; i < f->ns; i++) {
 		const struct tstream *s = &f->s[i];
-		n += 20 + 2 * (uint64_t)s->nthreads;
-		for (uint32_t k = 0; k < s->nchunks; k++) {
-			const struct tfit_chunk *c = &s->chunks[k];
-			/* the chunk's map, its twelve scalars and the five or six maps */
-			n += 1 + 24 + 4 + 2 * (uint64_t)(c->nsizes[0] + c->nsizes[1]);
-			n += hist_nodes(c->iat, TFIT_IAT_BUCKETS) + hist_nodes(c->jump, TFIT_JUMP_BUCKETS) +
-			     hist_nodes(c->rdist, TFIT_RDIST_BUCKETS);
-			if (f->svc_n)
-				n += hist_nodes(c->svc, TFIT_IAT_BUCKETS);
-		}
+		uint64_t svc;
+		n += 20 + 2 * (uint64_t)s->nthreads + chunk_nodes(&s->cur, &svc);
+		if (f->svc_n)
+			n += svc;
 	}
 	return n;
 }
 
+static void write_chunk(const struct tfit *f, const struct tfit_chunk *c, FILE *o, int ind)
+{
+	fprintf(o, "%*s- {i: %u, n: %u, first: %" PRId64 ", last: %" PRId64
+		   ", r: %u, w: %u, sr: %u, sw: %u, qr: %u, qw: %u, reref: %u, back: %u",
+		ind, "", c->idx, c->n, c->first_ns, c->last_ns, c->dir[0], c->dir[1],
+		c->sync[0], c->sync[1], c->seq[0], c->seq[1], c->reref, c->back);
+	for (int d = 0; d < 2; d++) {
+		fprintf(o, ", %s: {", d ? "wsz" : "rsz");
+		for (uint32_t z = 0; z < c->nsizes[d]; z++)
+			fprintf(o, "%s%u: %u", z ? ", " : "", c->sizes[d][z].sectors,
+				c->sizes[d][z].count);
+		fputc('}', o);
+	}
+	yaml_hist(o, "iat", c->iat, TFIT_IAT_BUCKETS);
+	yaml_hist(o, "jump", c->jump, TFIT_JUMP_BUCKETS);
+	yaml_hist(o, "rdist", c->rdist, TFIT_RDIST_BUCKETS);
+	/* completion times only where the trace had completions */
+	if (f->svc_n)
+		yaml_hist(o, "svc", c->svc, TFIT_IAT_BUCKETS);
+	fprintf(o, "}\n");
+}
+
 int tfit_write_model(const struct tfit *f, FILE *o, int ind, struct sim_error *err)
 {
+	if (f->dropped || f->o.stats_only)
+		return sim_errorf(err, SIM_E_RUNTIME, "the model was not kept (%s)",
+				  f->o.stats_only ? "statistics only" : "more YAML nodes than its bound");
 	fprintf(o, "%*schunk: %" PRId64 "ns\n", ind, "", f->o.chunk_ns);
 	fprintf(o, "%*sstreams:\n", ind, "");
 	for (uint32_t i = 0; i < f->ns; i++) {
@@ -691,27 +798,9 @@ int tfit_write_model(const struct tfit *f, FILE *o, int ind, struct sim_error *e
 		/* 4 KiB-aligned starts when nine in ten are (a page-cache stream) */
 		fprintf(o, "%*salign: %u\n", ind + 4, "", s->aligned * 10 >= s->ios * 9 ? 8u : 1u);
 		fprintf(o, "%*schunks:\n", ind + 4, "");
-		for (uint32_t k = 0; k < s->nchunks; k++) {
-			const struct tfit_chunk *c = &s->chunks[k];
-			fprintf(o, "%*s- {i: %u, n: %u, first: %" PRId64 ", last: %" PRId64
-				   ", r: %u, w: %u, sr: %u, sw: %u, qr: %u, qw: %u, reref: %u, back: %u",
-				ind + 6, "", c->idx, c->n, c->first_ns, c->last_ns, c->dir[0], c->dir[1],
-				c->sync[0], c->sync[1], c->seq[0], c->seq[1], c->reref, c->back);
-			for (int d = 0; d < 2; d++) {
-				fprintf(o, ", %s: {", d ? "wsz" : "rsz");
-				for (uint32_t z = 0; z < c->nsizes[d]; z++)
-					fprintf(o, "%s%u: %u", z ? ", " : "", c->sizes[d][z].sectors,
-						c->sizes[d][z].count);
-				fputc('}', o);
-			}
-			yaml_hist(o, "iat", c->iat, TFIT_IAT_BUCKETS);
-			yaml_hist(o, "jump", c->jump, TFIT_JUMP_BUCKETS);
-			yaml_hist(o, "rdist", c->rdist, TFIT_RDIST_BUCKETS);
-			/* completion times only where the trace had completions */
-			if (f->svc_n)
-				yaml_hist(o, "svc", c->svc, TFIT_IAT_BUCKETS);
-			fprintf(o, "}\n");
-		}
+		for (uint32_t k = 0; k < s->nkept; k++)
+			write_chunk(f, &s->chunks[k], o, ind + 6);
+		write_chunk(f, &s->cur, o, ind + 6);
 	}
 	if (ferror(o))
 		return sim_errorf(err, SIM_E_IO, "write failed");

@@ -11,7 +11,10 @@
  *
  * The same accumulator gives the summary statistics that compare a trace
  * with the run of its model (tfit_stats). Memory: the model (one feature
- * record per stream and chunk) plus a bounded footprint set; not the trace.
+ * record per stream and chunk, at most keep_nodes' worth: past it the
+ * closed chunks are counted, not kept), one open chunk per stream and a
+ * footprint of bitmaps per 16 MiB region touched (16 MiB at most); not the
+ * trace.
  */
 #ifndef TRACES_TRACEFIT_H
 #define TRACES_TRACEFIT_H
@@ -29,7 +32,7 @@
 #define TFIT_RING 256         /* re-references: the stream's last 256 request starts */
 #define TFIT_RDIST_BUCKETS 9  /* b: distance in requests [2^b, 2^(b+1)), 1..256 */
 #define TFIT_SIZES 16         /* exact request sizes kept per chunk and direction */
-#define TFIT_FOOTPRINT_MAX (1u << 22) /* distinct 4 KiB pages counted (32 MiB of set) */
+#define TFIT_FOOTPRINT_MAX (1u << 22) /* distinct 4 KiB pages counted */
 
 enum tfit_by { TFIT_BY_PID = 0, TFIT_BY_COMM, TFIT_BY_UID };
 
@@ -49,6 +52,10 @@ struct tfit_opts {
 	enum tfit_by by;
 	uint16_t io_action;     /* TRACE_A_QUEUE, or TRACE_A_ISSUE for traces without Q */
 	int64_t burst_window_ns;/* window of the index of dispersion (10 ms by default) */
+	/* the model kept while it is at most this many YAML nodes (0: no
+	 * bound); past it tfit_model_nodes stays exact, tfit_write_model fails */
+	uint64_t keep_nodes;
+	bool stats_only;        /* no model at all: the statistics of a run */
 };
 
 struct tfit_size { uint32_t sectors, count; };

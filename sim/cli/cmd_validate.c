@@ -1023,22 +1023,24 @@ static int uq_run_file(struct vfile *vf, struct vcheck *checks, int nchecks, int
 	/* the design as run, one row per line: what each interval is over */
 	char dpath[4200];
 	snprintf(dpath, sizeof(dpath), "%s/%s.uq-design.tsv", work, vf->name);
-	FILE *df = fopen(dpath, "w");
-	if (df) {
-		fprintf(df, "row");
-		for (int j = 0; j < vf->as->n; j++)
-			fprintf(df, "\t%s", vf->as->a[j].name);
-		for (int s = 0; s < nsamp; s++) {
-			fprintf(df, "\n%d", s);
-			for (int j = 0; j < vf->as->n; j++) {
-				char val[600];
-				assumption_value_text(&vf->as->a[j], vf->u[s * vf->as->n + j], val, sizeof(val));
-				fprintf(df, "\t%s", val);
-			}
+	struct results_out *dout;
+	if ((rc = results_out_open(dpath, &dout, err)))
+		return rc;
+	FILE *df = results_out_file(dout);
+	fprintf(df, "row");
+	for (int j = 0; j < vf->as->n; j++)
+		fprintf(df, "\t%s", vf->as->a[j].name);
+	for (int s = 0; s < nsamp; s++) {
+		fprintf(df, "\n%d", s);
+		for (int j = 0; j < vf->as->n; j++) {
+			char val[600];
+			assumption_value_text(&vf->as->a[j], vf->u[s * vf->as->n + j], val, sizeof(val));
+			fprintf(df, "\t%s", val);
 		}
-		fprintf(df, "\n");
-		fclose(df);
 	}
+	fprintf(df, "\n");
+	if ((rc = results_out_commit(dout, err)))
+		return rc;
 	if (!quiet)
 		fprintf(stderr, "mobisim: validate: %s: %d assumptions x %d design rows, %d runs each\n",
 			vf->name, vf->as->n, nsamp, sw->npoints);
@@ -1352,8 +1354,9 @@ int cmd_validate(int argc, char **argv)
 			val_uq_print(stdout, checks, nchecks, vfs, nf, false);
 	}
 	status = failed ? 1 : (strict && misses ? 1 : 0);
+	char *md = NULL;
 	if (doc) {
-		char *md = val_markdown(checks, nchecks, vfs, nf, fast);
+		md = val_markdown(checks, nchecks, vfs, nf, fast);
 		if (md && nsamp) {
 			/* the intervals go inside the generated block, before its end marker */
 			char *mark = strstr(md, VAL_DOC_END);
@@ -1372,12 +1375,18 @@ int cmd_validate(int argc, char **argv)
 			if (!mark)
 				free(uq);
 		}
-		if (!md || val_write_doc(doc, md, &err))
-			status = cli_report(md ? &err : &(struct sim_error){ SIM_E_NOMEM, "out of memory" });
-		free(md);
 	}
-	if (tsv && val_write_tsv(tsv, checks, nchecks, &err))
+	/* --doc and --tsv together: neither is replaced unless both can be,
+	 * nor when a run failed (its checks would read as not run, the
+	 * counts as misses: mobisim's failure, not the model's) */
+	if (failed && (doc || tsv))
+		fprintf(stderr, "mobisim: validate: a run failed (above): %s%s%s not written\n",
+			doc ? doc : "", doc && tsv ? " and " : "", tsv ? tsv : "");
+	else if (doc && !md)
+		status = cli_report(&(struct sim_error){ SIM_E_NOMEM, "out of memory" });
+	else if ((doc || tsv) && val_write_outputs(doc, md, tsv, checks, nchecks, &err))
 		status = cli_report(&err);
+	free(md);
 done:
 	if (made_tmp)
 		nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);

@@ -117,7 +117,9 @@ static int choose_action(const struct fit_args *a, uint16_t *act, const char **f
 static int fit_trace(const struct fit_args *a, uint16_t act, bool warn, struct tfit **out,
 		     struct sim_error *err)
 {
-	struct tfit_opts o = { .chunk_ns = a->chunk_ns, .by = a->by, .io_action = act };
+	/* a model past what mobisim reads back is not kept, only measured */
+	struct tfit_opts o = { .chunk_ns = a->chunk_ns, .by = a->by, .io_action = act,
+			       .keep_nodes = FIT_MODEL_NODES };
 	struct trace_reader r;
 	struct trace_rec rec;
 	int rc = tfit_create(&o, out, err);
@@ -181,7 +183,7 @@ static int write_files(const struct fit_args *a, const char *fmt, const struct t
 	rc = tfit_write_model(f, o, 2, err);
 	if (rc) {
 		results_out_abort(ow);
-		return sim_errorf(err, SIM_E_IO, "%s: %s", wl, err->msg);
+		return sim_errorf(err, rc, "%s: %s", wl, err->msg);
 	}
 	rc = results_out_open(scen, &os, err);
 	if (rc) {
@@ -203,12 +205,23 @@ static int write_files(const struct fit_args *a, const char *fmt, const struct t
 		base_name(a->trace), a->seed, a->device,
 		legacy_scheduler(a->scheduler) ? "" : "block:\n  kind: mq\n", a->scheduler,
 		base_name(wl));
+	/* both complete before either is put in place: a write error (a full
+	 * disk, a file size limit) leaves neither; the scenario, which names
+	 * the workload, goes last, and if it cannot the workload goes too */
+	if ((rc = results_out_ready(ow, err)) || (rc = results_out_ready(os, err))) {
+		results_out_abort(ow);
+		results_out_abort(os);
+		return rc;
+	}
 	rc = results_out_commit(ow, err);
 	if (rc) {
 		results_out_abort(os);
 		return rc;
 	}
-	return results_out_commit(os, err);
+	rc = results_out_commit(os, err);
+	if (rc)
+		unlink(wl);
+	return rc;
 }
 
 /* ---- the check run ---------------------------------------------------- */
@@ -474,7 +487,8 @@ static int do_fit(const struct fit_args *args, struct sim_error *err)
 		printf("          %s\n", wl);
 	if (a->no_run)
 		goto done;
-	struct tfit_opts o = { .chunk_ns = a->chunk_ns, .by = a->by, .io_action = TRACE_A_QUEUE };
+	struct tfit_opts o = { .chunk_ns = a->chunk_ns, .by = a->by, .io_action = TRACE_A_QUEUE,
+			       .stats_only = true };
 	rc = tfit_create(&o, &run, err);
 	if (!rc)
 		rc = run_model(a, scen, orig, run, err);

@@ -262,15 +262,18 @@ int sweep_run_all(const struct sweep *sw, const struct sweep_run_opts *o, int *n
 int sweep_write_summary(const struct sweep *sw, const char *out_dir, const char *const *dirs,
 			int ndirs, bool copy, FILE *log, int *nmissing, struct sim_error *err);
 
-/* Write OUT/summary-agg.tsv atomically from vals (npoints x nmetrics,
+/* Write OUT/summary-agg.tsv to a temporary, flushed and ready (*out, for
+ * the caller to commit with the summary or abort) from vals (npoints x nmetrics,
  * NaN where a point lacks a number; rows of missing points all NaN) and
  * each group's key cells (ngroups x nkeys strings, NULL = "-"): one row
  * per group with the ordinary keys, n (points with a result) and per
  * metric NAME.mean, .sd, .ci95 (half-width), .ci_lo, .ci_hi, .min, .p50,
  * .p95, .max, .n (stats_sample_summarize). The header line has no '#', so
  * gnuplot's `columnheader` and column("NAME.mean") read it. */
+struct results_out;
 int sweep_write_agg(const struct sweep *sw, const char *out_dir, const double *vals,
-		    char *const *cells, const bool *present, struct sim_error *err);
+		    char *const *cells, const bool *present, struct results_out **out,
+		    struct sim_error *err);
 
 /* A result document without its machine-dependent fields (wall_s,
  * events_per_s, peak_rss_kib, anywhere), for comparing runs. Modifies doc. */

@@ -705,7 +705,9 @@ static int family_run(const struct sweep *sw, const struct fork_plan *pl, const 
 	close(wp[0]);
 	while (g->pids[0] && main_reap(sw, o, g, true, &mstatus))
 		;
-	return WIFEXITED(mstatus) ? WEXITSTATUS(mstatus) : -1;
+	/* a master killed (the OOM killer's SIGKILL): -(128 + signal) */
+	return WIFEXITED(mstatus) ? WEXITSTATUS(mstatus)
+	       : WIFSIGNALED(mstatus) ? -(128 + WTERMSIG(mstatus)) : -1;
 }
 
 int sweep_fork_run(const struct sweep *sw, const struct sweep_run_opts *o, int *todo, int *ntodo,
@@ -747,6 +749,16 @@ int sweep_fork_run(const struct sweep *sw, const struct sweep_run_opts *o, int *
 			continue;
 		why[0] = '\0';
 		int code = family_run(sw, &pl, &pl.fam[f], o, &g, tok, why, sizeof(why));
+		if (code < -128 && o->log) {
+			/* not a failed point (each is forked or runs from t = 0 below,
+			 * the same result), but memory or a bug the user should know of */
+			int sig = -code - 128, left = 0;
+			for (int i = 0; i < pl.fam[f].n; i++)
+				left += !forked[pl.fam[f].pts[i]];
+			fprintf(o->log, "mobisim: %s: the run forking %d points at their phases was killed "
+				"(signal %d, %s) after %d of them; the other %d run from t = 0\n", sw->file,
+				pl.fam[f].n, sig, strsignal(sig), pl.fam[f].n - left, left);
+		}
 		if (code == 3 && !said && o->log) {
 			fprintf(o->log, "mobisim: %s: runs from t = 0 where it cannot fork: %s\n", sw->file,
 				why[0] ? why : "the prefix could not be built");

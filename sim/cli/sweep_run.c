@@ -708,30 +708,28 @@ static void put_cell(FILE *f, const char *s)
 		fputc(*s == '\t' || *s == '\n' || *s == '\r' ? ' ' : *s, f);
 }
 
-/* OUT/warnings.txt: the points' warnings, a line each (removed when there
- * are none, so a resumed sweep does not keep stale ones); the first ten on log. */
+/* OUT/warnings.txt: the points' warnings, a line each, made ready in *out
+ * for the caller to commit with the summary (*out NULL when there are
+ * none: the caller removes the file, so a resumed sweep does not keep stale
+ * ones); the first ten on log. */
 static int write_warnings(const char *out_dir, const json_t *tally, size_t npoints, FILE *log,
-			  struct sim_error *err)
+			  struct results_out **out, struct sim_error *err)
 {
 	char path[4200];
-	snprintf(path, sizeof(path), "%s/warnings.txt", out_dir);
-	if (!json_object_size(tally)) {
-		if (unlink(path) && errno != ENOENT)
-			return sim_errorf(err, SIM_E_IO, "%s: %s", path, strerror(errno));
+	*out = NULL;
+	if (!json_object_size(tally))
 		return 0;
-	}
+	snprintf(path, sizeof(path), "%s/warnings.txt", out_dir);
 	if (log)
 		cli_warn_tally_print(log, "mobisim: warning: ", tally, npoints, "points", 10);
-	char *text = NULL;
-	size_t len = 0;
-	FILE *m = open_memstream(&text, &len);
-	if (!m)
-		return sim_errorf(err, SIM_E_NOMEM, "out of memory");
-	cli_warn_tally_print(m, "", tally, npoints, "points", SIZE_MAX);
-	int bad = fclose(m);
-	int rc = bad ? sim_errorf(err, SIM_E_NOMEM, "out of memory")
-		     : results_write_text_atomic(path, text, len, err);
-	free(text);
+	int rc = results_out_open(path, out, err);
+	if (rc)
+		return rc;
+	cli_warn_tally_print(results_out_file(*out), "", tally, npoints, "points", SIZE_MAX);
+	if ((rc = results_out_ready(*out, err))) {
+		results_out_abort(*out);
+		*out = NULL;
+	}
 	return rc;
 }
 
@@ -916,17 +914,45 @@ int sweep_write_summary(const struct sweep *sw, const char *out_dir, const char 
 	}
 	/* said once per distinct text, and kept in OUT/warnings.txt (not in
 	 * the summary, whose readers take every '#' line for the header) */
+	struct results_out *wout = NULL, *aout = NULL;
 	if (!rc)
-		rc = write_warnings(out_dir, tally, npresent, log, err);
+		rc = write_warnings(out_dir, tally, npresent, log, &wout, err);
 	json_decref(tally);
 	free(warned);
 	free(dpaths);
-	if (rc)
-		results_out_abort(out);
-	else
-		rc = results_out_commit(out, err);
 	if (!rc)
-		rc = sweep_write_agg(sw, out_dir, vals, cells, present, err);
+		rc = results_out_ready(out, err);
+	if (!rc)
+		rc = sweep_write_agg(sw, out_dir, vals, cells, present, &aout, err);
+	/* the summary, its aggregate and the warnings go in place together, or
+	 * none does (a full disk, a file size limit): only a rename can fail
+	 * past here, and then what was renamed goes again */
+	if (!rc) {
+		char wpath[4200], apath[4200];
+		snprintf(wpath, sizeof(wpath), "%s/warnings.txt", out_dir);
+		snprintf(apath, sizeof(apath), "%s/summary-agg.tsv", out_dir);
+		rc = results_out_commit(aout, err);
+		aout = NULL;
+		if (!rc) {
+			rc = results_out_commit(out, err);
+			out = NULL;
+			if (rc)
+				unlink(apath);
+		}
+		if (!rc && wout) {
+			rc = results_out_commit(wout, err);
+			wout = NULL;
+			if (rc) {
+				unlink(apath);
+				unlink(final);
+			}
+		} else if (!rc && unlink(wpath) && errno != ENOENT) {
+			rc = sim_errorf(err, SIM_E_IO, "%s: %s", wpath, strerror(errno));
+		}
+	}
+	results_out_abort(out);
+	results_out_abort(aout);
+	results_out_abort(wout);
 	for (size_t i = 0; cells && i < (size_t)sw->ngroups * (size_t)sw->nkeys; i++)
 		free(cells[i]);
 	free(cells);
@@ -946,8 +972,10 @@ static void put_num(FILE *f, double v)
 }
 
 int sweep_write_agg(const struct sweep *sw, const char *out_dir, const double *vals,
-		    char *const *cells, const bool *present, struct sim_error *err)
+		    char *const *cells, const bool *present, struct results_out **outp,
+		    struct sim_error *err)
 {
+	*outp = NULL;
 	static const char *const stat_names[] = { "mean", "sd", "ci95", "ci_lo", "ci_hi", "min",
 						  "p50", "p95", "max", "n", NULL };
 	char final[4200];
@@ -1010,11 +1038,14 @@ int sweep_write_agg(const struct sweep *sw, const char *out_dir, const double *v
 		fputc('\n', f);
 	}
 	free(col);
+	if (!rc)
+		rc = results_out_ready(out, err);
 	if (rc) {
 		results_out_abort(out);
 		return rc;
 	}
-	return results_out_commit(out, err);
+	*outp = out;
+	return 0;
 }
 
 /* ------------------------------------------------------------ canonical */

@@ -103,8 +103,12 @@ struct val_counts {
 void val_count(const struct vcheck *ks, int n, const char *label, struct val_counts *c);
 void val_summary_line(char *buf, size_t len, const struct val_counts *c);
 char *val_markdown(const struct vcheck *ks, int n, const struct vfile *vfs, int nf, bool fast);
-int val_write_doc(const char *path, const char *gen, struct sim_error *err);
-int val_write_tsv(const char *path, const struct vcheck *ks, int n, struct sim_error *err);
+/* --doc (the generated block gen between DOC's markers) and --tsv (every
+ * check, a row per column), either NULL for none: both written to
+ * temporaries and put in place only when both are complete (nothing
+ * replaced on a failure). SIM_E_INPUT for a DOC without its markers. */
+int val_write_outputs(const char *doc, const char *gen, const char *tsv, const struct vcheck *ks,
+		      int n, struct sim_error *err);
 
 /* validate_uq.c */
 void val_uq_eval(const struct vcheck *k, int col, struct vuq *q);

@@ -3,10 +3,12 @@
  * generated part of docs/validation.md (predictions first; side-by-side
  * columns for the S6's two CFQ kernel variants) and the TSV. */
 #define _GNU_SOURCE /* open_memstream */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "sim/cli/validate.h"
 #include "sim/results.h"
@@ -329,7 +331,10 @@ char *val_markdown(const struct vcheck *ks, int n, const struct vfile *vfs, int 
 	return buf;
 }
 
-int val_write_doc(const char *path, const char *gen, struct sim_error *err)
+/* What path becomes with gen between its markers (a new file: a heading
+ * and gen); *out is the caller's to free. */
+static int doc_text(const char *path, const char *gen, char **outp, size_t *outlenp,
+		    struct sim_error *err)
 {
 	FILE *f = fopen(path, "r");
 	char *old = NULL;
@@ -372,19 +377,19 @@ int val_write_doc(const char *path, const char *gen, struct sim_error *err)
 		fputs(rest, o);
 	}
 	fclose(o);
-	int rc = results_write_text_atomic(path, out, outlen, err);
-	free(out);
 	free(old);
-	return rc;
+	*outp = out;
+	*outlenp = outlen;
+	return 0;
 }
 
-int val_write_tsv(const char *path, const struct vcheck *ks, int n, struct sim_error *err)
+static char *tsv_text(const struct vcheck *ks, int n, size_t *lenp)
 {
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 	if (!f)
-		return sim_errorf(err, SIM_E_NOMEM, "out of memory");
+		return NULL;
 	fputs("file\tcheck\tunit\tpaper\tmodel\tci95\terror_rel\ttolerance\tresult\tkind\tcolumn\tworkloads\n", f);
 	for (int i = 0; i < n; i++) {
 		const struct vcheck *k = &ks[i];
@@ -401,7 +406,66 @@ int val_write_tsv(const char *path, const struct vcheck *ks, int n, struct sim_e
 		}
 	}
 	fclose(f);
-	int rc = results_write_text_atomic(path, buf, len, err);
-	free(buf);
+	*lenp = len;
+	return buf;
+}
+
+/* One text into an open output; the output is aborted on failure. */
+static int out_text(const char *path, const char *text, size_t len, struct results_out **o,
+		    struct sim_error *err)
+{
+	int rc = results_out_open(path, o, err);
+	if (rc)
+		return rc;
+	if (len && fwrite(text, 1, len, results_out_file(*o)) != len) {
+		int e = errno;
+		results_out_abort(*o);
+		*o = NULL;
+		return sim_errorf(err, SIM_E_IO, "%s: write failed: %s", path, strerror(e));
+	}
+	if ((rc = results_out_ready(*o, err))) {
+		results_out_abort(*o);
+		*o = NULL;
+	}
+	return rc;
+}
+
+int val_write_outputs(const char *doc, const char *gen, const char *tsv, const struct vcheck *ks,
+		      int n, struct sim_error *err)
+{
+	char *dtext = NULL, *ttext = NULL;
+	size_t dlen = 0, tlen = 0;
+	struct results_out *od = NULL, *ot = NULL;
+	int rc = 0;
+	if (doc && (rc = doc_text(doc, gen, &dtext, &dlen, err)))
+		return rc;
+	if (tsv && !(ttext = tsv_text(ks, n, &tlen))) {
+		free(dtext);
+		return sim_errorf(err, SIM_E_NOMEM, "out of memory");
+	}
+	/* both written and flushed before either is put in place; the TSV
+	 * first, as it is removed again if the document cannot be replaced
+	 * (the document, often the repository's own, never is) */
+	if (doc)
+		rc = out_text(doc, dtext, dlen, &od, err);
+	if (!rc && tsv)
+		rc = out_text(tsv, ttext, tlen, &ot, err);
+	if (!rc && ot) {
+		rc = results_out_commit(ot, err);
+		ot = NULL;
+		if (!rc && od) {
+			rc = results_out_commit(od, err);
+			od = NULL;
+			if (rc && !results_same_output(doc, tsv))
+				unlink(tsv);
+		}
+	} else if (!rc && od) {
+		rc = results_out_commit(od, err);
+		od = NULL;
+	}
+	results_out_abort(od);
+	results_out_abort(ot);
+	free(dtext);
+	free(ttext);
 	return rc;
 }

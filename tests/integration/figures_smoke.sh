@@ -5,7 +5,8 @@
 # so CI checks the figure pipeline without the full run. docs/ is not touched.
 # Checks: exit status, PNG and PDF signatures, the data table (8 apps, launch
 # times > 0, the prefetcher not slower than a cold start by more than 5 %), the
-# notes' section, and that a second run gives the same data bytes.
+# notes' section, that a second run gives the same data bytes, and that a run
+# whose gnuplot fails mid-way replaces none of the earlier outputs.
 set -u
 bin=$1 src=$2
 tmp=$(mktemp -d)
@@ -52,6 +53,22 @@ else
 	cat "$tmp/log2"
 	say "second scripts/figures --quick failed"
 fi
+
+# nothing half-written: gnuplot failing at the PDF (after the PNG was drawn)
+# leaves the earlier figures, data and notes as they were, and no staging
+# directory (before, the PNG was replaced and the notes were new)
+mkdir -p "$tmp/fake"
+real=$(command -v gnuplot)
+printf '#!/bin/sh\ncase "$*" in *"fmt='"'"'pdf'"'"'"*) echo "fake gnuplot: no pdf" >&2; exit 1 ;; esac\nexec %s "$@"\n' "$real" >"$tmp/fake/gnuplot"
+chmod +x "$tmp/fake/gnuplot"
+sums() { (cd "$tmp/a" && md5sum fast-launch.png fast-launch.pdf data/fast-launch.tsv reproduction.md); }
+before=$(sums)
+if PATH=$tmp/fake:$PATH bash "$src/scripts/figures" --quick --bin "$bin" --out "$tmp/a" -j 2 >"$tmp/log3" 2>&1; then
+	say "scripts/figures with a failing gnuplot exited 0"
+fi
+grep -q 'gnuplot scripts/fast-launch.gp (pdf) failed' "$tmp/log3" || say "the gnuplot failure is not named: $(tail -3 "$tmp/log3")"
+[ "$(sums)" = "$before" ] || say "a failed scripts/figures replaced an earlier output"
+! ls -A "$tmp/a" | grep -q '^\.figures\.' || say "a failed scripts/figures left its staging directory"
 
 if [ $fail = 0 ]; then
 	echo "1 passed, 0 failed"

@@ -5,7 +5,9 @@
  * generated keeps every chunk's counts, sizes, read/write and sync mix and
  * its first and last arrival, its completions in time order with the rest;
  * the same seed gives the same requests; a model whose counts disagree is
- * refused at its line.
+ * refused at its line; a bounded fit writes the same model while within its
+ * bound and counts the same nodes past it (keeping none); the footprint
+ * counts distinct pages across its regions.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -254,12 +256,88 @@ static void test_bad_models(void **state)
 	expect_bad(buf, "more than 16777216 requests in one chunk");
 }
 
+static struct tfit *fit_with(uint64_t keep_nodes, bool stats_only)
+{
+	struct tfit_opts o = { .chunk_ns = 10 * MS, .keep_nodes = keep_nodes, .stats_only = stats_only };
+	struct tfit *f;
+	struct sim_error err;
+	assert_int_equal(tfit_create(&o, &f, &err), 0);
+	/* two streams over 50 chunks of 10 ms, one completion (svc written) */
+	for (int k = 0; k < 200; k++) {
+		add(f, req(k * MS * 5 / 2, k % 3 ? 10 : 20, k % 4 == 0, (uint64_t)k * 64, 8 + k % 5 * 8,
+			   k % 2));
+		if (k == 7) {
+			struct trace_rec c = req(k * MS * 5 / 2 + MS, 0, false, 7 * 64, 8, false);
+			c.action = TRACE_A_COMPLETE;
+			add(f, c);
+		}
+	}
+	return f;
+}
+
+static void test_bounded_model(void **state)
+{
+	(void)state;
+	struct tfit *all = fit_with(0, false);
+	uint64_t nodes = tfit_model_nodes(all);
+	char *want = model_text(all);
+	/* within the bound: the same text */
+	struct tfit *in = fit_with(nodes, false);
+	assert_int_equal(tfit_model_nodes(in), nodes);
+	char *got = model_text(in);
+	assert_string_equal(got, want);
+	/* past it (and with no model at all): the same count, no model */
+	struct tfit *past = fit_with(nodes / 2, false), *none = fit_with(0, true);
+	assert_int_equal(tfit_model_nodes(past), nodes);
+	assert_int_equal(tfit_model_nodes(none), nodes);
+	struct sim_error err;
+	FILE *m = fopen("/dev/null", "w");
+	assert_non_null(m);
+	assert_int_not_equal(tfit_write_model(past, m, 2, &err), 0);
+	assert_non_null(strstr(err.msg, "not kept"));
+	assert_int_not_equal(tfit_write_model(none, m, 2, &err), 0);
+	fclose(m);
+	/* the statistics do not depend on the model kept */
+	struct tfit_stats a, b;
+	tfit_stats(all, &a);
+	tfit_stats(past, &b);
+	assert_int_equal(a.ios, b.ios);
+	assert_int_equal(a.footprint_pages, b.footprint_pages);
+	assert_float_equal(a.idc_chunk, b.idc_chunk, 0);
+	free(want);
+	free(got);
+	tfit_destroy(all);
+	tfit_destroy(in);
+	tfit_destroy(past);
+	tfit_destroy(none);
+}
+
+static void test_footprint_regions(void **state)
+{
+	(void)state;
+	struct tfit *f = new_fit();
+	/* one region (4096 pages = 32768 sectors) apart, twice; a repeat; the
+	 * region's last page and the next one's first; far beyond 2^32 pages */
+	for (int k = 0; k < 2; k++)
+		for (uint64_t r = 0; r < 100; r++)
+			add(f, req((int64_t)r * MS, 10, false, r * 32768, 8, false));
+	add(f, req(101 * MS, 10, false, 32768 - 8, 16, false)); /* pages 4095 and 4096 (new: 4095) */
+	add(f, req(102 * MS, 10, false, 1ULL << 40, 8, false));
+	struct tfit_stats s;
+	tfit_stats(f, &s);
+	assert_int_equal(s.footprint_pages, 100 + 1 + 1);
+	assert_false(s.footprint_capped);
+	tfit_destroy(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_features),
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_bad_models),
+		cmocka_unit_test(test_bounded_model),
+		cmocka_unit_test(test_footprint_regions),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
