@@ -409,8 +409,10 @@ static int write_tornado(const char *dir, struct sparam **rank, int n, double ba
 	char label[600];
 	metric_label(label, sizeof(label), metric, scale);
 	char path[4300];
-	snprintf(path, sizeof(path), "%s/tornado.tsv", dir);
-	FILE *f = fopen(path, "w");
+	char *text = NULL;
+	size_t len = 0;
+	struct sim_error err;
+	FILE *f = open_memstream(&text, &len);
 	if (!f)
 		return -1;
 	/* y from the top: the largest effect first */
@@ -424,8 +426,16 @@ static int write_tornado(const char *dir, struct sparam **rank, int n, double ba
 			s->noise ? " (noise)" : "", a, b, s->vals[0], s->nvals > 1 ? s->vals[1] : "-");
 	}
 	fclose(f);
-	snprintf(path, sizeof(path), "%s/tornado.gp", dir);
-	f = fopen(path, "w");
+	snprintf(path, sizeof(path), "%s/tornado.tsv", dir);
+	int rc = results_write_text_atomic(path, text, len, &err);
+	free(text);
+	text = NULL;
+	if (rc) {
+		if (log)
+			fprintf(log, "mobisim: warning: %s: no tornado chart\n", err.msg);
+		return -1;
+	}
+	f = open_memstream(&text, &len);
 	if (!f)
 		return -1;
 	fprintf(f,
@@ -450,6 +460,14 @@ static int write_tornado(const char *dir, struct sparam **rank, int n, double ba
 		"with boxxyerror lc rgb '#cc6677' title 'x%g'\n",
 		lo, hi, base, label, n, base, lo, hi);
 	fclose(f);
+	snprintf(path, sizeof(path), "%s/tornado.gp", dir);
+	rc = results_write_text_atomic(path, text, len, &err);
+	free(text);
+	if (rc) {
+		if (log)
+			fprintf(log, "mobisim: warning: %s: no tornado chart\n", err.msg);
+		return -1;
+	}
 	if (!cli_gnuplot_found()) {
 		if (log)
 			fprintf(log, "mobisim: warning: gnuplot not found: %s/tornado.png not drawn\n", dir);
@@ -901,7 +919,10 @@ int cmd_sensitivity(int argc, char **argv)
 	int ntop = 0;
 	while (ntop < nr && ntop < top && rank[ntop]->nvals && !isnan(rank[ntop]->effect))
 		ntop++;
-	write_tornado(out, rank, ntop, base, metric, scale, flo, fhi, quiet ? NULL : stderr);
+	/* its files are mobisim's output: a failure to write them is exit 1 */
+	int trc = write_tornado(out, rank, ntop, base, metric, scale, flo, fhi, quiet ? NULL : stderr);
+	if (trc < 0 && quiet)
+		fprintf(stderr, "mobisim: sensitivity: %s/tornado.tsv and tornado.gp not written\n", out);
 	if (!quiet) {
 		if (reps > 1)
 			printf("mobisim sensitivity %s: %s = %.6g +- %.3g (95 %% CI, %ld seeds) at the base; "
@@ -931,7 +952,7 @@ int cmd_sensitivity(int argc, char **argv)
 	}
 	/* perturbed values a module refuses (out of a cross-field range) are
 	 * reported above and ranked last; only a base that did not run fails */
-	status = isnan(base) ? 1 : 0;
+	status = isnan(base) || trc < 0 ? 1 : 0;
 done:
 	cfg_set_apply_observer(NULL, NULL);
 	sweep_free(sw);

@@ -76,6 +76,15 @@ awk -F'\t' '$2 == "memory.reserved_bytes" { ok = $6 == "256MiB" && $7 ~ /MiB$/ &
 grep -q "memory.reserved_bytes: high 1024MiB refused" "$tmp/lim.err" || { cat "$tmp/lim.err"; fail "no note on stderr"; }
 ! grep -q "failed" "$tmp/lim.err" || { cat "$tmp/lim.err"; fail "a point failed"; }
 
+# its own files that cannot be written are mobisim's failure: exit 1, said, no temporary left
+mkdir -p "$tmp/tw/tornado.tsv"
+"$bin" sensitivity "$scn" --metric classes.fg.read.lat_ns.mean --params device.mean_us \
+	--set source.requests=2000 --out "$tmp/tw" --quiet 2>"$tmp/tw.err"
+rc=$?
+[ $rc -eq 1 ] && grep -q "tornado.tsv and tornado.gp not written" "$tmp/tw.err" ||
+	{ cat "$tmp/tw.err"; fail "unwritable tornado.tsv: exit $rc"; }
+! ls -a "$tmp/tw" | grep -q '^\.tornado\|\.tmp' || { ls -a "$tmp/tw"; fail "a temporary was left"; }
+
 expect2() {
 	local why=$1; shift
 	"$bin" sensitivity "$@" >/dev/null 2>"$tmp/err"
