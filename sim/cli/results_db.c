@@ -139,6 +139,17 @@ static int db_user_version(struct rdb *db, const char *schema, int *version,
 	return 0;
 }
 
+/* No table, index or view at all (a zero-length file is such a database). */
+static bool db_is_empty(struct rdb *db)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(db->h, "SELECT count(*) FROM sqlite_master", -1, &st, NULL) != SQLITE_OK)
+		return false;
+	bool empty = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0) == 0;
+	sqlite3_finalize(st);
+	return empty;
+}
+
 static int db_open_new(const char *path, struct rdb *db, struct sim_error *err)
 {
 	int rc = results_out_open(path, &db->out, err);
@@ -187,6 +198,23 @@ static int db_open_shared(const char *path, struct rdb *db, struct sim_error *er
 	rc = db_user_version(db, "main", &version, err);
 	if (rc)
 		return rc;
+	if (version == 0 && db_is_empty(db)) {
+		/* an empty file (`touch`, or a reader that opened the path before
+		 * the sweep made it): nothing to lose, so it takes the schema */
+		rc = db_exec(db, "BEGIN IMMEDIATE", err);
+		if (!rc)
+			rc = db_exec(db, rdb_schema, err);
+		if (!rc) {
+			char sql[64];
+			snprintf(sql, sizeof(sql), "PRAGMA user_version=%d", RDB_SCHEMA_VERSION);
+			rc = db_exec(db, sql, err);
+		}
+		if (!rc)
+			rc = db_exec(db, "COMMIT", err);
+		if (rc)
+			return rc;
+		version = RDB_SCHEMA_VERSION;
+	}
 	if (version != RDB_SCHEMA_VERSION)
 		return sim_errorf(err, SIM_E_INPUT, "%s: not a mobisim results database of schema "
 				  "version %d (it has %d); give another --db", path,
