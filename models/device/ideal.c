@@ -91,6 +91,12 @@ static int64_t ideal_draw(struct ideal_dev *d, const struct io_request *rq)
 		t = gsl_ran_exponential(d->rng, mean);
 		break;
 	case IDEAL_GAMMA: {
+		/* cv 0 is the limit, a fixed service: shape 1/cv^2 would be
+		 * infinite, and gsl_ran_gamma gives 0 there */
+		if (d->cv == 0) {
+			t = mean;
+			break;
+		}
 		double k = 1.0 / (d->cv * d->cv);
 		t = gsl_ran_gamma(d->rng, k, mean / k);
 		break;

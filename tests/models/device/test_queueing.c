@@ -93,6 +93,24 @@ static void test_queueing_md1_matches_pollaczek_khinchine(void **state)
 	sim_destroy(s);
 }
 
+static void test_queueing_gamma_cv0_is_md1(void **state)
+{
+	/* cv -> 0 is deterministic service for every shape of the ideal
+	 * device: gamma at cv 0 must give M/D/1, not a zero service time */
+	static const char *const services[] = { "gamma", "lognormal", "uniform" };
+	(void)state;
+	for (int i = 0; i < 3; i++) {
+		char svc[64];
+		snprintf(svc, sizeof(svc), "device.service=%s", services[i]);
+		const char *sets[] = { svc, "device.cv=0", NULL };
+		struct sim *s = run_scenario("configs/scenarios/md1.yaml", sets);
+		double mu = 1e4, lam = 5000, rho = lam / mu;
+		assert_within(mean_response_us(s), (1 / mu + rho / (2 * mu * (1 - rho))) * 1e6, 0.01);
+		assert_true(s->metrics.cls[SIM_CLASS_FG].op[SIM_OP_READ].lat.min >= 100000);
+		sim_destroy(s);
+	}
+}
+
 static void test_queueing_mmk_matches_erlang_c(void **state)
 {
 	struct sim *s = run_scenario("configs/scenarios/mmk.yaml", NULL);
@@ -141,6 +159,7 @@ int main(void)
 		cmocka_unit_test(test_queueing_mm1_matches_theory),
 		cmocka_unit_test(test_queueing_mm1_other_load),
 		cmocka_unit_test(test_queueing_md1_matches_pollaczek_khinchine),
+		cmocka_unit_test(test_queueing_gamma_cv0_is_md1),
 		cmocka_unit_test(test_queueing_mmk_matches_erlang_c),
 		cmocka_unit_test(test_queueing_same_seed_same_bytes),
 	};
