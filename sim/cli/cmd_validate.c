@@ -1076,10 +1076,30 @@ static int uq_run_file(struct vfile *vf, struct vcheck *checks, int nchecks, int
 		for (int i = base_nsets; i < sw->nsets; i++)
 			free(sw->sets[i]);
 		sw->nsets = base_nsets;
-		if (rc && nfailed < sw->npoints) {
-			/* some points failed: their checks get NaN in this row */
-			fprintf(stderr, "mobisim: validate: %s: design row %d: %s\n", vf->name, s, err->msg);
+		/* a row whose values the build refuses (an assumption's range past a
+		 * key's limits) fails before any run: the same as all failing */
+		if (rc && nfailed == 0 && err->code == SIM_E_INPUT)
+			nfailed = sw->npoints;
+		if (rc && nfailed > 0) {
+			/* some or all points failed: their checks get NaN in this row,
+			 * left out of the intervals and counted (val_uq_print); the
+			 * row's values say what was run */
+			char vals[1200] = "";
+			size_t used = 0;
+			for (int j = 0; j < vf->as->n && used < sizeof(vals) - 1; j++) {
+				char val[600];
+				assumption_value_text(&vf->as->a[j], vf->u[s * vf->as->n + j], val, sizeof(val));
+				int w = snprintf(vals + used, sizeof(vals) - used, "%s%s=%s", j ? ", " : "",
+						 vf->as->a[j].name, val);
+				used += w > 0 ? (size_t)w : 0;
+			}
+			fprintf(stderr, "mobisim: validate: %s: design row %d (%.1000s): %d of %d runs failed, "
+				"left out of the intervals: %s\n", vf->name, s, vals, nfailed, sw->npoints,
+				err->msg);
+			vf->failed_rows++;
 			rc = 0;
+			if (nfailed == sw->npoints)
+				continue; /* no summary to read */
 		}
 		if (rc)
 			break;

@@ -52,6 +52,7 @@ struct vfile {
 	struct assumption_set *as;
 	double *u;
 	int nsamp;
+	int failed_rows;            /* design rows with a failed run (said on stderr) */
 };
 
 struct vresult {

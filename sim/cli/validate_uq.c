@@ -139,13 +139,17 @@ void val_uq_print(FILE *f, const struct vcheck *ks, int n, const struct vfile *v
 			fmt_num(hi, sizeof(hi), q.hi);
 			fmt_num(paper, sizeof(paper), k->paper);
 			shares_text(k, &q, sh, sizeof(sh));
+			/* rows whose run failed are left out: the interval says over how many */
+			char over[48] = "";
+			if (q.n < k->vf->nsamp)
+				snprintf(over, sizeof(over), " (%d of %d rows)", q.n, k->vf->nsamp);
 			if (md)
-				fprintf(f, "| %s | %s | %s | %s | %s [%s, %s] | %s | %s | %s |\n", k->name,
-					label, vkind_names[k->kind], paper, med, lo, hi,
+				fprintf(f, "| %s | %s | %s | %s | %s [%s, %s]%s | %s | %s | %s |\n", k->name,
+					label, vkind_names[k->kind], paper, med, lo, hi, over,
 					q.consistent ? "yes" : "no", q.informative ? "yes" : "no", sh);
 			else {
-				char iv[112];
-				snprintf(iv, sizeof(iv), "%s [%s, %s]", med, lo, hi);
+				char iv[160];
+				snprintf(iv, sizeof(iv), "%s [%s, %s]%s", med, lo, hi, over);
 				fprintf(f, "%-52.52s %-14.14s %10s  %-28s %s %s  %s\n", k->name, label,
 					paper, iv, q.consistent ? "y" : "n", q.informative ? "y" : "n", sh);
 			}
@@ -165,6 +169,11 @@ void val_uq_print(FILE *f, const struct vcheck *ks, int n, const struct vfile *v
 		}
 	}
 	fprintf(f, "\n");
+	for (int v = 0; v < nf; v++)
+		if (vfs[v].failed_rows)
+			fprintf(f, "%s%s: %d of %d design rows had a failed run (stderr names their values); "
+				   "its intervals leave those runs out\n", md ? "- " : "", vfs[v].name,
+				vfs[v].failed_rows, vfs[v].nsamp);
 	for (int c = 0; c < ncnt; c++)
 		fprintf(f, "%s%s: predictions %d consistent, %d informative, of %d; fits and "
 			   "calibrations %d consistent, %d informative, of %d\n", md ? "- " : "",

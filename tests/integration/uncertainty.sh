@@ -53,6 +53,26 @@ cmp -s "$tmp/w/uq.uq-design.tsv" "$tmp/w2/uq.uq-design.tsv" || fail "same seed, 
 "$bin" validate "$tmp/v.yaml" --uncertainty 0 >/dev/null 2>&1; [ $? = 2 ] || fail "--uncertainty 0 accepted"
 "$bin" validate "$tmp/v.yaml" --uncertainty 4 --design grid >/dev/null 2>&1; [ $? = 2 ] || fail "--design grid accepted"
 
+# design rows whose values the build refuses (cv below 0) are failed rows: named with their
+# values on stderr, left out of the interval with a count, and the rest still run (exit 0)
+cat >"$tmp/scnf.yaml" <<YAML
+include: $src/configs/scenarios/mm1.yaml
+source: {requests: 2000}
+device: {service: gamma}
+assumptions:
+  device.mean_us: {range: [80, 120], reason: "test"}
+  device.cv: {range: [-1.0, 1.0], reason: "test: below 0 the build refuses"}
+YAML
+sed "s|$tmp/scn.yaml|$tmp/scnf.yaml|" "$tmp/v.yaml" > "$tmp/vf.yaml"
+"$bin" validate "$tmp/vf.yaml" --uncertainty 8 -j 2 --work "$tmp/wf" >"$tmp/fout" 2>"$tmp/ferr" ||
+	{ cat "$tmp/ferr"; fail "validate --uncertainty with refused rows: exit $?"; }
+nbad=$(awk -F'\t' 'NR > 1 && $3 + 0 < 0' "$tmp/wf/uq.uq-design.tsv" | wc -l)
+[ "$nbad" -ge 1 ] && [ "$nbad" -lt 8 ] || fail "the design has $nbad refused rows of 8: the test proves nothing"
+[ "$(grep -c 'design row [0-9]* (device.mean_us=[0-9.]*, device.cv=-[0-9.]*): 1 of 1 runs failed, left out' "$tmp/ferr")" = "$nbad" ] ||
+	{ cat "$tmp/ferr"; fail "not one message with its values per refused row"; }
+grep -q "($((8 - nbad)) of 8 rows)" "$tmp/fout" || { cat "$tmp/fout"; fail "the interval does not say over how many rows"; }
+grep -q "uq: $nbad of 8 design rows had a failed run" "$tmp/fout" || fail "no count of failed rows"
+
 "$bin" compare "$tmp/scn.yaml" --policies "baseline;expc" --uncertainty 4 -o "$tmp/c.json" \
 	>"$tmp/cout" 2>/dev/null || fail "compare --uncertainty"
 [ "$(jq '.design | length' "$tmp/c.json")" = 4 ] || fail "compare design rows"
