@@ -50,6 +50,42 @@ struct trace_fg {
 
 /* opt names the rule in messages ("--fg", "--comm"), shown is what the user
  * wrote after it: one matcher for FG rules and process filters. */
+/* glibc's regexec takes \\N in an ERE as a back-reference, which
+ * backtracks: `^(a*)*\\1b$` over 200 names of 60 characters ran for
+ * minutes. Outside a bracket expression (where a backslash is literal)
+ * a backslash and a digit 1-9 is one. */
+static bool has_backref(const char *re)
+{
+	bool bracket = false;
+	for (const char *p = re; *p; p++) {
+		if (bracket) {
+			if (*p == '[' && (p[1] == ':' || p[1] == '.' || p[1] == '=')) {
+				const char *e = strchr(p + 2, p[1]);
+				while (e && e[1] != ']')
+					e = strchr(e + 1, p[1]);
+				if (e)
+					p = e + 1;
+			} else if (*p == ']') {
+				bracket = false;
+			}
+			continue;
+		}
+		if (*p == '\\') {
+			if (p[1] >= '1' && p[1] <= '9')
+				return true;
+			if (p[1])
+				p++;
+		} else if (*p == '[') {
+			bracket = true;
+			if (p[1] == '^')
+				p++;
+			if (p[1] == ']')
+				p++; /* a leading ] is a member */
+		}
+	}
+	return false;
+}
+
 int trace_rule_add(struct trace_fg **fgp, const char *spec, const char *opt, const char *shown,
 		   struct sim_error *err)
 {
@@ -101,6 +137,10 @@ int trace_rule_add(struct trace_fg **fgp, const char *spec, const char *opt, con
 			 differ ? " or '" : "", differ ? r->pkg : "", differ ? "'" : "");
 		memcpy(r->text, used, sizeof(r->text));
 	} else if (kind == FG_COMM) {
+		if (has_backref(v))
+			return sim_errorf(err, SIM_E_INPUT, "%s '%s': a back-reference (\\1 ... \\9) is not "
+					  "POSIX extended syntax and can take exponential time on long "
+					  "names; write the alternatives out", opt, shown);
 		int rc = regcomp(&r->re, v, REG_EXTENDED | REG_NOSUB);
 		if (rc) {
 			char why[160];
