@@ -243,12 +243,16 @@ void sim_timeline_track(struct sim_timeline *tl, int64_t pid, int64_t tid, const
 		tl_meta(tl, pid, &tid, thread);
 }
 
-static void tl_write_slice(struct sim_timeline *tl, int64_t pid, int64_t tid, const char *cat,
-			   const char *name, int64_t shown, int64_t end, int64_t ns, uint64_t n,
-			   const char *cls, const char *arg_name, int64_t arg)
+static void tl_write_slice(struct sim_timeline *tl, int64_t pid, int64_t tid, bool serial,
+			   const char *cat, const char *name, int64_t shown, int64_t end, int64_t ns,
+			   uint64_t n, const char *cls, const char *arg_name, int64_t arg)
 {
 	tl->events++;
-	struct sim_timeline_slice_rec r = { pid, tid, cat, name, shown, end, ns, n, cls, arg_name, arg };
+	struct sim_timeline_slice_rec r = {
+		.pid = pid, .tid = tid, .serial = serial, .cat = cat, .name = name,
+		.start_ns = shown, .end_ns = end, .ns = ns, .n = n, .cls = cls,
+		.arg_name = arg_name, .arg = arg,
+	};
 	tl->sink->slice(tl->ctx, &r);
 }
 
@@ -257,7 +261,7 @@ static void tl_flush_pending(struct sim_timeline *tl, struct tl_track *t)
 	struct tl_pending *p = &t->p;
 	if (!p->on)
 		return;
-	tl_write_slice(tl, t->pid, t->tid, p->cat, p->name, p->start, p->end, p->ns, p->n, p->cls,
+	tl_write_slice(tl, t->pid, t->tid, true, p->cat, p->name, p->start, p->end, p->ns, p->n, p->cls,
 		       p->arg_name, p->arg);
 	p->on = false;
 }
@@ -276,7 +280,8 @@ void sim_timeline_slice(struct sim_timeline *tl, int64_t pid, int64_t tid, const
 	struct tl_track *t = tl_track_get(tl, pid, tid);
 	int64_t shown = start_ns, end = start_ns + dur_ns;
 	if (!t || !serial) {
-		tl_write_slice(tl, pid, tid, cat, name, shown, end, dur_ns, 1, cls, arg_name, arg);
+		tl_write_slice(tl, pid, tid, serial, cat, name, shown, end, dur_ns, 1, cls, arg_name,
+			       arg);
 		return;
 	}
 	if (shown < t->last_end) {
@@ -373,6 +378,8 @@ void sim_timeline_free(struct sim_timeline *tl)
 		free(c->name);
 		free(c);
 	}
+	if (tl->sink->free)
+		tl->sink->free(tl->ctx);
 	free(tl);
 }
 

@@ -24,10 +24,13 @@ struct sim_timeline *sim_timeline_new(FILE *f);
 
 /* What the timeline hands its sink: tracks named, slices as [start, end)
  * after the clip and merge rules (ns: the summed full length, n: how many
- * were merged), counter samples that passed the rate rule. The JSON sink
- * is the default; sim/cli/timeline_proto.c writes Perfetto protobuf. */
+ * were merged), counter samples that passed the rate rule. A serial
+ * track's slices come in time order; others (regions) nest and come as
+ * they end, inner first. The JSON sink is the default;
+ * sim/cli/timeline_proto.c writes Perfetto protobuf. */
 struct sim_timeline_slice_rec {
 	int64_t pid, tid;
+	bool serial;
 	const char *cat, *name;
 	int64_t start_ns, end_ns, ns;
 	uint64_t n;
@@ -41,8 +44,10 @@ struct sim_timeline_sink {
 	void (*counter)(void *ctx, int64_t pid, const char *name, int64_t t_ns, double value);
 	/* Close the document: 0, or -1 on a write error (errno set). */
 	int (*finish)(void *ctx, int64_t end_ns, uint64_t clipped);
+	/* NULL, or frees ctx; called when the timeline is freed (after finish or not). */
+	void (*free)(void *ctx);
 };
-/* A timeline that writes through sink (static ops, ctx owned by the caller). */
+/* A timeline that writes through sink (static ops; ctx is the sink's). */
 struct sim_timeline *sim_timeline_new_sink(const struct sim_timeline_sink *sink, void *ctx);
 /* Flush pending counters, close the JSON document. 0, or -1 on a write error
  * (errno set). Frees tl in both cases. */
