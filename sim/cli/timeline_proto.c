@@ -22,13 +22,15 @@
  *                        event_names 2, debug_annotation_names 3.
  *
  * One packet sequence (id 1); its first packet clears the incremental state
- * and every event packet says it needs it, as Perfetto's SDK does. A name
- * is interned in the packet that first uses it. Tracks: a root track per
+ * and every packet that uses interned names says it needs it. A name is
+ * interned in the packet that first uses it. Tracks: a root track per
  * process (the JSON's pid), a child per thread (pid, tid) and per counter
  * (pid, name); uuids are handed out in order of first use, so the same run
  * gives the same bytes. A JSON complete slice becomes a SLICE_BEGIN at its
- * shown start and a SLICE_END at its end, with the JSON's args (ns, n,
- * class, the extra argument) as debug annotations.
+ * shown start and a SLICE_END at its end, with the JSON's args (n, class,
+ * the extra argument) as debug annotations; ns, the full length, only where
+ * it is not the slice's (a clipped slice), which is most of them and a
+ * tenth of the file.
  *
  * trace_processor sorts packets by timestamp, equal timestamps in file
  * order (src/trace_processor/sorter/trace_sorter.h, TimestampedEvent), and
@@ -110,7 +112,7 @@ struct tlp_track {
 	enum tlp_kind kind;
 	int64_t pid, tid;
 	char *name;     /* the counter's key, or the name described; NULL: none yet */
-	uint64_t uuid;
+	uint64_t uuid, parent; /* parent: the process track's uuid, 0 for one */
 	struct tlp_held *held;
 	size_t nheld, capheld;
 	struct tlp_track *next;
@@ -156,14 +158,16 @@ static void tlp_emit(struct tlp *p)
 	fwrite(p->pkt.p, 1, p->pkt.len, p->f);
 }
 
-/* Start a packet on the sequence; event packets use interned state. */
-static void tlp_packet(struct tlp *p, bool event)
+/* Start a packet on the sequence; interned: it uses interned names, the
+ * sequence's incremental state (a BEGIN; ENDs, counters and descriptors
+ * name only track uuids, which are not incremental state). */
+static void tlp_packet(struct tlp *p, bool interned)
 {
 	pw_buf_clear(&p->pkt);
 	pw_buf_clear(&p->ev);
 	pw_buf_clear(&p->in);
 	pw_put_uint(&p->pkt, PK_SEQ_ID, SEQUENCE_ID);
-	uint64_t flags = (p->started ? 0 : SEQ_CLEARED) | (event ? SEQ_NEEDS : 0);
+	uint64_t flags = (p->started ? 0 : SEQ_CLEARED) | (interned ? SEQ_NEEDS : 0);
 	if (flags)
 		pw_put_uint(&p->pkt, PK_SEQ_FLAGS, flags);
 	p->started = true;
@@ -211,37 +215,39 @@ static uint64_t tlp_intern(struct tlp *p, uint8_t table, const char *s)
 	return tlp_use(p, tlp_str(p, table, s));
 }
 
-static void tlp_describe(struct tlp *p, const struct tlp_track *t, uint64_t parent)
+static void tlp_describe(struct tlp *p, const struct tlp_track *t)
 {
 	tlp_packet(p, false);
 	struct pw_buf *d = &p->ev;
 	pw_put_uint(d, TD_UUID, t->uuid);
 	if (t->name)
 		pw_put_str(d, TD_NAME, t->name);
-	if (parent)
-		pw_put_uint(d, TD_PARENT, parent);
+	if (t->parent)
+		pw_put_uint(d, TD_PARENT, t->parent);
 	if (t->kind == TK_COUNTER)
 		pw_put_bytes(d, TD_COUNTER, NULL, 0);
 	pw_put_msg(&p->pkt, PK_TRACK_DESC, d);
 	tlp_emit(p);
 }
 
-/* The track (kind, pid, tid / name), described on first use. */
+/* The track (kind, pid, tid; a counter's also by its name), described on
+ * first use, with name (NULL: none yet; a counter's is its key). */
 static struct tlp_track *tlp_track(struct tlp *p, enum tlp_kind kind, int64_t pid, int64_t tid,
-				   const char *key)
+				   const char *name)
 {
+	const char *key = kind == TK_COUNTER ? name : NULL;
 	unsigned b = tlp_hash((uint64_t)kind * 0x51ed27ull ^ (uint64_t)pid * 0x9e3779b97f4a7c15ull ^
 				      (uint64_t)tid,
 			      key);
 	for (struct tlp_track *t = p->tracks[b]; t; t = t->next)
 		if (t->kind == kind && t->pid == pid && t->tid == tid &&
-		    (!key || (t->name && strcmp(t->name, key) == 0)))
+		    (!key || strcmp(t->name, key) == 0))
 			return t;
 	struct tlp_track *parent = NULL;
 	if (kind != TK_PROCESS && !(parent = tlp_track(p, TK_PROCESS, pid, 0, NULL)))
 		return NULL;
 	struct tlp_track *t = calloc(1, sizeof(*t));
-	if (!t || (key && !(t->name = strdup(key)))) {
+	if (!t || (name && !(t->name = strdup(name)))) {
 		free(t);
 		p->oom = true;
 		return NULL;
@@ -250,9 +256,10 @@ static struct tlp_track *tlp_track(struct tlp *p, enum tlp_kind kind, int64_t pi
 	t->pid = pid;
 	t->tid = tid;
 	t->uuid = ++p->next_uuid;
+	t->parent = parent ? parent->uuid : 0;
 	t->next = p->tracks[b];
 	p->tracks[b] = t;
-	tlp_describe(p, t, parent ? parent->uuid : 0);
+	tlp_describe(p, t);
 	return t;
 }
 
@@ -261,7 +268,7 @@ static struct tlp_track *tlp_track(struct tlp *p, enum tlp_kind kind, int64_t pi
 static void tlp_name(struct tlp *p, enum tlp_kind kind, int64_t pid, int64_t tid,
 		     const char *name)
 {
-	struct tlp_track *t = tlp_track(p, kind, pid, tid, NULL);
+	struct tlp_track *t = tlp_track(p, kind, pid, tid, name);
 	if (!t || (t->name && strcmp(t->name, name) == 0))
 		return;
 	char *n = strdup(name);
@@ -271,8 +278,7 @@ static void tlp_name(struct tlp *p, enum tlp_kind kind, int64_t pid, int64_t tid
 	}
 	free(t->name);
 	t->name = n;
-	struct tlp_track *parent = kind == TK_THREAD ? tlp_track(p, TK_PROCESS, pid, 0, NULL) : NULL;
-	tlp_describe(p, t, parent ? parent->uuid : 0);
+	tlp_describe(p, t);
 }
 
 static void tlp_process(void *ctx, int64_t pid, const char *name)
@@ -301,14 +307,15 @@ static uint64_t tlp_ts(int64_t ns)
 static void tlp_begin_end(struct tlp *p, const struct tlp_track *t, const struct tlp_held *h,
 			  bool begin)
 {
-	tlp_packet(p, true);
+	tlp_packet(p, begin);
 	pw_put_uint(&p->pkt, PK_TIMESTAMP, tlp_ts(begin ? h->start : h->end));
 	pw_put_uint(&p->ev, TE_TYPE, begin ? TYPE_SLICE_BEGIN : TYPE_SLICE_END);
 	pw_put_uint(&p->ev, TE_TRACK_UUID, t->uuid);
 	if (begin) {
 		pw_put_uint(&p->ev, TE_CATEGORY_IIDS, tlp_use(p, h->cat));
 		pw_put_uint(&p->ev, TE_NAME_IID, tlp_use(p, h->name));
-		tlp_annotation_int(p, tlp_str(p, ID_ANNOTATION_NAMES, "ns"), h->ns);
+		if (h->ns != h->end - h->start) /* a clipped slice's full length */
+			tlp_annotation_int(p, tlp_str(p, ID_ANNOTATION_NAMES, "ns"), h->ns);
 		if (h->n > 1)
 			tlp_annotation_int(p, tlp_str(p, ID_ANNOTATION_NAMES, "n"), (int64_t)h->n);
 		if (h->cls) {
@@ -408,7 +415,7 @@ static void tlp_counter(void *ctx, int64_t pid, const char *name, int64_t t_ns, 
 	struct tlp_track *t = tlp_track(p, TK_COUNTER, pid, 0, name);
 	if (!t)
 		return;
-	tlp_packet(p, true);
+	tlp_packet(p, false);
 	pw_put_uint(&p->pkt, PK_TIMESTAMP, tlp_ts(t_ns));
 	pw_put_uint(&p->ev, TE_TYPE, TYPE_COUNTER);
 	pw_put_uint(&p->ev, TE_TRACK_UUID, t->uuid);

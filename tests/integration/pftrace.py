@@ -88,9 +88,9 @@ def read_proto(path):
             if td[8]:
                 counter_tracks.add(u)
         for te in pkt[11]:
-            if not flags & 2:
-                raise SystemExit("packet %d: an event that does not need incremental state" % order)
             te = fields(te)
+            if te[10] and not flags & 2:
+                raise SystemExit("packet %d: interned names, no SEQ_NEEDS_INCREMENTAL_STATE" % order)
             u = te[11][0]
             if u not in name_of:
                 raise SystemExit("packet %d: event on undescribed track %d" % (order, u))
@@ -111,6 +111,8 @@ def read_proto(path):
             if not stack[u]:
                 raise SystemExit("END with no open slice on %s" % (key(u),))
             start, name, cat, args = stack[u].pop()
+            if not any(a == "ns" for a, _ in args):  # written only where it is not end - start
+                args = tuple(sorted(args + (("ns", ts - start),)))
             slices[(key(u), name, cat, start, ts, args)] += 1
         elif typ == 4:
             if u not in counter_tracks:
@@ -163,4 +165,5 @@ def main():
     return bad
 
 
-sys.exit(main())
+if __name__ == "__main__":
+    sys.exit(main())
