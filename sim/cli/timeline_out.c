@@ -125,8 +125,8 @@ int sim_timeline_out_format(const char *name)
 }
 
 /* The names Perfetto gives its protobuf traces: the UI saves
- * .perfetto-trace (ui/src/frontend/trace_actions.ts TRACE_SUFFIX), its
- * docs use .pftrace (docs/analysis/batch-trace-processor.md). */
+ * .perfetto-trace (perfetto/ui/src/frontend/trace_actions.ts, TRACE_SUFFIX),
+ * its documentation uses .pftrace (perfetto/docs/analysis/batch-trace-processor.md). */
 static bool tlo_proto_name(const char *path)
 {
 	static const char *const ext[] = { ".pftrace", ".perfetto-trace" };

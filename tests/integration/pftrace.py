@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Decode a Perfetto protobuf trace written by `mobisim run --timeline X.pftrace`
-with no protobuf library (the wire format: developers.google.com/protocol-buffers/
-docs/encoding; field numbers as sim/cli/timeline_proto.c lists them from
-perfetto's protos/perfetto/trace) and rebuild its slices as trace_processor
-would: packets sorted by timestamp, equal ones in file order, an END closing
-the track's innermost open slice.
+with no protobuf library (the wire format:
+developers.google.com/protocol-buffers/docs/encoding; field numbers as
+sim/cli/timeline_proto.c lists them from perfetto's protos/perfetto/trace) and
+rebuild its slices as trace_processor would: packets sorted by timestamp,
+equal ones in file order, an END closing the track's innermost open slice.
 
   pftrace.py X.pftrace [X.json]
       prints the counts; with the JSON timeline of the same run, exits 1
