@@ -150,7 +150,7 @@ static void tlp_emit(struct tlp *p)
 		p->oom = true;
 		return;
 	}
-	uint8_t hdr[11];
+	uint8_t hdr[11]; /* a key byte and a varint of at most 10: h never grows */
 	struct pw_buf h = { .p = hdr, .cap = sizeof(hdr) };
 	pw_put_key(&h, 1, PW_LEN);
 	pw_put_varint(&h, p->pkt.len);
