@@ -45,10 +45,13 @@ _mobisim() {
 	--format)
 		COMPREPLY=($(compgen -W "blktrace blkparse disksim ftrace csv fio perfetto tracecmd" -- "$cur"))
 		return ;;
+	--timeline-format)
+		COMPREPLY=($(compgen -W "json proto" -- "$cur"))
+		return ;;
 	esac
 	local opts=""
 	case $cmd in
-	run) opts="--set --seed --out --trace-out --timeline --db --requests-csv --plugin --quiet --help" ;;
+	run) opts="--set --seed --out --trace-out --timeline --timeline-format --db --requests-csv --plugin --quiet --help" ;;
 	compare) opts="--policies --set --seed --repeat --out --plot --db --requests-csv --plugin --quiet --help" ;;
 	sweep) opts="--jobs --out --resume --count --list --point --force --collect --plot --db --requests-csv --quiet --help" ;;
 	validate) opts="--jobs --fast --strict --doc --tsv --work --resume --quiet --help" ;;

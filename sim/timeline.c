@@ -1,6 +1,8 @@
-/* Streaming writer of the Chrome/Perfetto trace-event JSON format (see
- * timeline.h). Times are written in microseconds with three decimals, the
- * unit the format prescribes, so nanosecond times survive exactly. */
+/* Streaming timeline of a run (see timeline.h): the track, merge, clip and
+ * counter-rate rules, and the default sink, the Chrome/Perfetto
+ * trace-event JSON format. Times are written in microseconds with three
+ * decimals, the unit the format prescribes, so nanosecond times survive
+ * exactly. */
 #include "sim/timeline.h"
 
 #include <errno.h>
@@ -40,8 +42,10 @@ struct tl_counter {
 #define TL_BUCKETS 256u
 
 struct sim_timeline {
-	FILE *f;
+	FILE *f; /* the JSON sink's file */
 	bool first;
+	const struct sim_timeline_sink *sink;
+	void *ctx;
 	uint64_t events, clipped;
 	struct tl_track *tracks[TL_BUCKETS];
 	struct tl_counter *counters;
@@ -97,22 +101,12 @@ static void tl_begin(struct sim_timeline *tl)
 {
 	fputs(tl->first ? "\n" : ",\n", tl->f);
 	tl->first = false;
-	tl->events++;
 }
 
-struct sim_timeline *sim_timeline_new(FILE *f)
-{
-	struct sim_timeline *tl = calloc(1, sizeof(*tl));
-	if (!tl)
-		return NULL;
-	tl->f = f;
-	tl->first = true;
-	fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", f);
-	return tl;
-}
+/* ---- the JSON sink ---------------------------------------------------------- */
 
-static void tl_meta(struct sim_timeline *tl, const char *what, int64_t pid, const int64_t *tid,
-		    const char *name)
+static void tlj_meta(struct sim_timeline *tl, const char *what, int64_t pid, const int64_t *tid,
+		     const char *name)
 {
 	tl_begin(tl);
 	fprintf(tl->f, "{\"ph\":\"M\",\"name\":\"%s\",\"pid\":%" PRId64, what, pid);
@@ -123,6 +117,108 @@ static void tl_meta(struct sim_timeline *tl, const char *what, int64_t pid, cons
 	fputs("}}", tl->f);
 }
 
+static void tlj_process(void *ctx, int64_t pid, const char *name)
+{
+	tlj_meta(ctx, "process_name", pid, NULL, name);
+}
+
+static void tlj_thread(void *ctx, int64_t pid, int64_t tid, const char *name)
+{
+	tlj_meta(ctx, "thread_name", pid, &tid, name);
+}
+
+static void tlj_slice(void *ctx, const struct sim_timeline_slice_rec *r)
+{
+	struct sim_timeline *tl = ctx;
+	tl_begin(tl);
+	FILE *f = tl->f;
+	fputs("{\"ph\":\"X\",\"name\":", f);
+	tl_str(f, r->name);
+	fputs(",\"cat\":", f);
+	tl_str(f, r->cat);
+	fputs(",\"ts\":", f);
+	tl_us(f, r->start_ns);
+	fputs(",\"dur\":", f);
+	tl_us(f, r->end_ns - r->start_ns);
+	fprintf(f, ",\"pid\":%" PRId64 ",\"tid\":%" PRId64 ",\"args\":{\"ns\":%" PRId64, r->pid,
+		r->tid, r->ns);
+	if (r->n > 1)
+		fprintf(f, ",\"n\":%" PRIu64, r->n);
+	if (r->cls)
+		fprintf(f, ",\"class\":\"%s\"", r->cls);
+	if (r->arg_name && *r->arg_name) {
+		fputc(',', f);
+		tl_str(f, r->arg_name);
+		fprintf(f, ":%" PRId64, r->arg);
+	}
+	fputs("}}", f);
+}
+
+static void tlj_counter(void *ctx, int64_t pid, const char *name, int64_t t_ns, double v)
+{
+	struct sim_timeline *tl = ctx;
+	tl_begin(tl);
+	fputs("{\"ph\":\"C\",\"name\":", tl->f);
+	tl_str(tl->f, name);
+	fputs(",\"ts\":", tl->f);
+	tl_us(tl->f, t_ns);
+	fprintf(tl->f, ",\"pid\":%" PRId64 ",\"args\":{\"value\":%.17g}}", pid, v);
+}
+
+static int tlj_finish(void *ctx, int64_t end_ns, uint64_t clipped)
+{
+	struct sim_timeline *tl = ctx;
+	fprintf(tl->f,
+		"\n],\"otherData\":{\"producer\":\"mobisim\",\"end_ns\":%" PRId64
+		",\"clipped_slices\":%" PRIu64 "}}\n",
+		end_ns, clipped);
+	int rc = ferror(tl->f) ? -1 : 0;
+	if (rc && !errno)
+		errno = EIO;
+	return rc;
+}
+
+static const struct sim_timeline_sink tl_json_sink = {
+	.process = tlj_process,
+	.thread = tlj_thread,
+	.slice = tlj_slice,
+	.counter = tlj_counter,
+	.finish = tlj_finish,
+};
+
+/* ---- tracks, merging and counters ------------------------------------------- */
+
+struct sim_timeline *sim_timeline_new_sink(const struct sim_timeline_sink *sink, void *ctx)
+{
+	struct sim_timeline *tl = calloc(1, sizeof(*tl));
+	if (!tl)
+		return NULL;
+	tl->sink = sink;
+	tl->ctx = ctx;
+	return tl;
+}
+
+struct sim_timeline *sim_timeline_new(FILE *f)
+{
+	struct sim_timeline *tl = sim_timeline_new_sink(&tl_json_sink, NULL);
+	if (!tl)
+		return NULL;
+	tl->ctx = tl;
+	tl->f = f;
+	tl->first = true;
+	fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", f);
+	return tl;
+}
+
+static void tl_meta(struct sim_timeline *tl, int64_t pid, const int64_t *tid, const char *name)
+{
+	tl->events++;
+	if (tid)
+		tl->sink->thread(tl->ctx, pid, *tid, name);
+	else
+		tl->sink->process(tl->ctx, pid, name);
+}
+
 static void tl_name_builtin(struct sim_timeline *tl, int64_t pid)
 {
 	static const char *const names[] = { "device", "memory", "kernel threads" };
@@ -130,7 +226,7 @@ static void tl_name_builtin(struct sim_timeline *tl, int64_t pid)
 	if (i < 0 || i > 2 || tl->named_pid[i])
 		return;
 	tl->named_pid[i] = true;
-	tl_meta(tl, "process_name", pid, NULL, names[i]);
+	tl_meta(tl, pid, NULL, names[i]);
 }
 
 void sim_timeline_track(struct sim_timeline *tl, int64_t pid, int64_t tid, const char *process,
@@ -142,37 +238,22 @@ void sim_timeline_track(struct sim_timeline *tl, int64_t pid, int64_t tid, const
 	t->named = true;
 	tl_name_builtin(tl, pid);
 	if (process)
-		tl_meta(tl, "process_name", pid, NULL, process);
+		tl_meta(tl, pid, NULL, process);
 	if (thread)
-		tl_meta(tl, "thread_name", pid, &tid, thread);
+		tl_meta(tl, pid, &tid, thread);
 }
 
-static void tl_write_slice(struct sim_timeline *tl, int64_t pid, int64_t tid, const char *cat,
-			   const char *name, int64_t shown, int64_t end, int64_t ns, uint64_t n,
-			   const char *cls, const char *arg_name, int64_t arg)
+static void tl_write_slice(struct sim_timeline *tl, int64_t pid, int64_t tid, bool serial,
+			   const char *cat, const char *name, int64_t shown, int64_t end, int64_t ns,
+			   uint64_t n, const char *cls, const char *arg_name, int64_t arg)
 {
-	tl_begin(tl);
-	FILE *f = tl->f;
-	fputs("{\"ph\":\"X\",\"name\":", f);
-	tl_str(f, name);
-	fputs(",\"cat\":", f);
-	tl_str(f, cat);
-	fputs(",\"ts\":", f);
-	tl_us(f, shown);
-	fputs(",\"dur\":", f);
-	tl_us(f, end - shown);
-	fprintf(f, ",\"pid\":%" PRId64 ",\"tid\":%" PRId64 ",\"args\":{\"ns\":%" PRId64, pid, tid,
-		ns);
-	if (n > 1)
-		fprintf(f, ",\"n\":%" PRIu64, n);
-	if (cls)
-		fprintf(f, ",\"class\":\"%s\"", cls);
-	if (arg_name && *arg_name) {
-		fputc(',', f);
-		tl_str(f, arg_name);
-		fprintf(f, ":%" PRId64, arg);
-	}
-	fputs("}}", f);
+	tl->events++;
+	struct sim_timeline_slice_rec r = {
+		.pid = pid, .tid = tid, .serial = serial, .cat = cat, .name = name,
+		.start_ns = shown, .end_ns = end, .ns = ns, .n = n, .cls = cls,
+		.arg_name = arg_name, .arg = arg,
+	};
+	tl->sink->slice(tl->ctx, &r);
 }
 
 static void tl_flush_pending(struct sim_timeline *tl, struct tl_track *t)
@@ -180,7 +261,7 @@ static void tl_flush_pending(struct sim_timeline *tl, struct tl_track *t)
 	struct tl_pending *p = &t->p;
 	if (!p->on)
 		return;
-	tl_write_slice(tl, t->pid, t->tid, p->cat, p->name, p->start, p->end, p->ns, p->n, p->cls,
+	tl_write_slice(tl, t->pid, t->tid, true, p->cat, p->name, p->start, p->end, p->ns, p->n, p->cls,
 		       p->arg_name, p->arg);
 	p->on = false;
 }
@@ -199,7 +280,8 @@ void sim_timeline_slice(struct sim_timeline *tl, int64_t pid, int64_t tid, const
 	struct tl_track *t = tl_track_get(tl, pid, tid);
 	int64_t shown = start_ns, end = start_ns + dur_ns;
 	if (!t || !serial) {
-		tl_write_slice(tl, pid, tid, cat, name, shown, end, dur_ns, 1, cls, arg_name, arg);
+		tl_write_slice(tl, pid, tid, serial, cat, name, shown, end, dur_ns, 1, cls, arg_name,
+			       arg);
 		return;
 	}
 	if (shown < t->last_end) {
@@ -233,12 +315,8 @@ void sim_timeline_slice(struct sim_timeline *tl, int64_t pid, int64_t tid, const
 static void tl_counter_write(struct sim_timeline *tl, const struct tl_counter *c, int64_t t,
 			     double v)
 {
-	tl_begin(tl);
-	fputs("{\"ph\":\"C\",\"name\":", tl->f);
-	tl_str(tl->f, c->name);
-	fputs(",\"ts\":", tl->f);
-	tl_us(tl->f, t);
-	fprintf(tl->f, ",\"pid\":%" PRId64 ",\"args\":{\"value\":%.17g}}", c->pid, v);
+	tl->events++;
+	tl->sink->counter(tl->ctx, c->pid, c->name, t, v);
 }
 
 void sim_timeline_counter(struct sim_timeline *tl, int64_t pid, const char *name, int64_t t_ns,
@@ -300,6 +378,8 @@ void sim_timeline_free(struct sim_timeline *tl)
 		free(c->name);
 		free(c);
 	}
+	if (tl->sink->free)
+		tl->sink->free(tl->ctx);
 	free(tl);
 }
 
@@ -311,13 +391,7 @@ int sim_timeline_finish(struct sim_timeline *tl, int64_t end_ns)
 	for (struct tl_counter *c = tl->counters; c; c = c->next)
 		if (c->held)
 			tl_counter_write(tl, c, c->held_t, c->held_v);
-	fprintf(tl->f,
-		"\n],\"otherData\":{\"producer\":\"mobisim\",\"end_ns\":%" PRId64
-		",\"clipped_slices\":%" PRIu64 "}}\n",
-		end_ns, tl->clipped);
-	int rc = ferror(tl->f) ? -1 : 0;
-	if (rc && !errno)
-		errno = EIO;
+	int rc = tl->sink->finish(tl->ctx, end_ns, tl->clipped);
 	sim_timeline_free(tl);
 	return rc;
 }

@@ -2,7 +2,8 @@
  * format (the "JSON Array/Object Format" of the Catapult trace-event
  * document, which ui.perfetto.dev and chrome://tracing both import): one
  * track per task with its states as complete ("X") slices, counters ("C")
- * and track names ("M" metadata). Streamed to a FILE as events happen, so
+ * and track names ("M" metadata); or, through a sink, in another format
+ * (Perfetto protobuf: sim/cli/timeline_proto.c). Streamed as events happen, so
  * memory grows with the number of tracks and counters, never with the
  * length of the run.
  *
@@ -20,6 +21,34 @@ struct sim_timeline;
 
 /* Start a timeline on f (the caller owns f and closes it after finish). */
 struct sim_timeline *sim_timeline_new(FILE *f);
+
+/* What the timeline hands its sink: tracks named, slices as [start, end)
+ * after the clip and merge rules (ns: the summed full length, n: how many
+ * were merged), counter samples that passed the rate rule. A serial
+ * track's slices come in time order; others (regions) nest and come as
+ * they end, inner first. The JSON sink is the default;
+ * sim/cli/timeline_proto.c writes Perfetto protobuf. */
+struct sim_timeline_slice_rec {
+	int64_t pid, tid;
+	bool serial;
+	const char *cat, *name;
+	int64_t start_ns, end_ns, ns;
+	uint64_t n;
+	const char *cls, *arg_name; /* NULL or "": none */
+	int64_t arg;
+};
+struct sim_timeline_sink {
+	void (*process)(void *ctx, int64_t pid, const char *name);
+	void (*thread)(void *ctx, int64_t pid, int64_t tid, const char *name);
+	void (*slice)(void *ctx, const struct sim_timeline_slice_rec *r);
+	void (*counter)(void *ctx, int64_t pid, const char *name, int64_t t_ns, double value);
+	/* Close the document: 0, or -1 on a write error (errno set). */
+	int (*finish)(void *ctx, int64_t end_ns, uint64_t clipped);
+	/* NULL, or frees ctx; called when the timeline is freed (after finish or not). */
+	void (*free)(void *ctx);
+};
+/* A timeline that writes through sink (static ops; ctx is the sink's). */
+struct sim_timeline *sim_timeline_new_sink(const struct sim_timeline_sink *sink, void *ctx);
 /* Flush pending counters, close the JSON document. 0, or -1 on a write error
  * (errno set). Frees tl in both cases. */
 int sim_timeline_finish(struct sim_timeline *tl, int64_t end_ns);

@@ -142,6 +142,23 @@ void pw_put_str(struct pw_buf *b, uint32_t id, const char *s)
 	pw_put_bytes(b, id, s, strlen(s));
 }
 
+void pw_put_fixed64(struct pw_buf *b, uint32_t id, uint64_t v)
+{
+	pw_put_key(b, id, PW_I64);
+	pw_room(b, 8);
+	if (b->oom)
+		return;
+	for (int i = 0; i < 8; i++)
+		b->p[b->len++] = (uint8_t)(v >> (8 * i));
+}
+
+void pw_put_double(struct pw_buf *b, uint32_t id, double v)
+{
+	uint64_t bits;
+	memcpy(&bits, &v, sizeof(bits));
+	pw_put_fixed64(b, id, bits);
+}
+
 void pw_put_msg(struct pw_buf *b, uint32_t id, const struct pw_buf *m)
 {
 	if (m->oom)

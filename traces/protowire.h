@@ -3,7 +3,8 @@
  * 8 bytes (1), a varint length and that many bytes (2) or 4 bytes (5).
  * Groups (3, 4) are not used by the messages mobisim reads and are an
  * error. A decoder over caller memory with no allocation, and a small
- * encoder into a growing buffer for tests and fuzz seeds.
+ * encoder into a growing buffer (tests, fuzz seeds, the Perfetto timeline
+ * writer of sim/cli/timeline_proto.c).
  */
 #ifndef TRACES_PROTOWIRE_H
 #define TRACES_PROTOWIRE_H
@@ -56,8 +57,14 @@ void pw_put_key(struct pw_buf *b, uint32_t id, enum pw_wire wt);
 void pw_put_uint(struct pw_buf *b, uint32_t id, uint64_t v);
 void pw_put_bytes(struct pw_buf *b, uint32_t id, const void *p, size_t len);
 void pw_put_str(struct pw_buf *b, uint32_t id, const char *s);
+/* Wire type 1: 8 bytes little-endian (fixed64, and double as its IEEE 754
+ * bits, which is how the encoding guide defines both). */
+void pw_put_fixed64(struct pw_buf *b, uint32_t id, uint64_t v);
+void pw_put_double(struct pw_buf *b, uint32_t id, double v);
 /* A nested message: pw_put_bytes of another buffer's contents. */
 void pw_put_msg(struct pw_buf *b, uint32_t id, const struct pw_buf *m);
+/* Empty b, keeping its memory, to build the next message in it. */
+static inline void pw_buf_clear(struct pw_buf *b) { b->len = 0; }
 void pw_buf_free(struct pw_buf *b);
 
 #endif

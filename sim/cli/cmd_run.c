@@ -37,7 +37,10 @@ static void run_usage(FILE *f)
 		"  --seed N            run seed (overrides the scenario's seed:)\n"
 		"  --out FILE          write the result JSON here (atomically; - for stdout)\n"
 		"  --trace-out FILE    write the simulated block trace as blkparse text\n"
-		"  --timeline FILE     write the run as Chrome/Perfetto trace-event JSON\n"
+		"  --timeline FILE     write the run as Chrome/Perfetto trace-event JSON, or as a\n"
+		"                      Perfetto protobuf trace when FILE ends in .pftrace or\n"
+		"                      .perfetto-trace\n"
+		"  --timeline-format json|proto  the --timeline format whatever FILE's name\n"
 		"  --db FILE.sqlite    write runs, requests, waits and regions to an SQLite file\n"
 		"  --requests-csv FILE write one row per served request as CSV\n"
 		"  --plugin FILE.so    load policies from a plugin (repeatable)\n"
@@ -147,6 +150,7 @@ int cmd_run(int argc, char **argv)
 		{ "out", required_argument, NULL, 'o' },
 		{ "trace-out", required_argument, NULL, 't' },
 		{ "timeline", required_argument, NULL, 'T' },
+		{ "timeline-format", required_argument, NULL, 'F' },
 		{ "db", required_argument, NULL, 'D' },
 		{ "requests-csv", required_argument, NULL, 'C' },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -167,7 +171,7 @@ int cmd_run(int argc, char **argv)
 	}
 	so.plugins = plugins;
 	const char *out = NULL, *trace_out = NULL, *timeline = NULL, *db_path = NULL, *csv_path = NULL;
-	int c, status = 2;
+	int c, status = 2, tl_format = TIMELINE_AUTO;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "s:o:qh", opts, NULL)) != -1) {
 		switch (c) {
@@ -191,6 +195,14 @@ int cmd_run(int argc, char **argv)
 			break;
 		case 'T':
 			timeline = optarg;
+			break;
+		case 'F':
+			tl_format = sim_timeline_out_format(optarg);
+			if (tl_format < 0) {
+				fprintf(stderr, "mobisim: --timeline-format '%s': expected json or proto\n",
+					optarg);
+				goto done;
+			}
 			break;
 		case 'D':
 			db_path = optarg;
@@ -218,6 +230,10 @@ int cmd_run(int argc, char **argv)
 	}
 	if (optind != argc - 1) {
 		run_usage(stderr);
+		goto done;
+	}
+	if (tl_format != TIMELINE_AUTO && !timeline) {
+		fprintf(stderr, "mobisim: --timeline-format needs --timeline FILE\n");
 		goto done;
 	}
 	if (out && trace_out && results_same_output(out, trace_out)) {
@@ -254,7 +270,7 @@ int cmd_run(int argc, char **argv)
 	if (!rc && trace_out)
 		rc = sim_trace_out_open(s, trace_out, &err);
 	if (!rc && timeline)
-		rc = sim_timeline_out_open(s, timeline, &err);
+		rc = sim_timeline_out_open(s, timeline, tl_format, &err);
 	if (!rc && db_path)
 		rc = rdb_open(db_path, RDB_NEW, &db, &err);
 	if (!rc && csv_path)

@@ -13,6 +13,7 @@
 
 #include "models/block/block.h"
 #include "sim/cli/blk_sink_out.h"
+#include "sim/cli/timeline_proto.h"
 #include "sim/sim.h"
 #include "sim/timeline.h"
 
@@ -114,7 +115,31 @@ void sim_timeline_out_free(struct sim_timeline_out *t)
 	free(t);
 }
 
-int sim_timeline_out_open(struct sim *s, const char *path, struct sim_error *err)
+int sim_timeline_out_format(const char *name)
+{
+	if (!strcmp(name, "json"))
+		return TIMELINE_JSON;
+	if (!strcmp(name, "proto"))
+		return TIMELINE_PROTO;
+	return -1;
+}
+
+/* The names Perfetto gives its protobuf traces: the UI saves
+ * .perfetto-trace (perfetto/ui/src/frontend/trace_actions.ts, TRACE_SUFFIX),
+ * its documentation uses .pftrace (perfetto/docs/analysis/batch-trace-processor.md). */
+static bool tlo_proto_name(const char *path)
+{
+	static const char *const ext[] = { ".pftrace", ".perfetto-trace" };
+	size_t n = strlen(path);
+	for (size_t i = 0; i < sizeof(ext) / sizeof(ext[0]); i++) {
+		size_t e = strlen(ext[i]);
+		if (n > e && !strcmp(path + n - e, ext[i]))
+			return true;
+	}
+	return false;
+}
+
+int sim_timeline_out_open(struct sim *s, const char *path, int format, struct sim_error *err)
 {
 	struct sim_timeline_out *t = calloc(1, sizeof(*t));
 	if (!t)
@@ -124,7 +149,10 @@ int sim_timeline_out_open(struct sim *s, const char *path, struct sim_error *err
 		free(t);
 		return rc;
 	}
-	s->timeline = sim_timeline_new(blk_sink_out_file(&t->o));
+	if (format == TIMELINE_AUTO)
+		format = tlo_proto_name(path) ? TIMELINE_PROTO : TIMELINE_JSON;
+	FILE *f = blk_sink_out_file(&t->o);
+	s->timeline = format == TIMELINE_PROTO ? timeline_proto_new(f) : sim_timeline_new(f);
 	if (!s->timeline) {
 		sim_timeline_out_free(t);
 		return sim_errorf(err, SIM_E_NOMEM, "out of memory");
