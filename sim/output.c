@@ -359,6 +359,61 @@ int results_out_ready(struct results_out *o, struct sim_error *err)
 	return 0;
 }
 
+/* The temporaries of a hold, in commit order (results_hold_begin). */
+struct held_out {
+	char *tmp, *target, *path;
+	struct tmp_node *slot;
+};
+static struct {
+	bool on;
+	struct held_out *v;
+	size_t n, cap;
+} hold;
+
+void results_hold_begin(void)
+{
+	hold.on = true;
+	hold.n = 0;
+}
+
+int results_hold_end(bool commit, struct sim_error *err)
+{
+	int rc = 0;
+	for (size_t i = 0; i < hold.n; i++) {
+		struct held_out *h = &hold.v[i];
+		if (commit && !rc && rename(h->tmp, h->target) != 0)
+			rc = sim_errorf(err, SIM_E_IO, "%s: cannot replace: %s", h->path, strerror(errno));
+		else if (!commit || rc)
+			unlink(h->tmp);
+		tmp_unregister(h->slot);
+		free(h->tmp);
+		free(h->target);
+		free(h->path);
+	}
+	free(hold.v);
+	hold.v = NULL;
+	hold.n = hold.cap = 0;
+	hold.on = false;
+	return rc;
+}
+
+/* Keep o's closed temporary for results_hold_end; false when out of memory
+ * (then the caller renames it at once). */
+static bool hold_keep(struct results_out *o)
+{
+	if (hold.n == hold.cap) {
+		size_t cap = hold.cap ? 2 * hold.cap : 8;
+		struct held_out *v = realloc(hold.v, cap * sizeof(*v));
+		if (!v)
+			return false;
+		hold.v = v;
+		hold.cap = cap;
+	}
+	hold.v[hold.n++] = (struct held_out){ o->tmp, o->target, o->path, o->slot };
+	o->tmp = o->target = o->path = NULL;
+	return true;
+}
+
 int results_out_commit(struct results_out *o, struct sim_error *err)
 {
 	if (o->is_stdout) {
@@ -376,6 +431,10 @@ int results_out_commit(struct results_out *o, struct sim_error *err)
 	o->f = NULL;
 	if (!rc && closed != 0)
 		rc = sim_errorf(err, SIM_E_IO, "%s: write failed: %s", o->path, strerror(errno));
+	if (!rc && o->tmp && hold.on && hold_keep(o)) {
+		out_free(o);
+		return 0;
+	}
 	if (!rc && o->tmp && rename(o->tmp, o->target) != 0)
 		rc = sim_errorf(err, SIM_E_IO, "%s: cannot replace: %s", o->path, strerror(errno));
 	if (o->tmp) {

@@ -45,6 +45,16 @@ int results_out_ready(struct results_out *o, struct sim_error *err);
 int results_out_commit(struct results_out *o, struct sim_error *err);
 /* Drop an unfinished output: the temporary is removed; frees o (NULL ok). */
 void results_out_abort(struct results_out *o);
+/* Several files that appear together or not at all (a run's --out,
+ * --trace-out, --timeline, --db, --requests-csv): between
+ * results_hold_begin() and results_hold_end(), results_out_commit writes,
+ * fsyncs and closes a file's temporary but leaves it (still removed by a
+ * signal). results_hold_end(true) then renames them in commit order;
+ * results_hold_end(false), or a rename that fails, removes the ones not
+ * yet in place (a file already renamed stays: a rename cannot be undone).
+ * One hold per process at a time; 0 or SIM_E_IO naming the path. */
+void results_hold_begin(void);
+int results_hold_end(bool commit, struct sim_error *err);
 
 /* Write doc (JSON, indented, newline-terminated) or text to path as above. */
 int results_write_atomic(const char *path, const struct json_t *doc, struct sim_error *err);

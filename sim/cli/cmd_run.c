@@ -289,11 +289,17 @@ int cmd_run(int argc, char **argv)
 		rc = sim_run(s, &err);
 		cli_progress_done(&prog);
 	}
+	/* every output file appears when all are complete, or none does */
+	bool held = !rc;
+	if (held)
+		results_hold_begin();
 	if (!rc)
 		rc = sim_trace_out_finish(s, &err);
 	if (!rc)
 		rc = sim_timeline_out_finish(s, &err);
 	if (rc) {
+		if (held)
+			(void)results_hold_end(false, NULL);
 		status = cli_report(&err);
 		if (s) {
 			sim_trace_out_free(s->trace_out);
@@ -334,6 +340,9 @@ int cmd_run(int argc, char **argv)
 	rows_csv_abort(csv);
 	if (!rc && out)
 		rc = results_write_atomic(out, res, &err);
+	int hrc = results_hold_end(rc == 0, rc ? NULL : &err);
+	if (!rc)
+		rc = hrc;
 	json_decref(res);
 	sim_destroy(s);
 	status = rc ? cli_report(&err) : 0;

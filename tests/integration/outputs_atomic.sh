@@ -137,4 +137,19 @@ if small_disk 4m; then
 	[ ! -e "$MNT/summary.tsv" ] && [ ! -e "$MNT/summary-agg.tsv" ] && no_temps "$MNT" ||
 		err "sweep on a full disk left: $(ls -A "$MNT")"
 fi
+# ---- run: --out, --trace-out, --timeline and --requests-csv appear together or not
+# at all; the result JSON (28 KB) is the one over a 20 KiB limit, the others fit:
+# before, they were each put in place and left behind
+head -20 "$SRC/traces/samples/disksim/tpcc-small.trace" > tiny.trace
+mkdir -p runo
+run_all() { "$BIN" run "$SRC/configs/scenarios/block-replay.yaml" --quiet --set workload.trace="$TMP/tiny.trace" \
+	--out runo/r.json --trace-out runo/t.blkparse --timeline runo/tl.json --requests-csv runo/q.csv; }
+run_all 2> run1.err || err "run with four outputs exited $?: $(cat run1.err)"
+[ -s runo/r.json ] && [ -s runo/t.blkparse ] && [ -s runo/tl.json ] && [ -s runo/q.csv ] || err "run: not all four outputs"
+rsize=$(stat -c %s runo/r.json) tsize=$(stat -c %s runo/tl.json)
+rm -f runo/*
+[ "$rsize" -gt 20480 ] && [ "$tsize" -lt 20480 ] || err "run: sizes ($rsize, $tsize) do not put only the JSON over 20 KiB"
+(trap '' XFSZ; ulimit -f 20; run_all) 2> run2.err; rc=$?
+[ $rc = 1 ] && grep -q 'r.json: write failed: File too large' run2.err || err "run over a file size limit: exit $rc, $(cat run2.err)"
+[ -z "$(ls -A runo)" ] || err "run over a file size limit left: $(ls -A runo)"
 exit $fail
