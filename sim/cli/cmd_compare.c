@@ -1125,6 +1125,8 @@ int cmd_compare(int argc, char **argv)
 	if (json_object_size(tally))
 		json_object_set_new(doc, "warnings", cli_warn_tally_json(tally));
 	status = 0;
+	/* --db, --requests-csv and --out appear together or not at all */
+	results_hold_begin();
 	rc = db ? rdb_close(db, &err) : 0;
 	db = NULL;
 	if (!rc && csv) {
@@ -1133,8 +1135,11 @@ int cmd_compare(int argc, char **argv)
 	}
 	if (!rc && out)
 		rc = results_write_atomic(out, doc, &err);
+	if (results_hold_end(rc == 0, rc ? NULL : &err) && !rc)
+		rc = -1;
 	if (rc)
 		status = cli_report(&err);
+	/* the plot after: without gnuplot its data and script stay for later */
 	if (plot && status == 0) {
 		char title[600];
 		if (nrep || nuq)

@@ -152,4 +152,9 @@ rm -f runo/*
 (trap '' XFSZ; ulimit -f 20; run_all) 2> run2.err; rc=$?
 [ $rc = 1 ] && grep -q 'r.json: write failed: File too large' run2.err || err "run over a file size limit: exit $rc, $(cat run2.err)"
 [ -z "$(ls -A runo)" ] || err "run over a file size limit left: $(ls -A runo)"
+# compare: its result (69 KB for two sets) over the limit, the CSV (3 KB) not
+(trap '' XFSZ; ulimit -f 20; exec "$BIN" compare "$SRC/configs/scenarios/block-replay.yaml" --policies "baseline;boost" \
+	--set workload.trace="$TMP/tiny.trace" --out runo/c.json --requests-csv runo/q.csv > /dev/null) 2> cmp.err; rc=$?
+[ $rc = 1 ] && grep -q 'c.json: write failed: File too large' cmp.err || err "compare over a file size limit: exit $rc, $(cat cmp.err)"
+[ -z "$(ls -A runo)" ] || err "compare over a file size limit left: $(ls -A runo)"
 exit $fail
