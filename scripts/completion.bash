@@ -57,7 +57,7 @@ _mobisim() {
 	validate) opts="--jobs --fast --strict --doc --tsv --work --resume --quiet --help" ;;
 	sensitivity) opts="--metric --params --factors --scale --set --repeat --jobs --out --top --list --quiet --help" ;;
 	calibrate) opts="-o --strict --help" ;;
-	workload) opts="-o --out --chunk --by --device --scheduler --seed --no-run --check --format --columns --strict --from --until --comm --pid --app --max-gap --gap --help" ;;
+	workload) opts="-o --out --chunk --by --device --scheduler --seed --no-run --check --format --columns --strict --from --until --comm --pid --app --max-gap --gap --set --help" ;;
 	trace) opts="--format --columns --strict --window --disksim-time --to -o --out --fg --from --until --comm --pid --app --max-gap --gap --help" ;;
 	device) opts="--qd --requests --pattern --seed --set --help" ;;
 	list) opts="--plugin --help" ;;

@@ -55,6 +55,8 @@ static void workload_usage(FILE *f)
 		"  --device NAME|FILE      device of the scenario (default ufs21)\n"
 		"  --scheduler NAME        I/O scheduler of the scenario (default cfq)\n"
 		"  --seed N                seed of the scenario and of the check run (default 1)\n"
+		"  --set KEY=VALUE         a key of the scenario (repeatable): written into FIT.yaml,\n"
+		"                          so the check run and later runs use it\n"
 		"  --no-run                write the model only\n"
 		"  --check                 exit 1 when a statistic is outside its tolerance\n"
 		"  --format NAME, --columns SPEC, --strict   as for `mobisim trace stat`\n");
@@ -62,6 +64,8 @@ static void workload_usage(FILE *f)
 
 struct fit_args {
 	const char *trace, *out, *device, *scheduler, *format;
+	char **sets;                /* --set KEY=VALUE, into the scenario */
+	int nsets;
 	int64_t chunk_ns;
 	uint64_t seed;
 	enum tfit_by by;
@@ -158,6 +162,95 @@ static void workload_path(const char *out, char *buf, size_t n)
 		snprintf(buf, n, "%s.workload.yaml", out);
 }
 
+/* ---- the scenario's keys ----------------------------------------------
+ *
+ * The scenario is a list of dotted keys with values (seed, device, block.kind,
+ * scheduler, workload.include ...), the --set ones after them: a set on a key
+ * the list has replaces its value, a new one is added, and the list is written
+ * as nested YAML in first-seen order. So the file runs as the check ran. */
+#define SCEN_KEYS_MAX 96
+#define SCEN_DEPTH_MAX 8
+
+struct scen_key {
+	char path[200];
+	const char *comp[SCEN_DEPTH_MAX];
+	int ncomp;
+	char value[1200];
+	bool done;
+	char buf[200];              /* path split into NUL-ended components */
+};
+
+static int scen_put(struct scen_key *k, int *n, const char *path, const char *value, bool user,
+		    struct sim_error *err)
+{
+	if (strlen(path) >= sizeof(k->path) || strlen(value) >= sizeof(k->value) || !*path ||
+	    strpbrk(path, "[]\"\' "))
+		return sim_errorf(err, SIM_E_INPUT, "--set '%s=%s': expected KEY.SUB=VALUE (plain keys "
+				  "of up to %zu characters)", path, value, sizeof(k->path) - 1);
+	size_t pl = strlen(path);
+	for (int i = 0; i < *n; i++) {
+		size_t ql = strlen(k[i].path);
+		if (!strcmp(k[i].path, path)) {
+			snprintf(k[i].value, sizeof(k[i].value), "%s", value);
+			return 0;
+		}
+		/* one a prefix of the other: a value and a map at one key */
+		const char *lo = pl < ql ? path : k[i].path, *hi = pl < ql ? k[i].path : path;
+		size_t ll = pl < ql ? pl : ql;
+		if (!strncmp(lo, hi, ll) && hi[ll] == '.')
+			return sim_errorf(err, SIM_E_INPUT, "--set %s=%s: the scenario %s %s: %s (give --device "
+					  "FILE or --scheduler for a whole section)", path, value,
+					  user && pl > ql ? "has a value at" : "has keys under",
+					  lo, pl > ql ? k[i].value : "a section");
+	}
+	if (*n == SCEN_KEYS_MAX)
+		return sim_errorf(err, SIM_E_INPUT, "--set: at most %d keys", SCEN_KEYS_MAX - 16);
+	struct scen_key *e = &k[(*n)++];
+	memset(e, 0, sizeof(*e));
+	snprintf(e->path, sizeof(e->path), "%s", path);
+	snprintf(e->value, sizeof(e->value), "%s", value);
+	snprintf(e->buf, sizeof(e->buf), "%s", path);
+	for (char *save = NULL, *c = strtok_r(e->buf, ".", &save); c; c = strtok_r(NULL, ".", &save)) {
+		if (e->ncomp == SCEN_DEPTH_MAX) {
+			(*n)--;
+			return sim_errorf(err, SIM_E_INPUT, "--set %s: deeper than %d keys", path,
+					  SCEN_DEPTH_MAX);
+		}
+		e->comp[e->ncomp++] = c;
+	}
+	return 0;
+}
+
+static bool scen_same_prefix(const struct scen_key *a, const struct scen_key *b, int d)
+{
+	if (a->ncomp <= d || b->ncomp <= d)
+		return false;
+	for (int i = 0; i <= d; i++)
+		if (strcmp(a->comp[i], b->comp[i]))
+			return false;
+	return true;
+}
+
+/* keys [from, n) that share k[from]'s first d components, at depth d */
+static void scen_emit(FILE *o, struct scen_key *k, int n, int from, int d)
+{
+	for (int i = from; i < n; i++) {
+		if (k[i].done || (i != from && d > 0 && !scen_same_prefix(&k[i], &k[from], d - 1)))
+			continue;
+		fprintf(o, "%*s%s:", 2 * d, "", k[i].comp[d]);
+		if (k[i].ncomp == d + 1) {
+			fprintf(o, " %s\n", k[i].value);
+			k[i].done = true;
+			continue;
+		}
+		fprintf(o, "\n");
+		scen_emit(o, k, n, i, d + 1);
+		for (int j = i; j < n; j++)
+			if (scen_same_prefix(&k[j], &k[i], d))
+				k[j].done = true;
+	}
+}
+
 static int write_files(const struct fit_args *a, const char *fmt, const struct tfit *f,
 		       const char *scen, const char *wl, struct sim_error *err)
 {
@@ -191,20 +284,51 @@ static int write_files(const struct fit_args *a, const char *fmt, const struct t
 		return rc;
 	}
 	o = results_out_file(os);
+	static struct scen_key keys[SCEN_KEYS_MAX];
+	int nk = 0;
+	char v[1200];
+	snprintf(v, sizeof(v), "fit-%s", base_name(a->trace));
+	rc = scen_put(keys, &nk, "name", v, false, err);
+	snprintf(v, sizeof(v), "synthetic workload fitted to %s (Tarasov et al. FAST'12 chunked model)",
+		 base_name(a->trace));
+	if (!rc)
+		rc = scen_put(keys, &nk, "description", v, false, err);
+	snprintf(v, sizeof(v), "%" PRIu64, a->seed);
+	if (!rc)
+		rc = scen_put(keys, &nk, "seed", v, false, err);
+	if (!rc)
+		rc = scen_put(keys, &nk, "device", a->device, false, err);
+	if (!rc && !legacy_scheduler(a->scheduler))
+		rc = scen_put(keys, &nk, "block.kind", "mq", false, err);
+	if (!rc)
+		rc = scen_put(keys, &nk, "scheduler", a->scheduler, false, err);
+	if (!rc)
+		rc = scen_put(keys, &nk, "workload.include", base_name(wl), false, err);
+	for (int i = 0; !rc && i < a->nsets; i++) {
+		const char *eq = strchr(a->sets[i], '=');
+		char key[256];
+		if (!eq || eq == a->sets[i] || (size_t)(eq - a->sets[i]) >= sizeof(key)) {
+			rc = sim_errorf(err, SIM_E_INPUT, "--set '%s': expected KEY=VALUE", a->sets[i]);
+			break;
+		}
+		snprintf(key, sizeof(key), "%.*s", (int)(eq - a->sets[i]), a->sets[i]);
+		rc = scen_put(keys, &nk, key, eq + 1, true, err);
+	}
+	if (rc) {
+		results_out_abort(ow);
+		results_out_abort(os);
+		return rc;
+	}
+	const char *dev = a->device;
+	for (int i = 0; i < nk; i++)
+		if (!strcmp(keys[i].path, "device"))
+			dev = keys[i].value;
 	fprintf(o, "# The workload fitted to %s by `mobisim workload fit` on a %s phone stack.\n"
-		   "#   mobisim run %s\n"
-		   "name: fit-%s\n"
-		   "description: synthetic workload fitted to %s (Tarasov et al. FAST'12 chunked model)\n"
-		   "seed: %" PRIu64 "\n"
-		   "device: %s\n"
-		   "%s"
-		   "scheduler: %s\n"
-		   "workload:\n"
-		   "  include: %s\n",
-		base_name(a->trace), a->device, base_name(scen), base_name(a->trace),
-		base_name(a->trace), a->seed, a->device,
-		legacy_scheduler(a->scheduler) ? "" : "block:\n  kind: mq\n", a->scheduler,
-		base_name(wl));
+		   "#   mobisim run %s\n",
+		base_name(a->trace), dev, base_name(scen));
+	for (int i = 0; i < a->nsets; i++)
+		fprintf(o, "%s%s%s", i ? " " : "# with --set ", a->sets[i], i == a->nsets - 1 ? "\n" : "");
+	scen_emit(o, keys, nk, 0, 0);
 	/* both complete before either is put in place: a write error (a full
 	 * disk, a file size limit) leaves neither; the scenario, which names
 	 * the workload, goes last, and if it cannot the workload goes too */
@@ -506,6 +630,10 @@ static int do_fit(const struct fit_args *args, struct sim_error *err)
 		if (rc == SIM_E_INPUT && (strstr(why, " device: ") || strstr(why, " scheduler: ")))
 			rc = sim_errorf(err, SIM_E_INPUT, "workload fit: --device %s --scheduler %s: %s%s",
 					a->device, a->scheduler, why, tmp ? "" : " (its files were removed)");
+		else if (rc == SIM_E_INPUT && a->nsets)
+			/* the keys a --set put in the scenario are the user's too */
+			rc = sim_errorf(err, SIM_E_INPUT, "workload fit: the scenario with its --set keys "
+					"does not run: %s%s", why, tmp ? "" : " (its files were removed)");
 		else
 			rc = sim_errorf(err, rc == SIM_E_NOMEM ? SIM_E_NOMEM : SIM_E_RUNTIME,
 					"workload fit: the model it wrote does not run (%s)%s", why,
@@ -550,6 +678,7 @@ static int fit_main(int argc, char **argv)
 		{ "app", required_argument, NULL, 'A' },
 		{ "max-gap", required_argument, NULL, 'G' },
 		{ "gap", required_argument, NULL, 'g' },
+		{ "set", required_argument, NULL, 'E' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -620,6 +749,16 @@ static int fit_main(int argc, char **argv)
 				goto bad;
 			gap_mode = true;
 			break;
+		case 'E': {
+			char **ns = realloc(a.sets, (size_t)(a.nsets + 1) * sizeof(*ns));
+			if (!ns) {
+				fprintf(stderr, "mobisim: out of memory\n");
+				goto out;
+			}
+			a.sets = ns;
+			a.sets[a.nsets++] = optarg;
+			break;
+		}
 		case 'h': workload_usage(stdout); rc = 0; goto out;
 		default: workload_usage(stderr); goto out;
 		}
@@ -647,9 +786,11 @@ static int fit_main(int argc, char **argv)
 	rc = do_fit(&a, &err) ? cli_report(&err) : 0;
 out:
 	trace_fg_free(keep);
+	free(a.sets);
 	return rc;
 bad:
 	trace_fg_free(keep);
+	free(a.sets);
 	return cli_report(&err);
 }
 

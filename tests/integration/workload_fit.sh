@@ -138,4 +138,22 @@ rc=$?
 "$BIN" workload fit "$SRC/traces/samples/disksim/tpcc-small.trace" -o mq.yaml --scheduler mq-deadline > mq.txt 2>&1 ||
 	err "--scheduler mq-deadline exited $?: $(tail -2 mq.txt)"
 grep -q '^  kind: mq$' mq.yaml || err "mq scheduler without block.kind: mq"
+# --set: into the scenario (merged with the keys fit writes), so runs use it; the user's
+# mistakes are exit 2 with nothing left
+"$BIN" workload fit "$SRC/traces/samples/disksim/tpcc-small.trace" -o set.yaml --scheduler mq-deadline \
+	--set block.nr_requests=64 --set mq-deadline.read_expire_ms=100 --set device=ufs31 > set.txt 2>&1 ||
+	err "--set exited $?: $(tail -2 set.txt)"
+grep -Eq '^([0-9]+) of [0-9]+ statistics within tolerance' set.txt || err "--set: the model did not run"
+"$BIN" run set.yaml --quiet --out set.json || err "the --set scenario does not run"
+python3 -c 'import json, sys; c = json.load(open(sys.argv[1]))["config"]
+assert c["block"] == {"kind": "mq", "nr_requests": 64}, c["block"]
+assert c["mq-deadline"]["read_expire_ms"] == 100, c["mq-deadline"]' set.json || err "--set keys not in the scenario"
+grep -qx 'device: ufs31' set.yaml && [ "$(grep -c '^block:' set.yaml)" = 1 ] || err "--set: device not replaced or block twice: $(cat set.yaml)"
+for bad in "device.x=1" "block=3" "nosuch.key=1"; do
+	rm -f bad.yaml bad.workload.yaml
+	"$BIN" workload fit "$SRC/traces/samples/disksim/tpcc-small.trace" -o bad.yaml --scheduler kyber --set "$bad" > /dev/null 2> bad.err
+	rc=$?
+	[ $rc -eq 2 ] || err "--set $bad: exit $rc, expected 2: $(cat bad.err)"
+	[ ! -e bad.yaml ] && [ ! -e bad.workload.yaml ] || err "--set $bad left files"
+done
 exit $fail
