@@ -139,6 +139,18 @@ static int db_user_version(struct rdb *db, const char *schema, int *version,
 	return 0;
 }
 
+/* The tables and this schema's version in an empty database. */
+static int db_init_schema(struct rdb *db, struct sim_error *err)
+{
+	int rc = db_exec(db, rdb_schema, err);
+	if (!rc) {
+		char sql[64];
+		snprintf(sql, sizeof(sql), "PRAGMA user_version=%d", RDB_SCHEMA_VERSION);
+		rc = db_exec(db, sql, err);
+	}
+	return rc;
+}
+
 /* No table, index or view at all (a zero-length file is such a database). */
 static bool db_is_empty(struct rdb *db)
 {
@@ -164,14 +176,7 @@ static int db_open_new(const char *path, struct rdb *db, struct sim_error *err)
 	    SQLITE_OK)
 		return db_err(db, err, "open");
 	rc = db_exec(db, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;", err);
-	if (!rc)
-		rc = db_exec(db, rdb_schema, err);
-	if (!rc) {
-		char sql[64];
-		snprintf(sql, sizeof(sql), "PRAGMA user_version=%d", RDB_SCHEMA_VERSION);
-		rc = db_exec(db, sql, err);
-	}
-	return rc;
+	return rc ? rc : db_init_schema(db, err);
 }
 
 static int db_open_shared(const char *path, struct rdb *db, struct sim_error *err)
@@ -203,12 +208,7 @@ static int db_open_shared(const char *path, struct rdb *db, struct sim_error *er
 		 * the sweep made it): nothing to lose, so it takes the schema */
 		rc = db_exec(db, "BEGIN IMMEDIATE", err);
 		if (!rc)
-			rc = db_exec(db, rdb_schema, err);
-		if (!rc) {
-			char sql[64];
-			snprintf(sql, sizeof(sql), "PRAGMA user_version=%d", RDB_SCHEMA_VERSION);
-			rc = db_exec(db, sql, err);
-		}
+			rc = db_init_schema(db, err);
 		if (!rc)
 			rc = db_exec(db, "COMMIT", err);
 		if (rc)
