@@ -141,6 +141,7 @@ static void track_del(struct trace_filter *f, struct ftrack *t)
 	f->free = t;
 }
 
+/* Remember a request decided at its Q (or its D when no Q came), and count it. */
 static void track_add(struct trace_filter *f, uint64_t dev, uint64_t start, bool keep,
 		      struct trace_diag *d)
 {
@@ -169,6 +170,10 @@ static void track_add(struct trace_filter *f, uint64_t dev, uint64_t start, bool
 	rb_link_node(&t->node, parent, link);
 	rb_insert_color(&t->node, &f->root);
 	list_add_tail(&t->age, &f->lru);
+	if (keep)
+		d->kept_requests++;
+	else
+		d->dropped_requests++;
 }
 
 /* The remembered requests starting in [start, end) on dev: *found how many,
@@ -236,10 +241,6 @@ int trace_filter_pass(struct trace_filter *f, const struct trace_rec *rec, struc
 	case TRACE_A_QUEUE:
 		keep = trace_fg_match(f->keep, rec);
 		track_add(f, dev, rec->sector, keep, d);
-		if (keep)
-			d->kept_requests++;
-		else
-			d->dropped_requests++;
 		break;
 	case TRACE_A_COMPLETE:
 		keep = track_cover(f, dev, rec->sector, end, true, &found);
@@ -257,14 +258,8 @@ int trace_filter_pass(struct trace_filter *f, const struct trace_rec *rec, struc
 		if (found)
 			break;
 		keep = trace_fg_match(f->keep, rec);
-		if (rec->action == TRACE_A_ISSUE) {
-			/* no Q seen: the D stands in for it */
-			track_add(f, dev, rec->sector, keep, d);
-			if (keep)
-				d->kept_requests++;
-			else
-				d->dropped_requests++;
-		}
+		if (rec->action == TRACE_A_ISSUE)
+			track_add(f, dev, rec->sector, keep, d); /* no Q seen: the D stands in */
 		break;
 	default:
 		keep = trace_fg_match(f->keep, rec);

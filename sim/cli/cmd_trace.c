@@ -46,6 +46,7 @@
 
 #include "models/block/request.h"
 #include "sim/cli/cli.h"
+#include "sim/cli/trace_options.h"
 #include "sim/error.h"
 #include "sim/results.h"
 #include "sim/rbtree.h"
@@ -952,24 +953,16 @@ int cmd_trace(int argc, char **argv)
 		{ "format", required_argument, NULL, 'f' },
 		{ "disksim-time", required_argument, NULL, 'T' },
 		{ "window", required_argument, NULL, 'w' },
-		{ "strict", no_argument, NULL, 'S' },
-		{ "columns", required_argument, NULL, 'C' },
 		{ "fg", required_argument, NULL, 'F' },
-		{ "from", required_argument, NULL, 'a' },
-		{ "until", required_argument, NULL, 'u' },
-		{ "comm", required_argument, NULL, 'c' },
-		{ "pid", required_argument, NULL, 'p' },
-		{ "app", required_argument, NULL, 'A' },
-		{ "max-gap", required_argument, NULL, 'G' },
-		{ "gap", required_argument, NULL, 'g' },
+		CLI_TRACE_OPTIONS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct trace_opts opts = { 0 };
-	struct trace_fg *fg = NULL, *keep = NULL;
+	struct cli_trace_options topt = { .opts = &opts };
+	struct trace_fg *fg = NULL;
 	struct sim_error err;
 	const char *to = NULL, *out = NULL, *format = NULL;
-	bool gap_mode = false;
 	int c;
 
 	sim_error_clear(&err);
@@ -1011,56 +1004,31 @@ int cmd_trace(int argc, char **argv)
 			opts.blkparse_reorder_window = (uint32_t)v;
 			break;
 		}
-		case 'S':
-			opts.strict = true;
-			break;
-		case 'C':
-			opts.columns = optarg;
-			break;
-		case 'a':
-		case 'u':
-			if (trace_window_parse(&opts.window, c == 'u', optarg, c == 'u' ? "--until" : "--from",
-					       &err))
-				goto bad;
-			break;
 		case 'F':
 			if (trace_fg_add(&fg, optarg, &err))
 				goto bad;
 			break;
-		case 'c':
-		case 'p':
-		case 'A': {
-			const char *key = c == 'c' ? "comm" : c == 'p' ? "pid" : "app";
-			char opt[8];
-			snprintf(opt, sizeof(opt), "--%s", key);
-			if (trace_keep_add(&keep, key, optarg, opt, &err))
-				goto bad;
-			opts.keep = keep;
-			break;
-		}
-		case 'G':
-			if (trace_gap_parse_max(&opts.gap, optarg, "--max-gap", &err))
-				goto bad;
-			break;
-		case 'g':
-			if (trace_gap_parse_mode(&opts.gap, optarg, "--gap", &err))
-				goto bad;
-			gap_mode = true;
-			break;
 		case 'h':
 			trace_usage(stdout);
 			trace_fg_free(fg);
-			trace_fg_free(keep);
+			trace_fg_free(topt.keep);
 			return 0;
-		default:
-			trace_usage(stderr);
-			goto usage;
+		default: {
+			int t = cli_trace_option(&topt, c, optarg, &err);
+			if (t < 0)
+				goto bad;
+			if (t == 0) {
+				trace_usage(stderr);
+				goto usage;
+			}
+			break;
+		}
 		}
 	}
-	if (gap_mode && !opts.gap.max_ns) {
-		fprintf(stderr, "mobisim: trace %s: --gap needs --max-gap T (the longest gap kept)\n", sub);
-		goto usage;
-	}
+	char cmd[32];
+	snprintf(cmd, sizeof(cmd), "trace %.20s", sub);
+	if (cli_trace_options_check(&topt, cmd, &err))
+		goto bad;
 	int first = optind + 1;
 	if (first != argc - 1) {
 		fprintf(stderr, "mobisim: trace %s: expected one FILE\n", sub);
@@ -1109,16 +1077,16 @@ int cmd_trace(int argc, char **argv)
 		goto usage;
 	}
 	trace_fg_free(fg);
-	trace_fg_free(keep);
+	trace_fg_free(topt.keep);
 	if (rc)
 		return cli_report(&err);
 	return 0;
 bad:
 	trace_fg_free(fg);
-	trace_fg_free(keep);
+	trace_fg_free(topt.keep);
 	return cli_report(&err);
 usage:
 	trace_fg_free(fg);
-	trace_fg_free(keep);
+	trace_fg_free(topt.keep);
 	return 2;
 }

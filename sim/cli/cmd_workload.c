@@ -23,6 +23,7 @@
 
 #include "models/block/block.h"
 #include "sim/cli/cli.h"
+#include "sim/cli/trace_options.h"
 #include "sim/config.h"
 #include "sim/results.h"
 #include "sim/sim.h"
@@ -669,15 +670,7 @@ static int fit_main(int argc, char **argv)
 		{ "no-run", no_argument, NULL, 'n' },
 		{ "check", no_argument, NULL, 'k' },
 		{ "format", required_argument, NULL, 'f' },
-		{ "columns", required_argument, NULL, 'C' },
-		{ "strict", no_argument, NULL, 'T' },
-		{ "from", required_argument, NULL, 'a' },
-		{ "until", required_argument, NULL, 'u' },
-		{ "comm", required_argument, NULL, 'P' },
-		{ "pid", required_argument, NULL, 'I' },
-		{ "app", required_argument, NULL, 'A' },
-		{ "max-gap", required_argument, NULL, 'G' },
-		{ "gap", required_argument, NULL, 'g' },
+		CLI_TRACE_OPTIONS,
 		{ "set", required_argument, NULL, 'E' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -685,8 +678,7 @@ static int fit_main(int argc, char **argv)
 	struct fit_args a = { .device = "ufs21", .scheduler = "cfq", .chunk_ns = 100000000LL,
 			      .seed = 1 };
 	struct sim_error err;
-	struct trace_fg *keep = NULL;
-	bool gap_mode = false;
+	struct cli_trace_options topt = { .opts = &a.topts };
 	int c, rc = 2;
 	sim_error_clear(&err);
 	optind = 1;
@@ -721,34 +713,6 @@ static int fit_main(int argc, char **argv)
 		case 'n': a.no_run = true; break;
 		case 'k': a.check = true; break;
 		case 'f': a.format = optarg; break;
-		case 'C': a.topts.columns = optarg; break;
-		case 'T': a.topts.strict = true; break;
-		case 'a':
-		case 'u':
-			if (trace_window_parse(&a.topts.window, c == 'u', optarg,
-					       c == 'u' ? "--until" : "--from", &err))
-				goto bad;
-			break;
-		case 'P':
-		case 'I':
-		case 'A': {
-			const char *key = c == 'P' ? "comm" : c == 'I' ? "pid" : "app";
-			char opt[8];
-			snprintf(opt, sizeof(opt), "--%s", key);
-			if (trace_keep_add(&keep, key, optarg, opt, &err))
-				goto bad;
-			a.topts.keep = keep;
-			break;
-		}
-		case 'G':
-			if (trace_gap_parse_max(&a.topts.gap, optarg, "--max-gap", &err))
-				goto bad;
-			break;
-		case 'g':
-			if (trace_gap_parse_mode(&a.topts.gap, optarg, "--gap", &err))
-				goto bad;
-			gap_mode = true;
-			break;
 		case 'E': {
 			char **ns = realloc(a.sets, (size_t)(a.nsets + 1) * sizeof(*ns));
 			if (!ns) {
@@ -760,13 +724,20 @@ static int fit_main(int argc, char **argv)
 			break;
 		}
 		case 'h': workload_usage(stdout); rc = 0; goto out;
-		default: workload_usage(stderr); goto out;
+		default: {
+			int t = cli_trace_option(&topt, c, optarg, &err);
+			if (t < 0)
+				goto bad;
+			if (t == 0) {
+				workload_usage(stderr);
+				goto out;
+			}
+			break;
+		}
 		}
 	}
-	if (gap_mode && !a.topts.gap.max_ns) {
-		fprintf(stderr, "mobisim: workload fit: --gap needs --max-gap T (the longest gap kept)\n");
-		goto out;
-	}
+	if (cli_trace_options_check(&topt, "workload fit", &err))
+		goto bad;
 	if (optind != argc - 1) {
 		fprintf(stderr, "mobisim: workload fit: expected one TRACE\n");
 		workload_usage(stderr);
@@ -785,11 +756,11 @@ static int fit_main(int argc, char **argv)
 	}
 	rc = do_fit(&a, &err) ? cli_report(&err) : 0;
 out:
-	trace_fg_free(keep);
+	trace_fg_free(topt.keep);
 	free(a.sets);
 	return rc;
 bad:
-	trace_fg_free(keep);
+	trace_fg_free(topt.keep);
 	free(a.sets);
 	return cli_report(&err);
 }
