@@ -17,9 +17,19 @@
  *                  the launch's read requests (block trace D),
  *                  mapped to (file, offset).
  *   mode: baseline demand paging, only observed (I/O count and size).
- *   mode: reorder | merge | pad   the launch starts (right after its
- *                  region begins) with the loader, on the app's own thread:
- *                  for each planned read, its pieces (file ranges; sectors
+ *   mode: reorder | merge | pad   the loader starts when the launch
+ *                  region opens, on a task of the app's uid beside the
+ *                  app (loader: thread, the default): explicit loading is
+ *                  complementary to demand paging (the paper's abstract),
+ *                  so the app runs from the start and its faults on pages
+ *                  the loader has in flight sleep on the page lock until
+ *                  that read completes (filemap_fault -> lock_page) instead
+ *                  of issuing reads of their own; only pages the loader
+ *                  has not reached yet are demand-paged. loader: app runs
+ *                  the whole load on the app's thread before its own work
+ *                  (launch = load + CPU; kept as the serial variant, it
+ *                  loses on an idle device: docs/papers.md §3).
+ *                  For each planned read, its pieces (file ranges; sectors
  *                  of no app file through the block device) are submitted
  *                  inside one plug so they form one request, then waited
  *                  for and copied - pread on a POSIX_FADV_RANDOM file,
@@ -642,12 +652,13 @@ static const struct cfg_param padding_params[] = {
 	{ "mode", CFG_T_ENUM, offsetof(struct padding, p.mode), "", "pad", CFG_NO_RANGE,
 	  "ESL'20: baseline, reordering, merging, padding bars",
 	  "record (profile), baseline (demand paging), reorder, merge or pad", pad_mode_names },
-	{ "loader", CFG_T_ENUM, offsetof(struct padding, p.loader), "", "app", CFG_NO_RANGE,
-	  "assumed: the abstract calls explicit loading complementary to demand paging; "
-	  "whether the loader runs on the app's thread before its code or on a thread beside it "
-	  "is in no source read",
-	  "app: the loader runs on the app's thread before the app's own work (I/O then CPU); "
-	  "thread: on a task of the app's uid beside it (the app's faults meet pages in flight)",
+	{ "loader", CFG_T_ENUM, offsetof(struct padding, p.loader), "", "thread", CFG_NO_RANGE,
+	  "ESL'20's abstract: explicit loading is complementary to demand paging, so the app "
+	  "runs beside it (thread); app, the loader run to its end before the app's code, is "
+	  "the serial variant (no source read puts it there)",
+	  "thread: the plan runs at launch on a task of the app's uid beside the app, whose "
+	  "faults wait for pages in flight; app: on the app's thread before its own work "
+	  "(I/O then CPU)",
 	  pad_loader_names },
 	{ "max_kib", CFG_T_SIZE, offsetof(struct padding, p.max_bytes), "KiB", "512KiB", 4, 65536,
 	  "BLK_DEF_MAX_SECTORS 1024 = 512 KiB (max_sectors_kb)",
