@@ -17,9 +17,19 @@
  *                  the launch's read requests (block trace D),
  *                  mapped to (file, offset).
  *   mode: baseline demand paging, only observed (I/O count and size).
- *   mode: reorder | merge | pad   the launch starts (right after its
- *                  region begins) with the loader, on the app's own thread:
- *                  for each planned read, its pieces (file ranges; sectors
+ *   mode: reorder | merge | pad   the loader starts when the launch
+ *                  region opens, on a task of the app's uid beside the
+ *                  app (loader: thread, the default): explicit loading is
+ *                  complementary to demand paging (the paper's abstract),
+ *                  so the app runs from the start and its faults on pages
+ *                  the loader has in flight sleep on the page lock until
+ *                  that read completes (filemap_fault -> lock_page) instead
+ *                  of issuing reads of their own; only pages the loader
+ *                  has not reached yet are demand-paged. loader: app runs
+ *                  the whole load on the app's thread before its own work
+ *                  (launch = load + CPU; kept as the serial variant, it
+ *                  loses on an idle device: docs/papers.md §3).
+ *                  For each planned read, its pieces (file ranges; sectors
  *                  of no app file through the block device) are submitted
  *                  inside one plug so they form one request, then waited
  *                  for and copied - pread on a POSIX_FADV_RANDOM file,
@@ -30,7 +40,12 @@
  * is the paper's measured table); max_kib bounds a read (max_sectors).
  * Figures: planned reads and bytes, padded bytes, the curve's predicted
  * time for reorder/merge/pad, the measured load time and the launch's
- * requests and average request size (block trace point D of the app).
+ * requests and average request size (block trace point D of the app);
+ * and what the app's own reads and faults met when issued (app_met: absent
+ * pages it reads itself, pages in flight it waits for, hits, with the
+ * time each class cost), its CPU, when its first I/O and the load began
+ * after the launch opened - the figures that say where a launch's time
+ * goes (docs/papers.md §3).
  * Left out: the energy figure; background I/O is whatever else the
  * scenario runs. A real pread loader could only pad inside one file; here
  * a read may span files (its pieces are plugged together), which a
@@ -85,6 +100,18 @@ struct pad_app {
 	size_t chunks, reads;
 	uint64_t ws_bytes, read_bytes;
 	int64_t pred_reorder_ns, pred_merge_ns, pred_pad_ns, pred_ns;
+	/* what the app's own ops met (instrumentation, every mode): each
+	 * read or fault classed, when it is issued, by the worst state of
+	 * its pages (absent: the app's own I/O; in flight: it waits for a
+	 * read already submitted, the loader's or its own readahead; up to
+	 * date: a hit), and the time until the app's next op by that class */
+	int64_t begin_ns;           /* the launch region opened */
+	int64_t first_io_ns;        /* the app's first own read or fault, -1: none yet */
+	int pend_class;             /* class of the op in progress, -1: none */
+	int64_t pend_ns;            /* when it was issued */
+	uint64_t met_ops[3], met_pages[3];
+	int64_t met_ns[3];
+	int64_t app_cpu_ns;         /* the app's own CPU ops */
 	struct pad_app *next;
 };
 
@@ -165,11 +192,65 @@ static void start_loader(struct pad_app *a)
 	}
 }
 
+static const char *const met_names[] = { "absent", "inflight", "uptodate" };
+
+/* The class of an app op by the worst state of the pages it touches, now:
+ * 0 absent, 1 in flight, 2 up to date; -1 for ops that touch no page. */
+static int met_class(struct pad_app *a, const struct stack_op *op)
+{
+	if ((op->kind != STACK_OP_FAULT && op->kind != STACK_OP_READ) || !op->file)
+		return -1;
+	uint64_t first = op->off >> STACK_PAGE_SHIFT, n;
+	if (op->kind == STACK_OP_FAULT)
+		n = op->len > STACK_PAGE_SIZE ? (op->len + STACK_PAGE_SIZE - 1) >> STACK_PAGE_SHIFT : 1;
+	else
+		n = op->len ? ((op->off + op->len - 1) >> STACK_PAGE_SHIFT) - first + 1 : 0;
+	int worst = 2;
+	for (uint64_t i = 0; i < n; i++) {
+		enum stack_page_state st = stack_file_page_state(op->file, first + i);
+		int c = st == STACK_PAGE_ABSENT ? 0 : st == STACK_PAGE_INFLIGHT ? 1 : 2;
+		a->met_pages[c]++;
+		if (c < worst)
+			worst = c;
+	}
+	return n ? worst : -1;
+}
+
+/* The app's previous op is over when it asks for the next one. */
+static void met_close(struct pad_app *a)
+{
+	if (a->pend_class < 0)
+		return;
+	a->met_ns[a->pend_class] += sim_now(a->pd->sim) - a->pend_ns;
+	a->pend_class = -1;
+}
+
+static void met_open(struct pad_app *a, const struct stack_op *op)
+{
+	if (!a->began || a->done)
+		return;
+	if (op->kind == STACK_OP_CPU) {
+		a->app_cpu_ns += op->ns;
+		return;
+	}
+	int c = met_class(a, op);
+	if (c < 0)
+		return;
+	if (a->first_io_ns < 0)
+		a->first_io_ns = sim_now(a->pd->sim);
+	a->met_ops[c]++;
+	a->pend_class = c;
+	a->pend_ns = sim_now(a->pd->sim);
+}
+
 static int app_next(struct stack_task *t, struct stack_op *op, void *ctx)
 {
 	struct pad_app *a = ctx;
-	if (!a->region)
+	met_close(a);
+	if (!a->region && !a->began) {
 		a->began = true; /* no region: load before the first op */
+		a->begin_ns = sim_now(a->pd->sim);
+	}
 	start_loader(a);
 	if (a->pd->p.loader == PAD_LOADER_APP && a->began && a->cur < a->nsteps) {
 		if (a->cur == 0)
@@ -187,8 +268,10 @@ static int app_next(struct stack_task *t, struct stack_op *op, void *ctx)
 	/* the loader runs right after the launch region opens */
 	if (!a->began && op->kind == STACK_OP_BEGIN && op->name && strcmp(op->name, a->region) == 0) {
 		a->began = true;
+		a->begin_ns = sim_now(a->pd->sim);
 		start_loader(a);
 	}
+	met_open(a, op);
 	if (lcom_observe(a->obs, op, a->region, a->pd->sim))
 		app_finish(a);
 	return r;
@@ -370,6 +453,8 @@ static int padding_before_launch(struct policy *p, const struct policy_app *app,
 	a->pd = pd;
 	a->name = strdup(app->name ? app->name : stack_task_name(app->task));
 	a->region = app->region;
+	a->first_io_ns = -1;
+	a->pend_class = -1;
 	if (!a->name) {
 		free(a);
 		return sim_errorf(err, SIM_E_NOMEM, "out of memory");
@@ -492,6 +577,25 @@ static void padding_stats(const struct policy *p, struct json_t *obj)
 			treq += r->requests + r->helper_requests;
 			tbytes += r->bytes + r->helper_bytes;
 		}
+		if (a->began) {
+			/* what the app's own reads and faults met when issued */
+			json_t *met = json_object();
+			for (int c = 0; c < 3; c++) {
+				json_t *m = json_object();
+				json_object_set_new(m, "ops", json_integer((json_int_t)a->met_ops[c]));
+				json_object_set_new(m, "pages", json_integer((json_int_t)a->met_pages[c]));
+				json_object_set_new(m, "wait_ns", json_integer(a->met_ns[c]));
+				json_object_set_new(met, met_names[c], m);
+			}
+			json_object_set_new(o, "app_met", met);
+			json_object_set_new(o, "app_cpu_ns", json_integer(a->app_cpu_ns));
+			json_object_set_new(o, "first_io_after_ns",
+					    a->first_io_ns >= 0 ? json_integer(a->first_io_ns - a->begin_ns)
+								: json_null());
+			if (a->load_end_ns)
+				json_object_set_new(o, "load_start_after_ns",
+						    json_integer(a->load_start_ns - a->begin_ns));
+		}
 		if (a->nsteps) {
 			json_object_set_new(o, "chunks", json_integer((json_int_t)a->chunks));
 			json_object_set_new(o, "reads", json_integer((json_int_t)a->reads));
@@ -548,12 +652,13 @@ static const struct cfg_param padding_params[] = {
 	{ "mode", CFG_T_ENUM, offsetof(struct padding, p.mode), "", "pad", CFG_NO_RANGE,
 	  "ESL'20: baseline, reordering, merging, padding bars",
 	  "record (profile), baseline (demand paging), reorder, merge or pad", pad_mode_names },
-	{ "loader", CFG_T_ENUM, offsetof(struct padding, p.loader), "", "app", CFG_NO_RANGE,
-	  "assumed: the abstract calls explicit loading complementary to demand paging; "
-	  "whether the loader runs on the app's thread before its code or on a thread beside it "
-	  "is in no source read",
-	  "app: the loader runs on the app's thread before the app's own work (I/O then CPU); "
-	  "thread: on a task of the app's uid beside it (the app's faults meet pages in flight)",
+	{ "loader", CFG_T_ENUM, offsetof(struct padding, p.loader), "", "thread", CFG_NO_RANGE,
+	  "ESL'20's abstract: explicit loading is complementary to demand paging, so the app "
+	  "runs beside it (thread); app, the loader run to its end before the app's code, is "
+	  "the serial variant (no source read puts it there)",
+	  "thread: the plan runs at launch on a task of the app's uid beside the app, whose "
+	  "faults wait for pages in flight; app: on the app's thread before its own work "
+	  "(I/O then CPU)",
 	  pad_loader_names },
 	{ "max_kib", CFG_T_SIZE, offsetof(struct padding, p.max_bytes), "KiB", "512KiB", 4, 65536,
 	  "BLK_DEF_MAX_SECTORS 1024 = 512 KiB (max_sectors_kb)",

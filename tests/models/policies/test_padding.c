@@ -266,18 +266,20 @@ static const char *device_table =
 static json_t *run_loader(const char *device, const char *mode, const char *prof,
 			  const char *loader, const char *cpu)
 {
-	char yaml[4096];
+	char yaml[4096], lkey[64] = "";
+	if (loader) /* NULL: padding.loader's default */
+		snprintf(lkey, sizeof(lkey), ", loader: %s", loader);
 	snprintf(yaml, sizeof(yaml),
 		 "seed: 3\ndevice: %s\nscheduler: noop\n"
 		 "memory: {total_bytes: 1GiB, reserved_bytes: 512MiB}\n"
 		 "fs: {extent_mean_bytes: 256KiB, gap_mean_bytes: 64KiB}\n"
-		 "policies: [padding]\npadding: {mode: %s, profile: %s, loader: %s}\n"
+		 "policies: [padding]\npadding: {mode: %s, profile: %s%s}\n"
 		 "fg: 10050\n"
 		 "workload:\n  type: synthetic\n  tasks:\n"
 		 "    app: {gen: launch, uid: 10050, become_fg: true, region: launch, bytes: 3MiB,"
 		 " files: 6, file_coverage: 0.4, run_bytes: 12KiB, fault_fraction: 0.6,"
 		 " cpu_total: %s}\n",
-		 device, mode, prof, loader, cpu);
+		 device, mode, prof, lkey, cpu);
 	return run_yaml(yaml);
 }
 
@@ -388,6 +390,55 @@ static void test_padding_loader_thread_overlaps_cpu(void **state)
 	unlink(prof);
 }
 
+static double met_ops(json_t *a, const char *cls)
+{
+	json_t *m = json_object_get(json_object_get(a, "app_met"), cls);
+	if (!m)
+		fail_msg("missing app_met.%s", cls);
+	return json_number_value(json_object_get(m, "ops"));
+}
+
+/* ESL'20 as described: by default the loader runs beside the app from the
+ * launch's start, and the app's faults on pages it has in flight wait for
+ * that read (filemap_fault -> lock_page) instead of reading the pages
+ * themselves; with loader: app every op of the app comes after the load
+ * and hits. A light CPU (20 ms) makes the app fault faster than the
+ * loader reads, so it meets the loader's reads in flight. */
+static void test_padding_default_loader_meets_pages_in_flight(void **state)
+{
+	(void)state;
+	char prof[128];
+	snprintf(prof, sizeof(prof), "/tmp/mobisim-padf-%d.prof", (int)getpid());
+	json_decref(run_loader(device_flash, "record", prof, NULL, "20ms"));
+	json_t *base = run_loader(device_flash, "baseline", prof, NULL, "20ms");
+	json_t *def = run_loader(device_flash, "pad", prof, NULL, "20ms");
+	json_t *ser = run_loader(device_flash, "pad", prof, "app", "20ms");
+	json_t *params = json_object_get(json_object_get(json_object_get(def, "policies"), "padding"),
+					 "params");
+	assert_string_equal(json_string_value(json_object_get(params, "loader")), "thread");
+	json_t *a_base = app_stats(base), *a_def = app_stats(def), *a_ser = app_stats(ser);
+	print_message("app's misses: baseline %g, pad %g (in flight %g); serial: first I/O %.4f s "
+		      "after launch, load %.4f s\n",
+		      met_ops(a_base, "absent"), met_ops(a_def, "absent"), met_ops(a_def, "inflight"),
+		      jnum(a_ser, "first_io_after_ns") / 1e9, jnum(a_ser, "load_ns") / 1e9);
+	/* demand paging reads its pages itself */
+	assert_true(met_ops(a_base, "absent") > 10);
+	/* beside the loader: it starts with the launch, the app waits for its reads */
+	assert_true(jnum(a_def, "load_start_after_ns") == 0);
+	assert_true(met_ops(a_def, "inflight") > 0);
+	assert_true(met_ops(a_def, "absent") * 5 < met_ops(a_base, "absent"));
+	/* the same app CPU in every mode */
+	assert_true(jnum(a_def, "app_cpu_ns") == jnum(a_base, "app_cpu_ns"));
+	/* serial: nothing in flight or absent, the first I/O after the load */
+	assert_true(met_ops(a_ser, "absent") == 0 && met_ops(a_ser, "inflight") == 0);
+	assert_true(jnum(a_ser, "first_io_after_ns") >= jnum(a_ser, "load_ns"));
+	assert_true(launch_s(def) < launch_s(ser));
+	json_decref(base);
+	json_decref(def);
+	json_decref(ser);
+	unlink(prof);
+}
+
 static void test_padding_replay_without_profile_is_input_error(void **state)
 {
 	(void)state;
@@ -488,6 +539,7 @@ int main(void)
 		cmocka_unit_test(test_padding_end_to_end_flash),
 		cmocka_unit_test(test_padding_end_to_end_table),
 		cmocka_unit_test(test_padding_loader_thread_overlaps_cpu),
+		cmocka_unit_test(test_padding_default_loader_meets_pages_in_flight),
 		cmocka_unit_test(test_padding_replay_without_profile_is_input_error),
 		cmocka_unit_test(test_padding_plan_loads_hook),
 	};
