@@ -27,7 +27,9 @@
 #include "models/completion/completion.h"
 #include "models/device/device.h"
 #include "models/policies/policy.h"
+#include "models/sched/sched.h"
 #include "models/stack/stack.h"
+#include "models/stack/stack_types.h"
 #include "sim/sim.h"
 #include "sim/workload.h"
 #include "version.h"
@@ -68,6 +70,49 @@ static json_t *pagecache_json(const struct sim *s)
 	return o;
 }
 
+/* The "energy" object (docs/energy.md): totals, by class, the device's and
+ * the CPU's parts, and each region's. fg/bg: the requests and task CPU time
+ * of that class; kernel: the completion path's CPU time; idle: what the
+ * device drew idle and asleep and the CPUs idle, no class's. */
+static json_t *energy_json(const struct sim *s)
+{
+	int64_t now = sim_now(s);
+	struct device_energy_total d = { 0 };
+	struct cpu_energy_total c = { 0 };
+	if (s->device)
+		device_energy_at(&s->device->energy, now, &d);
+	if (s->stack)
+		cpu_energy_at(&s->stack->cpu, now, &c);
+	double dev_j = device_energy_total_j(&d), cpu_j = c.active_j + c.idle_j;
+	json_t *o = json_object();
+	json_object_set_new(o, "total_j", json_real(dev_j + cpu_j));
+	json_object_set_new(o, "device_j", json_real(dev_j));
+	json_object_set_new(o, "cpu_j", json_real(cpu_j));
+	json_t *bc = json_object();
+	for (int k = 0; k < SIM_NCLASS; k++) {
+		json_t *x = json_object();
+		json_object_set_new(x, "device_j", json_real(d.by_class_j[k]));
+		json_object_set_new(x, "cpu_j", json_real(c.by_who_j[k == SIM_CLASS_FG ? CPU_BUSY_FG
+											 : CPU_BUSY_BG]));
+		json_object_set_new(bc, sim_class_names[k], x);
+	}
+	json_t *x = json_object();
+	json_object_set_new(x, "device_j", json_real(0));
+	json_object_set_new(x, "cpu_j", json_real(c.by_who_j[CPU_BUSY_KERNEL]));
+	json_object_set_new(bc, "kernel", x);
+	x = json_object();
+	json_object_set_new(x, "device_j", json_real(d.idle_j + d.sleep_j + d.wake_j));
+	json_object_set_new(x, "cpu_j", json_real(c.idle_j));
+	json_object_set_new(bc, "idle", x);
+	json_object_set_new(o, "by_class", bc);
+	if (s->device)
+		json_object_set_new(o, "device", device_energy_json(&s->device->energy, now));
+	if (s->stack)
+		json_object_set_new(o, "cpu", cpu_energy_json(&s->stack->cpu, now));
+	json_object_set_new(o, "regions", sim_energy_regions_json(&s->energy));
+	return o;
+}
+
 json_t *sim_result_json(struct sim *s)
 {
 	json_t *doc = json_object();
@@ -100,5 +145,6 @@ json_t *sim_result_json(struct sim *s)
 		s->workload->ops->stats_json(s, s->workload->state, w);
 		json_object_set_new(doc, "workload", w);
 	}
+	json_object_set_new(doc, "energy", energy_json(s));
 	return doc;
 }

@@ -189,6 +189,8 @@ int device_create(struct sim *sim, struct cfg_node *node, struct device **out,
 		}
 	}
 	int rc = ufs_host_create(cfg_get(node, "host"), &dev->host, err);
+	if (rc == 0)
+		rc = device_energy_init(&dev->energy, cfg_get(node, "energy"), err);
 	if (rc == 0 && !ops->models_link)
 		rc = link_init(dev, node, err);
 	if (rc == 0 && ops->params)
@@ -232,8 +234,10 @@ void device_submit(struct device *dev, struct io_request *rq)
 
 	if (rq->t_dispatch == 0)
 		rq->t_dispatch = now;
-	if (dev->inflight++ == 0)
+	if (dev->inflight++ == 0) {
 		dev->busy_since = now;
+		device_energy_busy(&dev->energy, now);
+	}
 	SIM_ASSERT(dev->queue_depth == 0 || dev->inflight <= dev->queue_depth ||
 		   dev->ops->can_accept);
 	if (dev->cpl)
@@ -258,8 +262,15 @@ static void device_finish(struct device *dev, struct io_request *rq)
 		dev->reads++;
 		dev->read_bytes += bytes;
 	}
-	if (--dev->inflight == 0)
+	if (--dev->inflight == 0) {
 		dev->busy_ns += now - dev->busy_since;
+		device_energy_idle(&dev->energy, now);
+	}
+	/* a discard moves no data: its command only */
+	device_energy_request(&dev->energy, req_is_write(rq->flags),
+			      rq->flags & REQ_DISCARD ? 0 : bytes,
+			      (rq->flags & REQ_FG) || (rq->ioc && rq->ioc->fg) ? SIM_CLASS_FG
+									       : SIM_CLASS_BG);
 	/* every served request, with or without a block layer above (a direct
 	 * source), so the per-request rows match the device's counters */
 	if (dev->sim->observer && dev->sim->observer->request_done)

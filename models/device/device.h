@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "models/block/request.h"
+#include "models/device/energy.h"
 #include "sim/config.h"
 #include "sim/error.h"
 
@@ -104,6 +105,10 @@ struct device {
 	uint64_t requests, bytes, reads, writes, read_bytes, write_bytes;
 	int64_t busy_ns;         /* time with at least one command in flight */
 	int64_t busy_since;
+
+	/* What the device drew (models/device/energy.h), from the map's
+	 * `energy:` keys; told of busy/idle edges and served requests. */
+	struct device_energy energy;
 };
 
 /* Registry (models/device/device.c): one explicit table, looked up by name. */

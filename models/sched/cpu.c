@@ -49,6 +49,20 @@ const struct cfg_param cpu_params_table[] = {
 
 static void cpu_event(struct sim *sim, struct sim_event *ev);
 
+/* Busy time: the total, and for the energy model (cpu_energy.c) by whose
+ * work it was and by the cluster of the core it ran on. */
+static inline __attribute__((always_inline)) void cpu_account(struct cpu_model *c, int core,
+								int who, int64_t ns)
+{
+	c->busy_ns += ns;
+	c->busy_by[who][cpu_energy_cluster(c, core)] += ns;
+}
+
+static inline int cpu_who(const struct stack_task *t)
+{
+	return t->ioc.fg ? CPU_BUSY_FG : CPU_BUSY_BG;
+}
+
 /* t takes core at now; a section's locks are taken now that it has one. */
 static void cpu_take_core(struct cpu_model *c, struct stack_task *t, int core, int64_t now)
 {
@@ -172,7 +186,7 @@ void cpu_burst_event(struct stack_task *t)
 	task_timeline_slice(t, "cpu", "running", t->slice_start, t->slice_len);
 	t->vruntime += t->slice_len;
 	t->cpu_left -= t->slice_len;
-	c->busy_ns += t->slice_len;
+	cpu_account(c, core, cpu_who(t), t->slice_len);
 	if (t->cpu_left > 0) {
 		struct stack_task *next = cpu_pick(c);
 		if (!next || next->vruntime >= t->vruntime) {
@@ -223,7 +237,7 @@ static bool cpu_burst_inline(struct cpu_model *c, struct stack_task *t, int64_t 
 	if (s->sim->timeline)
 		task_timeline_slice(t, "cpu", "running", now, len);
 	t->vruntime += len;
-	c->busy_ns += len;
+	cpu_account(c, t->core, cpu_who(t), len);
 	t->cpu_left = 0;
 	t->nopreempt = false;
 	c->nr_running--;
@@ -306,7 +320,7 @@ static __attribute__((noinline)) bool cpu_run_shared(struct cpu_model *c, struct
 		sim_cancel(s->sim, &u->cpu_ev);
 		u->vruntime += ran;
 		u->cpu_left -= ran;
-		c->busy_ns += ran;
+		cpu_account(c, victim, cpu_who(u), ran);
 		c->core[victim] = NULL;
 		c->on_cores--;
 		u->core = -1;
@@ -387,13 +401,13 @@ static __attribute__((noinline)) enum step task_pay_spins(struct stack_task *t)
  * moved to the end of the burst), min_now cpu_update_min's result. */
 static inline __attribute__((always_inline)) enum step cpu_paid(struct cpu_model *c,
 								struct stack_task *t, int64_t ns,
-								int64_t min_now)
+								int64_t min_now, int core)
 {
 	t->cpu_debt = 0;
 	c->bursts++;
 	cpu_place(c, t);
 	t->vruntime += ns;
-	c->busy_ns += ns;
+	cpu_account(c, core, cpu_who(t), ns);
 	t->cpu_left = 0;
 	t->nopreempt = false;
 	t->core = -1;
@@ -411,10 +425,11 @@ static __attribute__((noinline)) enum step task_pay_cpu_shared(struct stack_task
 	struct sim_engine *e = &t->stack->sim->engine;
 	int64_t now = e->now;
 	int64_t min_now = cpu_update_min(c, now);
-	if (cpu_free_core(c) < 0 || !cpu_one_slice(c, t, ns, c->nr_running + 1) ||
+	int core = cpu_free_core(c);
+	if (core < 0 || !cpu_one_slice(c, t, ns, c->nr_running + 1) ||
 	    !sim_engine_advance_fast(e, now + ns))
 		return task_pay_cpu_slow(t);
-	return cpu_paid(c, t, ns, min_now);
+	return cpu_paid(c, t, ns, min_now, core);
 }
 
 /* The debt of nearly every page of a write(), paid by a task when a core
@@ -448,10 +463,10 @@ enum step task_pay_cpu(struct stack_task *t)
 	if (c->nr_running)
 		return task_pay_cpu_shared(t, ns);
 	/* alone: core 0 has no task, and min_vruntime has nothing to move to */
-	if ((c->held[0] && cpu_free_core(c) < 0) || !cpu_one_slice(c, t, ns, 1) ||
-	    !sim_engine_advance_fast(e, e->now + ns))
+	int core = c->held[0] ? cpu_free_core(c) : 0;
+	if (core < 0 || !cpu_one_slice(c, t, ns, 1) || !sim_engine_advance_fast(e, e->now + ns))
 		return task_pay_cpu_slow(t);
-	return cpu_paid(c, t, ns, INT64_MAX);
+	return cpu_paid(c, t, ns, INT64_MAX, core);
 }
 
 bool cpu_run(struct stack_task *t, int64_t ns)
@@ -471,6 +486,8 @@ int cpu_init(struct stack *s, struct cfg_node *node, struct sim_error *err)
 {
 	struct cpu_model *c = &s->cpu;
 	int rc = cfg_apply(cpu_params_table, node, &c->p, err);
+	if (rc == 0)
+		rc = cpu_energy_init(c, cfg_get(node, "energy"), err);
 	if (rc)
 		return rc;
 	int64_t n = c->p.cores < 8 ? c->p.cores : 8, factor = 1;
@@ -513,13 +530,14 @@ void stack_cpu_release(struct stack *s, int core, int64_t busy_ns)
 	if (core < 0 || core >= (int)c->p.cores || !c->held[core])
 		return;
 	c->held[core] = false;
-	c->busy_ns += busy_ns;
+	cpu_account(c, core, CPU_BUSY_KERNEL, busy_ns);
 	cpu_dispatch(c, core, sim_now(s->sim));
 }
 
 void stack_cpu_charge(struct stack *s, int64_t ns)
 {
-	s->cpu.busy_ns += ns;
+	/* no core taken: booked to the first cluster (cpu_energy.c) */
+	cpu_account(&s->cpu, 0, CPU_BUSY_KERNEL, ns);
 }
 
 uint32_t stack_cpu_cores(const struct stack *s)

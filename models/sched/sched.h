@@ -53,8 +53,23 @@ struct cpu_params {
 	int64_t wakeup_gran_ns;    /* sysctl_sched_wakeup_granularity (unscaled) */
 };
 
+/* CPU energy (cpu_energy.c, docs/energy.md): two clusters; the model's
+ * cores [0, big_cores) are the big cluster's, the rest the little one's. */
+struct cpu_energy_params {
+	int64_t big_cores;
+	double big_active_mw, big_idle_mw;       /* per core */
+	double little_active_mw, little_idle_mw; /* per core */
+};
+
+/* Whose work a core's busy time was: a foreground or background task's, or
+ * the kernel's I/O completion path (interrupts, polling; stack_cpu_*). */
+enum { CPU_BUSY_FG = 0, CPU_BUSY_BG, CPU_BUSY_KERNEL, CPU_BUSY_N };
+#define CPU_NCLUSTERS 2
+
 struct cpu_model {
 	struct cpu_params p;
+	struct cpu_energy_params ep;
+	int64_t busy_by[CPU_BUSY_N][CPU_NCLUSTERS]; /* busy_ns split by whose and cluster */
 	int64_t latency, min_gran, wakeup_gran; /* scaled by 1 + ilog2(min(cores, 8)) */
 	int64_t half_latency;      /* latency / 2: place_entity's sleeper credit */
 	int64_t min_vruntime;
@@ -124,6 +139,29 @@ enum step task_pay_cpu(struct stack_task *t);
 /* Core of a task that finished a burst (from the burst's event). */
 void cpu_burst_event(struct stack_task *t);
 struct json_t *cpu_to_json(const struct cpu_model *c);
+
+/* ------------------------------------------------------ cpu_energy.c */
+
+extern const struct cfg_param cpu_energy_params_table[];
+/* Parameters from the cpu map's `energy:` map (NULL: defaults). */
+int cpu_energy_init(struct cpu_model *c, struct cfg_node *node, struct sim_error *err);
+/* The cluster of core i: 0 big, 1 little. */
+static inline int cpu_energy_cluster(const struct cpu_model *c, int core)
+{
+	return core >= c->ep.big_cores;
+}
+/* Energy from t = 0 until now (J): busy core time at each cluster's active
+ * power (the slices running at now included up to now), the rest of every
+ * core's time at its idle power. */
+struct cpu_energy_total {
+	double active_j, idle_j;
+	double by_who_j[CPU_BUSY_N];
+	double cluster_active_j[CPU_NCLUSTERS], cluster_idle_j[CPU_NCLUSTERS];
+	int64_t cluster_busy_ns[CPU_NCLUSTERS];
+};
+void cpu_energy_at(const struct cpu_model *c, int64_t now, struct cpu_energy_total *t);
+/* The "cpu" part of the result's "energy" object. */
+struct json_t *cpu_energy_json(const struct cpu_model *c, int64_t now);
 extern const struct cfg_param cpu_params_table[];
 /* The CPU model as struct sim's cpu_ops (ctx: the stack). */
 extern const struct sim_cpu_ops stack_cpu_ops;

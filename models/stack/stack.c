@@ -16,6 +16,7 @@
 
 #include <jansson.h>
 
+#include "models/device/device.h"
 #include "models/stack/stack_int.h"
 #include "sim/sim.h"
 
@@ -372,4 +373,18 @@ struct json_t *stack_stats_json(const struct stack *s)
 	}
 	json_object_set_new(o, "tasks", tasks);
 	return o;
+}
+
+void stack_energy_now(const struct stack *s, double *device_j, double *cpu_j)
+{
+	int64_t now = sim_now(s->sim);
+	*device_j = 0;
+	if (s->sim->device) {
+		struct device_energy_total d;
+		device_energy_at(&s->sim->device->energy, now, &d);
+		*device_j = device_energy_total_j(&d);
+	}
+	struct cpu_energy_total c;
+	cpu_energy_at(&s->cpu, now, &c);
+	*cpu_j = c.active_j + c.idle_j;
 }

@@ -95,6 +95,9 @@ struct json_t *stack_to_json(const struct stack *s);
 /* The result's "stack" object: parameters as resolved, cpu, writeback,
  * journal, fs counters, and per-task figures. Caller owns. */
 struct json_t *stack_stats_json(const struct stack *s);
+/* Energy the device and the CPU drew from t = 0 until now (J;
+ * docs/energy.md), for a region's begin and end. */
+void stack_energy_now(const struct stack *s, double *device_j, double *cpu_j);
 
 /* True when every user task has exited (kernel threads do not count). */
 bool stack_tasks_done(const struct stack *s);

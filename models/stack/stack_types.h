@@ -162,6 +162,7 @@ struct stack_task {
 	struct pc_fill fill;
 	const char *regions[STACK_REGION_DEPTH];
 	int64_t region_start[STACK_REGION_DEPTH];
+	double region_energy_j[STACK_REGION_DEPTH][2]; /* device, CPU at the begin */
 	int nregions;
 
 	/* per-op totals of this task, for its fio-style numbers (no histogram:

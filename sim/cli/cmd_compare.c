@@ -211,17 +211,29 @@ static void table_row(json_t *table, const char *metric, const char *unit, const
 	json_array_append_new(table, row);
 }
 
-static json_t *region_at(json_t *res, const char *name, const char *task, int nth)
+static json_t *region_in(json_t *regions, const char *name, const char *task, int nth)
 {
 	size_t i;
 	json_t *r;
 	int k = 0;
-	json_array_foreach(json_object_get(res, "regions"), i, r) {
+	json_array_foreach(regions, i, r) {
 		if (strcmp(json_string_value(json_object_get(r, "name")), name) == 0 &&
 		    strcmp(json_string_value(json_object_get(r, "task")), task) == 0 && k++ == nth)
 			return r;
 	}
 	return NULL;
+}
+
+static json_t *region_at(json_t *res, const char *name, const char *task, int nth)
+{
+	return region_in(json_object_get(res, "regions"), name, task, nth);
+}
+
+/* The energy of that region (docs/energy.md), NULL without one. */
+static json_t *region_energy_at(json_t *res, const char *name, const char *task, int nth)
+{
+	return region_in(json_object_get(json_object_get(res, "energy"), "regions"), name, task,
+			 nth);
 }
 
 static json_t *wait_of(json_t *res, const char *cause, const char *cls)
@@ -439,6 +451,41 @@ static json_t *compare_table(json_t **res, const struct compare_set *sets, size_
 		v[k] = d && sim_ns > 0 ? 100.0 * jnum(d, "busy_ns") / sim_ns : NAN;
 	}
 	table_row(table, "device busy share", "%", v, sets, n);
+
+	/* energy (docs/energy.md): each region's, then the run's */
+	json_array_foreach(json_object_get(res[0], "regions"), i, r) {
+		const char *name = json_string_value(json_object_get(r, "name"));
+		const char *task = json_string_value(json_object_get(r, "task"));
+		int nth = 0;
+		for (size_t j = 0; j < i; j++) {
+			json_t *q = json_array_get(json_object_get(res[0], "regions"), j);
+			if (strcmp(json_string_value(json_object_get(q, "name")), name) == 0 &&
+			    strcmp(json_string_value(json_object_get(q, "task")), task) == 0)
+				nth++;
+		}
+		for (size_t k = 0; k < n; k++) {
+			json_t *x = region_energy_at(res[k], name, task, nth);
+			v[k] = x ? jnum(x, "total_j") : NAN;
+		}
+		if (nth)
+			snprintf(metric, sizeof(metric), "energy region %s (%s) #%d", name, task,
+				 nth + 1);
+		else
+			snprintf(metric, sizeof(metric), "energy region %s (%s)", name, task);
+		table_row(table, metric, "J", v, sets, n);
+	}
+	static const char *const ekeys[][2] = {
+		{ "total_j", "energy (whole run)" },
+		{ "device_j", "energy device" },
+		{ "cpu_j", "energy cpu" },
+	};
+	for (size_t e = 0; e < sizeof(ekeys) / sizeof(ekeys[0]); e++) {
+		for (size_t k = 0; k < n; k++) {
+			json_t *en = json_object_get(res[k], "energy");
+			v[k] = en ? jnum(en, ekeys[e][0]) : NAN;
+		}
+		table_row(table, ekeys[e][1], "J", v, sets, n);
+	}
 	return table;
 }
 
