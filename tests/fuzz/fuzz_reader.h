@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "traces/trace.h"
 
@@ -46,8 +47,10 @@ static int fuzz_reader_run(const struct trace_reader_ops *ops, const uint8_t *da
 
 	if (!sink)
 		sink = fopen("/dev/null", "w");
+	/* every field trace_next and trace_close read (a filter, a window)
+	 * starts empty, as trace_open leaves it */
+	memset(&r, 0, sizeof(r));
 	r.ops = ops;
-	r.state = NULL;
 	if (ops->open_mem(data, size, "fuzz", NULL, &r.state, &err) == 0) {
 		fuzz_reader_drain(&r, sink);
 		trace_close(&r);
