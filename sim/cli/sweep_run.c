@@ -19,6 +19,7 @@
  */
 #include "sim/cli/sweep.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <fcntl.h>
@@ -426,6 +427,26 @@ child_main(const struct sweep *sw, int index, const struct sweep_run_opts *o)
 	_exit(rc ? sim_error_exit_status(rc) : 0);
 }
 
+/* Temporaries (".ID.json.XXXXXX", ".ID.sqlite.XXXXXX") a run killed with
+ * SIGKILL left in DIR: no handler could remove them, and the pool that
+ * starts here is the directory's only writer. */
+static void remove_stale_temps(const char *dir)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	char path[4400];
+	for (struct dirent *e; (e = readdir(d));) {
+		const char *n = e->d_name;
+		size_t l = strlen(n);
+		if (n[0] != '.' || l < 9 || n[l - 7] != '.' || (!strstr(n, ".json.") && !strstr(n, ".sqlite.")))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, n);
+		unlink(path);
+	}
+	closedir(d);
+}
+
 static int run_all(const struct sweep *sw, const struct sweep_run_opts *o, struct rdb *db,
 		   int *nfailed, struct sim_error *err)
 {
@@ -433,6 +454,7 @@ static int run_all(const struct sweep *sw, const struct sweep_run_opts *o, struc
 	*nfailed = 0;
 	int rc;
 	snprintf(dir, sizeof(dir), "%s/points", o->out_dir);
+	remove_stale_temps(dir);
 	int *todo = malloc((size_t)(sw->npoints ? sw->npoints : 1) * sizeof(int));
 	struct slot *slots = calloc((size_t)o->jobs, sizeof(*slots));
 	/* the workers' pids, for the signal handler: a parent stopped by a
