@@ -116,7 +116,7 @@ static char *metrics_strdup(const char *s)
 }
 
 int sim_metrics_region(struct sim_metrics *m, const char *name, const char *task, int64_t start_ns,
-		       int64_t duration_ns)
+		       int64_t duration_ns, double device_j, double cpu_j)
 {
 	if (m->nregions == m->cap_regions) {
 		uint32_t cap = m->cap_regions ? 2 * m->cap_regions : 8;
@@ -136,6 +136,8 @@ int sim_metrics_region(struct sim_metrics *m, const char *name, const char *task
 	}
 	r->start_ns = start_ns;
 	r->duration_ns = duration_ns;
+	r->device_j = device_j;
+	r->cpu_j = cpu_j;
 	m->nregions++;
 	return 0;
 }
@@ -294,6 +296,34 @@ struct json_t *sim_metrics_regions_json(const struct sim_metrics *m)
 			return NULL;
 		}
 		if (json_array_append_new(a, e)) {
+			json_decref(a);
+			return NULL;
+		}
+	}
+	return a;
+}
+
+struct json_t *sim_metrics_region_energy_json(const struct sim_metrics *m)
+{
+	json_t *a = json_array();
+	if (!a)
+		return NULL;
+	for (uint32_t i = 0; i < m->nregions; i++) {
+		const struct sim_region *r = &m->regions[i];
+		json_t *e = json_object();
+		int err = !e;
+		if (e) {
+			err |= json_object_set_new(e, "name", metrics_json_str(r->name));
+			err |= json_object_set_new(e, "task", metrics_json_str(r->task));
+			err |= json_object_set_new(e, "start_ns", json_integer(r->start_ns));
+			err |= json_object_set_new(e, "duration_ns", json_integer(r->duration_ns));
+			err |= json_object_set_new(e, "device_j", json_real(r->device_j));
+			err |= json_object_set_new(e, "cpu_j", json_real(r->cpu_j));
+			err |= json_object_set_new(e, "total_j", json_real(r->device_j + r->cpu_j));
+		}
+		if (err || json_array_append_new(a, e)) {
+			if (err)
+				json_decref(e);
 			json_decref(a);
 			return NULL;
 		}

@@ -65,6 +65,7 @@ struct sim_region {
 	char *name;
 	char *task;
 	int64_t start_ns, duration_ns;
+	double device_j, cpu_j; /* drawn between begin and end (docs/energy.md) */
 };
 
 struct sim_metrics {
@@ -88,7 +89,7 @@ void sim_metrics_wait(struct sim_metrics *m, enum sim_class c, enum sim_wait w, 
 void sim_metrics_btt(struct sim_metrics *m, enum sim_class c, enum sim_btt b, int64_t ns);
 /* Returns 0 or SIM_E_NOMEM. Strings are copied. */
 int sim_metrics_region(struct sim_metrics *m, const char *name, const char *task, int64_t start_ns,
-		       int64_t duration_ns);
+		       int64_t duration_ns, double device_j, double cpu_j);
 
 /* The keys fio's JSON output gives one direction of a job, for tools that
  * post-process fio: total_ios, io_bytes, io_kbytes, runtime (ms), iops,
@@ -102,5 +103,8 @@ struct json_t *sim_metrics_classes_json(const struct sim_metrics *m);
 struct json_t *sim_metrics_class_json(const struct sim_class_metrics *cm);
 struct json_t *sim_metrics_waits_json(const struct sim_metrics *m);
 struct json_t *sim_metrics_regions_json(const struct sim_metrics *m);
+/* The result's energy.regions: [{"name", "task", "start_ns", "duration_ns",
+ * "device_j", "cpu_j", "total_j"}] */
+struct json_t *sim_metrics_region_energy_json(const struct sim_metrics *m);
 
 #endif

@@ -109,7 +109,7 @@ static json_t *energy_json(const struct sim *s)
 		json_object_set_new(o, "device", device_energy_json(&s->device->energy, now));
 	if (s->stack)
 		json_object_set_new(o, "cpu", cpu_energy_json(&s->stack->cpu, now));
-	json_object_set_new(o, "regions", sim_energy_regions_json(&s->energy));
+	json_object_set_new(o, "regions", sim_metrics_region_energy_json(&s->metrics));
 	return o;
 }
 

@@ -14,7 +14,6 @@
 #include <stdio.h>
 
 #include "sim/config.h"
-#include "sim/energy.h"
 #include "sim/engine.h"
 #include "sim/error.h"
 #include "sim/metrics.h"
@@ -93,7 +92,6 @@ struct sim {
 	struct sim_rng_set *rng;
 	uint64_t seed;
 	struct sim_metrics metrics;
-	struct sim_energy_log energy; /* each region's energy (models/stack/ops.c) */
 	struct cfg_doc *doc;        /* the resolved scenario; owned */
 	struct cfg_doc *device_doc; /* preset loaded for `device: NAME`; owned */
 	const char *scenario_path;

@@ -147,7 +147,6 @@ void sim_destroy(struct sim *s)
 	if (s->device)
 		device_destroy(s->device);
 	sim_metrics_free(&s->metrics);
-	sim_energy_log_free(&s->energy);
 	sim_rng_set_free(s->rng);
 	cfg_free(s->doc);
 	cfg_free(s->prefix_doc);

@@ -395,15 +395,12 @@ static void region_end(struct stack_task *t, const char *name)
 	for (int i = t->nregions - 1; i >= 0; i--) {
 		if (name && strcmp(t->regions[i], name) != 0)
 			continue;
-		if (sim_metrics_region(&sim->metrics, t->regions[i], t->name, t->region_start[i],
-				       sim_now(sim) - t->region_start[i]))
-			sim_fail(sim, SIM_E_NOMEM, "out of memory recording a region");
 		double dev_j, cpu_j;
 		stack_energy_now(t->stack, &dev_j, &cpu_j);
-		if (sim_energy_region(&sim->energy, t->regions[i], t->name, t->region_start[i],
-				      sim_now(sim) - t->region_start[i],
-				      dev_j - t->region_energy_j[i][0], cpu_j - t->region_energy_j[i][1]))
-			sim_fail(sim, SIM_E_NOMEM, "out of memory recording a region's energy");
+		if (sim_metrics_region(&sim->metrics, t->regions[i], t->name, t->region_start[i],
+				       sim_now(sim) - t->region_start[i], dev_j - t->region_energy_j[i][0],
+				       cpu_j - t->region_energy_j[i][1]))
+			sim_fail(sim, SIM_E_NOMEM, "out of memory recording a region");
 		if (sim->timeline) {
 			int64_t pid, tid;
 			char label[96];

@@ -236,6 +236,39 @@ static json_t *region_energy_at(json_t *res, const char *name, const char *task,
 			 nth);
 }
 
+/* One row per region of the first run, matched in every run by (name, task,
+ * occurrence): KEY / DIV of the region AT finds. */
+static void region_rows(json_t *table, json_t **res, const struct compare_set *sets, size_t n,
+			const char *label, json_t *(*at)(json_t *, const char *, const char *, int),
+			const char *key, double div, const char *unit)
+{
+	double v[COMPARE_MAX_SETS];
+	char metric[256];
+	json_t *regions = json_object_get(res[0], "regions");
+	size_t i;
+	json_t *r;
+	json_array_foreach(regions, i, r) {
+		const char *name = json_string_value(json_object_get(r, "name"));
+		const char *task = json_string_value(json_object_get(r, "task"));
+		int nth = 0;
+		for (size_t j = 0; j < i; j++) {
+			json_t *q = json_array_get(regions, j);
+			if (strcmp(json_string_value(json_object_get(q, "name")), name) == 0 &&
+			    strcmp(json_string_value(json_object_get(q, "task")), task) == 0)
+				nth++;
+		}
+		for (size_t k = 0; k < n; k++) {
+			json_t *x = at(res[k], name, task, nth);
+			v[k] = x ? jnum(x, key) / div : NAN;
+		}
+		if (nth)
+			snprintf(metric, sizeof(metric), "%s %s (%s) #%d", label, name, task, nth + 1);
+		else
+			snprintf(metric, sizeof(metric), "%s %s (%s)", label, name, task);
+		table_row(table, metric, unit, v, sets, n);
+	}
+}
+
 static json_t *wait_of(json_t *res, const char *cause, const char *cls)
 {
 	size_t i;
@@ -292,29 +325,7 @@ static json_t *compare_table(json_t **res, const struct compare_set *sets, size_
 	double v[COMPARE_MAX_SETS];
 	char metric[256];
 
-	/* regions of the first run, matched by (name, task, occurrence) */
-	size_t i;
-	json_t *r;
-	json_array_foreach(json_object_get(res[0], "regions"), i, r) {
-		const char *name = json_string_value(json_object_get(r, "name"));
-		const char *task = json_string_value(json_object_get(r, "task"));
-		int nth = 0;
-		for (size_t j = 0; j < i; j++) {
-			json_t *q = json_array_get(json_object_get(res[0], "regions"), j);
-			if (strcmp(json_string_value(json_object_get(q, "name")), name) == 0 &&
-			    strcmp(json_string_value(json_object_get(q, "task")), task) == 0)
-				nth++;
-		}
-		for (size_t k = 0; k < n; k++) {
-			json_t *x = region_at(res[k], name, task, nth);
-			v[k] = x ? jnum(x, "duration_ns") / 1e9 : NAN;
-		}
-		if (nth)
-			snprintf(metric, sizeof(metric), "region %s (%s) #%d", name, task, nth + 1);
-		else
-			snprintf(metric, sizeof(metric), "region %s (%s)", name, task);
-		table_row(table, metric, "s", v, sets, n);
-	}
+	region_rows(table, res, sets, n, "region", region_at, "duration_ns", 1e9, "s");
 
 	/* latency percentiles */
 	static const char *const classes[] = { "fg", "bg" };
@@ -352,6 +363,7 @@ static json_t *compare_table(json_t **res, const struct compare_set *sets, size_
 			const char *best = NULL;
 			double best_ns = 0;
 			for (size_t k = 0; k < n; k++) {
+				size_t i;
 				json_t *w;
 				json_array_foreach(json_object_get(res[k], "waits"), i, w) {
 					const char *cause = json_string_value(json_object_get(w, "cause"));
@@ -453,27 +465,7 @@ static json_t *compare_table(json_t **res, const struct compare_set *sets, size_
 	table_row(table, "device busy share", "%", v, sets, n);
 
 	/* energy (docs/energy.md): each region's, then the run's */
-	json_array_foreach(json_object_get(res[0], "regions"), i, r) {
-		const char *name = json_string_value(json_object_get(r, "name"));
-		const char *task = json_string_value(json_object_get(r, "task"));
-		int nth = 0;
-		for (size_t j = 0; j < i; j++) {
-			json_t *q = json_array_get(json_object_get(res[0], "regions"), j);
-			if (strcmp(json_string_value(json_object_get(q, "name")), name) == 0 &&
-			    strcmp(json_string_value(json_object_get(q, "task")), task) == 0)
-				nth++;
-		}
-		for (size_t k = 0; k < n; k++) {
-			json_t *x = region_energy_at(res[k], name, task, nth);
-			v[k] = x ? jnum(x, "total_j") : NAN;
-		}
-		if (nth)
-			snprintf(metric, sizeof(metric), "energy region %s (%s) #%d", name, task,
-				 nth + 1);
-		else
-			snprintf(metric, sizeof(metric), "energy region %s (%s)", name, task);
-		table_row(table, metric, "J", v, sets, n);
-	}
+	region_rows(table, res, sets, n, "energy region", region_energy_at, "total_j", 1.0, "J");
 	static const char *const ekeys[][2] = {
 		{ "total_j", "energy (whole run)" },
 		{ "device_j", "energy device" },

@@ -59,7 +59,7 @@ static void test_metrics_init_free(void **state)
 			assert_int_equal(m.cls[c].wait[w].count, 0);
 	}
 	sim_metrics_op(&m, SIM_CLASS_FG, SIM_OP_READ, 4096, 1000);
-	sim_metrics_region(&m, "a", "t", 0, 1);
+	sim_metrics_region(&m, "a", "t", 0, 1, 0, 0);
 	sim_metrics_free(&m); /* ASan checks that everything is released */
 	assert_null(m.regions);
 	assert_null(m.cls[SIM_CLASS_FG].op[SIM_OP_READ].lat.buckets);
@@ -110,7 +110,7 @@ static void test_metrics_regions_grow_and_copy(void **state)
 	for (int i = 0; i < 100; i++) {
 		snprintf(name, sizeof(name), "launch%d", i);
 		snprintf(task, sizeof(task), "com.app%d", i);
-		assert_int_equal(sim_metrics_region(&m, name, task, i * 1000, i), 0);
+		assert_int_equal(sim_metrics_region(&m, name, task, i * 1000, i, 0, 0), 0);
 	}
 	strcpy(name, "clobbered"); /* the metrics own copies */
 	assert_int_equal(m.nregions, 100);
@@ -121,7 +121,7 @@ static void test_metrics_regions_grow_and_copy(void **state)
 	assert_int_equal(m.regions[42].start_ns, 42000);
 	assert_int_equal(m.regions[42].duration_ns, 42);
 	/* a region without a task is recorded with an empty one */
-	assert_int_equal(sim_metrics_region(&m, "boot", NULL, 0, 5), 0);
+	assert_int_equal(sim_metrics_region(&m, "boot", NULL, 0, 5, 0, 0), 0);
 	assert_string_equal(m.regions[100].task, "");
 	sim_metrics_free(&m);
 }
@@ -246,8 +246,8 @@ static void test_metrics_regions_json(void **state)
 	assert_int_equal(json_array_size(j), 0);
 	json_decref(j);
 
-	sim_metrics_region(&m, "launch", "com.android.camera", 1000000, 250000000);
-	sim_metrics_region(&m, "scroll", "\xff\xfe" "bad", 2000000, 5);
+	sim_metrics_region(&m, "launch", "com.android.camera", 1000000, 250000000, 0, 0);
+	sim_metrics_region(&m, "scroll", "\xff\xfe" "bad", 2000000, 5, 0, 0);
 	j = sim_metrics_regions_json(&m);
 	assert_int_equal(json_array_size(j), 2);
 	json_t *e = json_array_get(j, 0);

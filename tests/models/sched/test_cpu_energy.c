@@ -79,15 +79,15 @@ static void test_region_energy_counts_running_slices_inside_it(void **state)
 	sh_script_task(h, "cruncher", 10001, 0, &a);
 	sh_script_task(h, "app", 10050, 0, &b);
 	sh_run(h, SIM_TIME_MAX);
-	assert_int_equal(h->sim->energy.n, 1);
-	const struct sim_energy_region *r = &h->sim->energy.r[0];
+	assert_int_equal(h->sim->metrics.nregions, 1);
+	const struct sim_region *r = &h->sim->metrics.regions[0];
 	assert_string_equal(r->name, "launch");
 	assert_string_equal(r->task, "app");
 	assert_int_equal(r->start_ns, 3 * MS);
 	assert_int_equal(r->duration_ns, 10 * MS);
 	NEAR(r->cpu_j, 1.0 * 0.010);
 	NEAR(r->device_j, 0.0); /* no I/O, idle_mw 0 */
-	json_t *j = sim_energy_regions_json(&h->sim->energy);
+	json_t *j = sim_metrics_region_energy_json(&h->sim->metrics);
 	NEAR(json_real_value(json_object_get(json_array_get(j, 0), "total_j")), 0.010);
 	json_decref(j);
 	sh_free(h);
