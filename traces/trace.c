@@ -641,6 +641,9 @@ static void opts_for(const struct trace_opts *opts, struct trace_reader *r, stru
 		o->diag = &r->diag;
 	r->window = o->window;
 	r->gap = o->gap;
+	r->segment = o->segment;
+	r->segment_gap_ns = o->segment_gap_ns ? o->segment_gap_ns
+			    : o->gap.max_ns ? o->gap.max_ns : TRACE_CLOCK_JUMP_NS;
 }
 
 bool trace_comm_tid_split(const char *s, const char *e, const char **dash, int32_t *tid)
@@ -679,6 +682,41 @@ int trace_window_parse(struct trace_window *w, bool to, const char *text, const 
 	    !!(w->flags & TRACE_WIN_FROM_ABS) == !!(w->flags & TRACE_WIN_TO_ABS) && w->to_ns < w->from_ns)
 		return sim_errorf(err, SIM_E_INPUT, "%s '%s': the window ends before it starts", opt, text);
 	return 0;
+}
+
+int trace_segment_parse(uint32_t *seg, const char *text, const char *opt, struct sim_error *err)
+{
+	char *end;
+	errno = 0;
+	unsigned long v = strtoul(text, &end, 10);
+	if (errno || end == text || *end || text[0] == '-' || v < 1 || v > UINT32_MAX)
+		return sim_errorf(err, SIM_E_INPUT, "%s '%s': expected a capture segment's number, "
+				  "1 for the first (segments are cut at gaps longer than --max-gap, "
+				  "or an hour)", opt, text);
+	*seg = (uint32_t)v;
+	return 0;
+}
+
+/* Which capture segment rec begins or continues (diag.segments counts
+ * them): a step between consecutive recorded times longer than the
+ * threshold, either way, starts the next. */
+static uint32_t segment_of(struct trace_reader *r, const struct trace_rec *rec)
+{
+	struct trace_diag *d = &r->diag;
+	int64_t t = rec->time_ns;
+	if (!r->seg_have) {
+		r->seg_have = true;
+		d->segments = 1;
+	} else {
+		/* in 128 bits: recorded times may lie far apart */
+		__int128 step = (__int128)t - r->seg_last;
+		if (step < 0)
+			step = -step;
+		if (step > r->segment_gap_ns && d->segments < UINT32_MAX)
+			d->segments++;
+	}
+	r->seg_last = t;
+	return d->segments;
 }
 
 /* Whether rec lies outside r's window (relative bounds from the first record read). */
@@ -926,8 +964,24 @@ int trace_next(struct trace_reader *r, struct trace_rec *rec, struct sim_error *
 		return 0;
 	for (;;) {
 		rc = r->ops->next(r->state, rec, err);
+		if (rc == 0 && r->segment > d->segments)
+			return sim_errorf(err, SIM_E_INPUT, "capture segment %u asked for: the trace has %u "
+					  "(cut at steps between records longer than %.9g s)", r->segment,
+					  d->segments, (double)r->segment_gap_ns / 1e9);
 		if (rc != 1)
 			return rc;
+		if (r->segment) {
+			uint32_t seg = segment_of(r, rec);
+			if (seg < r->segment) {
+				d->outside_segment++;
+				continue;
+			}
+			if (seg > r->segment) {
+				d->segment_done = true;
+				r->gap_done = true;
+				return 0;
+			}
+		}
 		if (outside_window(r, rec)) {
 			d->outside_window++;
 			continue;

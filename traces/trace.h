@@ -193,6 +193,12 @@ struct trace_diag {
 	int64_t max_jump_ns;
 	int64_t min_ns, max_ns, last_ns;
 	uint64_t outside_window;    /* records read and not returned: before --from or after --to */
+	/* capture segments (trace_opts.segment): records of earlier segments
+	 * skipped, the segments begun so far, and whether reading stopped at
+	 * the end of the one asked for (the rest not read) */
+	uint64_t outside_segment;
+	uint32_t segments;
+	bool segment_done;
 	/* the process filter (trace_opts.keep, traces/tracefilter.c): requests
 	 * (Q events, or D where no Q was seen) kept and dropped by the process
 	 * that queued them; events not returned (the dropped requests' own and
@@ -234,6 +240,10 @@ struct trace_window {
 int trace_window_parse(struct trace_window *w, bool to, const char *text, const char *opt,
 		       struct sim_error *err);
 
+/* "--segment N" (a capture segment, 1-based) into *seg; 0 or SIM_E_INPUT
+ * naming opt. */
+int trace_segment_parse(uint32_t *seg, const char *text, const char *opt, struct sim_error *err);
+
 /* Gap cutting (--max-gap, --gap): a gap longer than max_ns between two
  * consecutive records is compressed to max_ns (every later time moves back
  * by the excess) or ends the trace there. */
@@ -253,6 +263,14 @@ struct trace_opts {
 	const struct trace_fg *keep;
 	/* after the window and the filter */
 	struct trace_gap gap;
+	/* Capture segments: a trace of several recordings joined end to end
+	 * (or one paused) is cut wherever consecutive records lie more than
+	 * segment_gap_ns apart, forward or back (a reboot restarts the clock);
+	 * only segment `segment` (1-based; 0 = the whole trace) is returned, and
+	 * relative window bounds count from its first record. segment_gap_ns 0:
+	 * gap.max_ns if set, else TRACE_CLOCK_JUMP_NS. */
+	uint32_t segment;
+	int64_t segment_gap_ns;
 	/* Refuse (SIM_E_INPUT with file and offset) what the default reads
 	 * past with a warning: a cut last record, a missing CPU file, what the
 	 * csv, fio and perfetto readers skip (docs/traces.md). */
@@ -321,6 +339,10 @@ struct trace_reader {
 	struct trace_gap gap;
 	bool gap_have, gap_done;
 	int64_t gap_first, gap_last, gap_shift; /* recorded times; the shift so far */
+	uint32_t segment;           /* opts.segment */
+	int64_t segment_gap_ns;     /* resolved threshold */
+	bool seg_have;
+	int64_t seg_last;           /* the previous record's recorded time */
 };
 
 extern const struct trace_reader_ops trace_blktrace_ops;

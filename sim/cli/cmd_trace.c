@@ -401,8 +401,12 @@ static void print_lat(FILE *o, const char *name, const struct lat *l)
 }
 
 static void stat_print(FILE *o, const char *path, const char *format, const struct stat_state *s,
-		       const struct trace_diag *dg, int64_t gap_ns)
+		       const struct trace_reader *r)
 {
+	const struct trace_diag *dg = &r->diag;
+	int64_t gap_ns = r->gap.max_ns;
+	uint32_t opts_segment = r->segment;
+	int64_t segment_gap_ns = r->segment_gap_ns;
 	static const char *const names[TRACE_A_NR_BLOCK] = {
 		[TRACE_A_NONE] = "unknown", [TRACE_A_QUEUE] = "queue", [TRACE_A_BACKMERGE] = "backmerge",
 		[TRACE_A_FRONTMERGE] = "frontmerge", [TRACE_A_GETRQ] = "getrq",
@@ -425,6 +429,11 @@ static void stat_print(FILE *o, const char *path, const char *format, const stru
 	fprintf(o, "duration: %.9f s%s\n",
 		s->events ? ((double)dg->max_ns - (double)dg->min_ns) / 1e9 : 0.0,
 		dg->jumps ? " (spans a clock jump: see warnings)" : "");
+	if (opts_segment)
+		fprintf(o, "segment:  %u of %s%u (cut at steps longer than %.9g s): %" PRIu64
+			   " records before it (read, not counted)%s\n", opts_segment,
+			dg->segment_done ? "at least " : "", dg->segments, (double)segment_gap_ns / 1e9,
+			dg->outside_segment, dg->segment_done ? "; the rest not read" : "");
 	if (dg->outside_window)
 		fprintf(o, "window:   %" PRIu64 " records outside --from/--until (read, not counted)\n",
 			dg->outside_window);
@@ -591,6 +600,11 @@ static void trace_usage(FILE *f)
 		"                         tid uid, sep=comma|semicolon|tab|ws, skip=N, read=X,write=Y\n"
 		"  --from T, --until T    only the records from T to T after the first (10s, 250ms),\n"
 		"                         or @T on the recording's clock (@5218130s)\n"
+		"  --segment N            only capture segment N (1 = the first): the trace is cut\n"
+		"                         where consecutive records lie more than --max-gap (default\n"
+		"                         an hour) apart, either way; --from/--until count from its\n"
+		"                         start (convert's --to names the output format, so the\n"
+		"                         window's end is --until everywhere)\n"
 		"  --comm REGEX, --pid N, --app PACKAGE\n"
 		"                         keep only the requests queued by these processes (with\n"
 		"                         their D and C, whichever task those name); repeatable, any\n"
@@ -931,7 +945,7 @@ static int do_stat(const char *path, const char *format, const struct trace_opts
 	if (dfeed)
 		stat_free(&ds);
 	if (rc == 0) {
-		stat_print(stdout, path, r.ops->name, &s, &r.diag, opts->gap.max_ns);
+		stat_print(stdout, path, r.ops->name, &s, &r);
 		if (fflush(stdout) || ferror(stdout))
 			rc = sim_errorf(err, SIM_E_IO, "stdout: %s", strerror(errno));
 		if (r.ops->report) {

@@ -47,6 +47,8 @@ static void workload_usage(FILE *f)
 		"  --chunk TIME            chunk length (default 100ms; 10ms keeps burstiness finer)\n"
 		"  --from T, --until T     fit only the records from T to T after the first, or @T\n"
 		"                          on the recording's clock\n"
+		"  --segment N             fit only capture segment N (cut at gaps longer than\n"
+		"                          --max-gap, default an hour)\n"
 		"  --comm REGEX, --pid N, --app PACKAGE\n"
 		"                          fit only the requests these processes queued (repeatable)\n"
 		"  --max-gap T [--gap compress|cut]\n"

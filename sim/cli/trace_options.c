@@ -33,6 +33,8 @@ int cli_trace_option(struct cli_trace_options *t, int c, const char *arg, struct
 	case TOPT_COLUMNS:
 		t->opts->columns = arg;
 		return 1;
+	case TOPT_SEGMENT:
+		return trace_segment_parse(&t->opts->segment, arg, "--segment", err) ? SIM_E_INPUT : 1;
 	case TOPT_STRICT:
 		t->opts->strict = true;
 		return 1;

@@ -1,6 +1,6 @@
 /* The options that say which part of a trace to read, shared by `trace stat`,
  * `trace convert` and `workload fit` (one table, one parser): --from/--until,
- * --comm/--pid/--app, --max-gap/--gap, --columns, --strict. */
+ * --segment, --comm/--pid/--app, --max-gap/--gap, --columns, --strict. */
 #ifndef SIM_CLI_TRACE_OPTIONS_H
 #define SIM_CLI_TRACE_OPTIONS_H
 
@@ -21,6 +21,7 @@ enum {
 	TOPT_GAP,
 	TOPT_COLUMNS,
 	TOPT_STRICT,
+	TOPT_SEGMENT,
 };
 
 /* Entries for a command's struct option table. */
@@ -33,7 +34,8 @@ enum {
 	{ "max-gap", required_argument, NULL, TOPT_MAX_GAP },               \
 	{ "gap", required_argument, NULL, TOPT_GAP },                       \
 	{ "columns", required_argument, NULL, TOPT_COLUMNS },               \
-	{ "strict", no_argument, NULL, TOPT_STRICT }
+	{ "strict", no_argument, NULL, TOPT_STRICT },                       \
+	{ "segment", required_argument, NULL, TOPT_SEGMENT }
 
 struct cli_trace_options {
 	struct trace_opts *opts;    /* where the values go */

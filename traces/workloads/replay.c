@@ -129,6 +129,7 @@ struct replay {
 	struct trace_fg *keep;      /* filter: the processes kept (NULL = all) */
 	int64_t max_gap_ns;         /* gaps longer are compressed or cut (0 = off) */
 	int gap_mode;               /* enum trace_gap_mode */
+	int64_t segment;            /* capture segment replayed (1-based; 0 = all) */
 	char kept_nothing[2400];    /* --lenient: the filter kept nothing ("" = it kept some) */
 	int mode;
 	double time_scale;
@@ -236,6 +237,16 @@ static const struct cfg_param replay_gap_params[] = {
 	  "choice: compress keeps the records after the gap",
 	  "compress: later records move back by the excess; cut: the replay ends at the gap",
 	  replay_gap_names },
+	CFG_PARAM_END,
+};
+
+/* The capture segment: likewise a table of its own, reported under "segment". */
+static const struct cfg_param replay_segment_params[] = {
+	{ "segment", CFG_T_INT, RP_OFF(segment), "", "0", 0, 4294967295.0,
+	  "0 = the whole trace; which part of a recording is the user's choice",
+	  "replay only this capture segment (1 = the first): the trace is cut where consecutive "
+	  "records lie more than max_gap (or an hour) apart, either way; from/until count from "
+	  "its start (`trace --segment`)", NULL },
 	CFG_PARAM_END,
 };
 
@@ -1035,6 +1046,8 @@ static int replay_create(struct sim *sim, struct cfg_node *node, void **state,
 		rc = rp_filter(r, node, err);
 	if (!rc)
 		rc = cfg_apply(replay_gap_params, node, r, err);
+	if (!rc)
+		rc = cfg_apply(replay_segment_params, node, r, err);
 	if (rc)
 		goto fail;
 	if (!sim->blk) {
@@ -1049,8 +1062,8 @@ static int replay_create(struct sim *sim, struct cfg_node *node, void **state,
 	if (model) {
 		/* a fitted model (`mobisim workload fit`): Q records, and C
 		 * records where it has think times */
-		if (r->keep || r->max_gap_ns) {
-			rc = cfg_errorf(err, model, "filter: and max_gap: act on a trace: as it is read; "
+		if (r->keep || r->max_gap_ns || r->segment) {
+			rc = cfg_errorf(err, model, "filter:, max_gap: and segment: act on a trace: as it is read; "
 					"fit the model from the filtered trace instead (`workload fit --comm ...`)");
 			goto fail;
 		}
@@ -1087,6 +1100,7 @@ static int replay_create(struct sim *sim, struct cfg_node *node, void **state,
 	r->topts.columns = r->columns && r->columns[0] ? r->columns : NULL;
 	r->topts.keep = r->keep;
 	r->topts.gap = (struct trace_gap){ .max_ns = r->max_gap_ns, .mode = r->gap_mode };
+	r->topts.segment = (uint32_t)r->segment;
 	if (r->from && r->from[0] &&
 	    trace_window_parse(&r->topts.window, false, r->from, "workload.from", err)) {
 		char msg[SIM_ERRMSG_MAX];
@@ -1198,6 +1212,13 @@ static void replay_stats_json(struct sim *sim, void *state, json_t *obj)
 		if (dg->gap_cut)
 			json_object_set_new(g, "cut_at_s", json_real((double)dg->gap_cut_at_ns / 1e9));
 		json_object_set_new(obj, "gaps", g);
+	}
+	if (r->segment) {
+		json_t *g = json_object();
+		json_object_set_new(g, "number", json_integer((json_int_t)r->segment));
+		json_object_set_new(g, "records_before", json_integer((json_int_t)dg->outside_segment));
+		json_object_set_new(g, "rest_not_read", json_boolean(dg->segment_done));
+		json_object_set_new(obj, "segment", g);
 	}
 	if (r->mode == REPLAY_OPEN)
 		overload_json(&r->ovl, obj);
