@@ -9,6 +9,7 @@
  * each hook out to its policies in list order.
  */
 #include <dlfcn.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -17,6 +18,7 @@
 
 #include "models/device/device.h"
 #include "models/policies/policy.h"
+#include "models/policies/policy_guard.h"
 #include "models/stack/stack.h"
 #include "sim/sim.h"
 
@@ -51,10 +53,12 @@ const struct policy_ops *const *policy_builtin_registry(void)
 
 struct policy_registry {
 	const struct policy_ops **ops;
+	char **origin;             /* per ops: the plugin's path, NULL for a built-in */
 	size_t n, cap;
 	void **handles;            /* dlopen handles, closed in reverse order */
 	size_t nhandles, cap_handles;
 	bool loading_plugin;       /* registrations now come from a plugin */
+	const char *loading_path;  /* ... this one */
 	struct sim_error err;      /* why the last policy_registry_add failed */
 };
 
@@ -88,8 +92,15 @@ int policy_registry_add(struct policy_registry *r, const struct policy_ops *ops)
 		if (!o)
 			return sim_errorf(&r->err, SIM_E_NOMEM, "out of memory");
 		r->ops = o;
+		char **org = realloc(r->origin, cap * sizeof(*org));
+		if (!org)
+			return sim_errorf(&r->err, SIM_E_NOMEM, "out of memory");
+		r->origin = org;
 		r->cap = cap;
 	}
+	r->origin[r->n] = NULL;
+	if (r->loading_plugin && !(r->origin[r->n] = strdup(r->loading_path)))
+		return sim_errorf(&r->err, SIM_E_NOMEM, "out of memory");
 	r->ops[r->n++] = ops;
 	return 0;
 }
@@ -114,6 +125,9 @@ void policy_registry_free(struct policy_registry *r)
 	while (r->nhandles > 0)
 		dlclose(r->handles[--r->nhandles]);
 	free(r->handles);
+	for (size_t i = 0; i < r->n; i++)
+		free(r->origin[i]);
+	free(r->origin);
 	free(r->ops);
 	free(r);
 }
@@ -131,6 +145,15 @@ size_t policy_registry_count(const struct policy_registry *r) { return r ? r->n 
 const struct policy_ops *policy_registry_at(const struct policy_registry *r, size_t i)
 {
 	return r && i < r->n ? r->ops[i] : NULL;
+}
+
+/* The plugin path ops came from, NULL for a built-in. */
+static const char *registry_origin(const struct policy_registry *r, const struct policy_ops *ops)
+{
+	for (size_t i = 0; r && i < r->n; i++)
+		if (r->ops[i] == ops)
+			return r->origin[i];
+	return NULL;
 }
 
 typedef int (*policy_register_fn)(struct policy_registry *r);
@@ -176,7 +199,13 @@ int policy_registry_load_plugin(struct policy_registry *r, const char *path, str
 	size_t before = r->n;
 	sim_error_clear(&r->err);
 	r->loading_plugin = true;
+	r->loading_path = path;
+	if (policy_guard_arm())
+		return sim_errorf(err, SIM_E_INPUT, "plugin '%s': MOBISIM_PLUGIN_TIMEOUT is not usable",
+				  path);
+	policy_guard_enter("(registration)", path, "mobisim_policy_register");
 	int rc = sym.fn(r);
+	policy_guard_leave();
 	r->loading_plugin = false;
 	if (rc || r->err.code) {
 		const char *why = r->err.code ? r->err.msg : "mobisim_policy_register failed";
@@ -284,9 +313,43 @@ struct policy_set {
 	struct sim *sim;
 	struct policy_registry *reg;
 	struct policy pol[POLICY_SET_MAX];
+	const char *plugin[POLICY_SET_MAX]; /* each one's plugin path, NULL: built in */
 	size_t n;
 	bool hooked;               /* our trampolines are in sim->stack's hooks */
 };
+
+/* A call into policy i: a plugin's runs under the guard (its name is what a
+ * crash or a loop reports). */
+#define PS_CALL(ps, i, hook, call)                                                    \
+	do {                                                                          \
+		if ((ps)->plugin[i]) {                                                \
+			policy_guard_enter((ps)->pol[i].ops->name, (ps)->plugin[i], hook); \
+			call;                                                         \
+			policy_guard_leave();                                         \
+		} else {                                                              \
+			call;                                                         \
+		}                                                                     \
+	} while (0)
+
+/* A hook's value no policy may return: the run ends naming the policy (a
+ * plugin's fault is the user's input, a built-in's is mobisim's). */
+static void ps_bad_value(struct policy_set *ps, size_t i, const char *what)
+{
+	sim_fail(ps->sim, ps->plugin[i] ? SIM_E_INPUT : SIM_E_RUNTIME, "policy '%s'%s%s%s: %s",
+		 ps->pol[i].ops->name, ps->plugin[i] ? " (plugin " : "",
+		 ps->plugin[i] ? ps->plugin[i] : "", ps->plugin[i] ? ")" : "", what);
+}
+
+/* A setup call's failure: its code, and a message when it gave none. */
+static int ps_failed(struct policy_set *ps, size_t i, const char *hook, int rc,
+		     struct sim_error *err)
+{
+	if (rc < 0 && err->code)
+		return rc;
+	return sim_errorf(err, ps->plugin[i] ? SIM_E_INPUT : SIM_E_RUNTIME,
+			  "policy '%s': %s failed (returned %d) without saying why",
+			  ps->pol[i].ops->name, hook, rc);
+}
 
 static int64_t ps_may_insert(struct stack_task *t, void *ctx)
 {
@@ -295,7 +358,15 @@ static int64_t ps_may_insert(struct stack_task *t, void *ctx)
 	for (size_t i = 0; i < ps->n; i++) {
 		struct policy *p = &ps->pol[i];
 		if (p->ops->pagecache_may_insert) {
-			int64_t d = p->ops->pagecache_may_insert(p, t);
+			int64_t d;
+			PS_CALL(ps, i, "pagecache_may_insert", d = p->ops->pagecache_may_insert(p, t));
+			if (d < 0 || d > SIM_TIME_MAX - sim_now(ps->sim)) {
+				char what[128];
+				snprintf(what, sizeof(what), "pagecache_may_insert returned a delay of %"
+					 PRId64 " ns (0 or more, within the run's clock)", d);
+				ps_bad_value(ps, i, what);
+				d = 0;
+			}
 			if (d > best)
 				best = d;
 		}
@@ -308,7 +379,7 @@ static void ps_page_insert(struct stack_task *t, void *ctx)
 	struct policy_set *ps = ctx;
 	for (size_t i = 0; i < ps->n; i++)
 		if (ps->pol[i].ops->on_page_insert)
-			ps->pol[i].ops->on_page_insert(&ps->pol[i], t);
+			PS_CALL(ps, i, "on_page_insert", ps->pol[i].ops->on_page_insert(&ps->pol[i], t));
 }
 
 static void ps_wait_writeback(struct stack_task *t, uint64_t page_lba, void *ctx)
@@ -316,15 +387,32 @@ static void ps_wait_writeback(struct stack_task *t, uint64_t page_lba, void *ctx
 	struct policy_set *ps = ctx;
 	for (size_t i = 0; i < ps->n; i++)
 		if (ps->pol[i].ops->on_wait_writeback)
-			ps->pol[i].ops->on_wait_writeback(&ps->pol[i], t, page_lba);
+			PS_CALL(ps, i, "on_wait_writeback",
+				ps->pol[i].ops->on_wait_writeback(&ps->pol[i], t, page_lba));
 }
 
 static void ps_classify(struct stack_task *t, struct bio *bio, void *ctx)
 {
 	struct policy_set *ps = ctx;
-	for (size_t i = 0; i < ps->n; i++)
-		if (ps->pol[i].ops->classify_request)
-			ps->pol[i].ops->classify_request(&ps->pol[i], t, bio);
+	for (size_t i = 0; i < ps->n; i++) {
+		if (!ps->pol[i].ops->classify_request)
+			continue;
+		/* a policy may add request flags or retag (policy.h); what the
+		 * bio is, where it goes and who hears of its end are not its */
+		struct bio was = *bio;
+		PS_CALL(ps, i, "classify_request", ps->pol[i].ops->classify_request(&ps->pol[i], t, bio));
+		const uint32_t fixed = REQ_WRITE | REQ_FLUSH | REQ_DISCARD | REQ_DIRECT | REQ_PAGECACHE |
+				       REQ_PCREAD | REQ_MMAP;
+		if (bio->sector != was.sector || bio->nr_sectors != was.nr_sectors ||
+		    bio->end_io != was.end_io || bio->private != was.private ||
+		    bio->bi_next != was.bi_next || ((bio->flags ^ was.flags) & fixed) ||
+		    (bio->flags & ~((REQ_MMAP << 1) - 1))) {
+			ps_bad_value(ps, i, "classify_request changed a bio's sector, size, direction, "
+					    "path or completion, or set an unknown flag (a policy may "
+					    "only add priority flags and retag)");
+			*bio = was;
+		}
+	}
 }
 
 static bool ps_reclaim_protect(const struct stack_file *f, struct stack_task *t, void *ctx)
@@ -332,8 +420,11 @@ static bool ps_reclaim_protect(const struct stack_file *f, struct stack_task *t,
 	struct policy_set *ps = ctx;
 	bool keep = false;
 	for (size_t i = 0; i < ps->n; i++)
-		if (ps->pol[i].ops->reclaim_protect)
-			keep |= ps->pol[i].ops->reclaim_protect(&ps->pol[i], f, t);
+		if (ps->pol[i].ops->reclaim_protect) {
+			bool k;
+			PS_CALL(ps, i, "reclaim_protect", k = ps->pol[i].ops->reclaim_protect(&ps->pol[i], f, t));
+			keep |= k;
+		}
 	return keep;
 }
 
@@ -473,6 +564,7 @@ int policy_set_create(struct sim *sim, struct cfg_node *root, struct policy_regi
 				return cfg_errorf(err, where[i], "policy '%s' is listed twice", names[i]);
 		struct policy *p = &ps->pol[ps->n];
 		p->ops = o;
+		ps->plugin[ps->n] = registry_origin(reg, o);
 		p->sim = sim;
 		p->priv = calloc(1, o->priv_size ? o->priv_size : 1);
 		if (!p->priv)
@@ -506,7 +598,9 @@ int policy_set_create(struct sim *sim, struct cfg_node *root, struct policy_regi
 	for (size_t i = 0; i < ps->n; i++) {
 		struct policy *p = &ps->pol[i];
 		if (p->ops->init) {
-			rc = p->ops->init(p, sim, err);
+			PS_CALL(ps, i, "init", rc = p->ops->init(p, sim, err));
+			if (rc)
+				rc = ps_failed(ps, i, "init", rc, err);
 			if (rc) {
 				/* free the rest without destroy hooks */
 				for (size_t j = i; j < ps->n; j++) {
@@ -549,7 +643,7 @@ void policy_set_destroy(struct policy_set *ps)
 	for (size_t i = ps->n; i-- > 0;) {
 		struct policy *p = &ps->pol[i];
 		if (p->ops->destroy && p->priv)
-			p->ops->destroy(p);
+			PS_CALL(ps, i, "destroy", p->ops->destroy(p));
 		free(p->priv);
 	}
 	policy_registry_free(ps->reg);
@@ -577,9 +671,10 @@ int policy_set_before_launch(struct policy_set *ps, const struct policy_app *app
 	for (size_t i = 0; ps && i < ps->n; i++) {
 		struct policy *p = &ps->pol[i];
 		if (p->ops->before_launch) {
-			int rc = p->ops->before_launch(p, app, err);
+			int rc;
+			PS_CALL(ps, i, "before_launch", rc = p->ops->before_launch(p, app, err));
 			if (rc)
-				return rc;
+				return ps_failed(ps, i, "before_launch", rc, err);
 		}
 	}
 	return 0;
@@ -591,9 +686,19 @@ int policy_set_plan_loads(struct policy_set *ps, struct policy_working_set *ws,
 	for (size_t i = 0; ps && i < ps->n; i++) {
 		struct policy *p = &ps->pol[i];
 		if (p->ops->plan_loads) {
-			int rc = p->ops->plan_loads(p, ws, ws->device, err);
+			int rc;
+			PS_CALL(ps, i, "plan_loads", rc = p->ops->plan_loads(p, ws, ws->device, err));
 			if (rc)
-				return rc;
+				return ps_failed(ps, i, "plan_loads", rc, err);
+			for (size_t k = 0; k < ws->n; k++) {
+				const struct policy_chunk *c = &ws->chunks[k];
+				if (!c->file || !c->len || c->off > UINT64_MAX - c->len)
+					return sim_errorf(err, ps->plugin[i] ? SIM_E_INPUT : SIM_E_RUNTIME,
+							  "policy '%s': plan_loads left chunk %zu %s",
+							  p->ops->name, k,
+							  !c->file ? "without a file" : !c->len ? "empty"
+							  : "past the largest offset");
+			}
 		}
 	}
 	return 0;
@@ -620,7 +725,7 @@ struct json_t *policy_set_json(const struct policy_set *ps)
 		if (p->ops->params)
 			json_object_set_new(j, "params", cfg_params_to_json(p->ops->params, p->priv));
 		if (p->ops->stats_json)
-			p->ops->stats_json(p, j);
+			PS_CALL(ps, i, "stats_json", p->ops->stats_json(p, j));
 		json_object_set_new(o, p->ops->name, j);
 	}
 	return o;

@@ -25,7 +25,11 @@
  * RTLD_LOCAL) and calls its `mobisim_policy_register(struct
  * policy_registry *)`, which calls policy_registry_add() once per policy
  * it provides. The object resolves mobisim_* symbols against the program
- * (which exports them). examples/plugin/ is a complete one.
+ * (which exports them). examples/plugin/ is a complete one. A plugin's
+ * calls run under models/policies/policy_guard.h (a crash or a loop ends
+ * the run naming it), and every policy's hook values are checked by the
+ * set (policy.c: a negative delay, a bio changed beyond its flags, a
+ * failure without a message end the run naming the policy).
  */
 #ifndef MODELS_POLICY_H
 #define MODELS_POLICY_H

@@ -81,7 +81,9 @@ static void sweep_usage(FILE *f)
 		"                      with --resume, points already in it are skipped; implies\n"
 		"                      --no-fork\n"
 		"  --requests-csv FILE with --db: its requests table as CSV once the sweep ends\n"
-		"  --quiet             no progress bar\n");
+		"  --quiet             no progress bar\n"
+		"  --plugin X.so       load policy plugins (repeatable), as run does; a point\n"
+		"                      whose plugin crashes or loops fails alone, named\n");
 }
 
 /* Default output directory: the sweep file's name without .yaml, plus .out. */
@@ -127,7 +129,7 @@ static int canonical(const char *path)
 int cmd_sweep(int argc, char **argv)
 {
 	enum { O_RESUME = 256, O_COUNT, O_LIST, O_POINT, O_FORCE, O_COLLECT, O_QUIET, O_CANON, O_NOFORK,
-	       O_PLOT, O_DB, O_CSV };
+	       O_PLOT, O_DB, O_CSV, O_PLUGIN };
 	static const struct option opts[] = {
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "out", required_argument, NULL, 'o' },
@@ -143,19 +145,24 @@ int cmd_sweep(int argc, char **argv)
 		{ "db", required_argument, NULL, O_DB },
 		{ "requests-csv", required_argument, NULL, O_CSV },
 		{ "canonical", required_argument, NULL, O_CANON },
+		{ "plugin", required_argument, NULL, O_PLUGIN },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char **collect = calloc((size_t)argc, sizeof(char *));
-	int ncollect = 0, c, status = 2, modes = 0;
+	const char **plugins = calloc((size_t)argc + 1, sizeof(char *));
+	int ncollect = 0, nplugins = 0, c, status = 2, modes = 0;
 	const char *out = NULL, *point = NULL, *plot = NULL, *db = NULL, *csv = NULL;
 	bool resume = false, count = false, list = false, force = false, quiet = false;
 	bool no_fork = false;
 	long jobs = sysconf(_SC_NPROCESSORS_ONLN);
 	char *out_alloc = NULL;
 	struct sweep *sw = NULL;
-	if (!collect)
+	if (!collect || !plugins) {
+		free(collect);
+		free(plugins);
 		return 1;
+	}
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "j:o:h", opts, NULL)) != -1) {
 		switch (c) {
@@ -207,6 +214,9 @@ int cmd_sweep(int argc, char **argv)
 		case O_QUIET:
 			quiet = true;
 			break;
+		case O_PLUGIN:
+			plugins[nplugins++] = optarg;
+			break;
 		case O_PLOT:
 			plot = optarg;
 			break;
@@ -253,6 +263,7 @@ int cmd_sweep(int argc, char **argv)
 		status = cli_report(&err);
 		goto done;
 	}
+	sw->plugins = nplugins ? plugins : NULL;
 	if (count) {
 		printf("%d\n", sw->npoints);
 		status = 0;
@@ -323,5 +334,6 @@ done:
 	sweep_free(sw);
 	free(out_alloc);
 	free(collect);
+	free(plugins);
 	return status;
 }

@@ -84,6 +84,7 @@ struct sweep {
 	struct sweep_metric *metrics;
 
 	const char *plot_dir;         /* --plot DIR: each point's latency CDFs go there (NULL: none) */
+	const char *const *plugins;   /* --plugin paths, NULL-terminated, or NULL */
 
 	struct cfg_doc *doc;          /* the parsed sweep file; owns the nodes */
 	/* storage */

@@ -132,7 +132,8 @@ int sweep_point_create(const struct sweep *sw, const struct sweep_point *p, stru
 	char **sets = sweep_point_sets(sw, p, &nsets);
 	if (!sets)
 		return sim_errorf(err, SIM_E_NOMEM, "out of memory");
-	struct sim_options so = { .quiet = true, .seed = p->seed, .seed_given = p->seed_set };
+	struct sim_options so = { .quiet = true, .seed = p->seed, .seed_given = p->seed_set,
+				  .plugins = sw->plugins };
 	struct cfg_doc *doc;
 	*out = NULL;
 	int rc = cli_load_scenario(sw->base, sets, nsets, &doc, err);
