@@ -152,6 +152,14 @@ struct mem_params {
 	uint64_t min_free_bytes;   /* 0: derived like min_free_kbytes = sqrt(16 * lowmem_kbytes) */
 	int64_t hz;                /* CONFIG_HZ: reclaim's congestion waits are in jiffies */
 	uint64_t extra_free_bytes; /* Android's extra_free_kbytes: added to low and high */
+	int warm_lru;              /* enum pc_warm_lru: where a warm start's pages sit at t = 0 */
+};
+
+/* memory.warm_lru: where stack_file_prefill puts a warm app's pages. */
+enum pc_warm_lru {
+	PC_WARM_INACTIVE_NEWEST = 0, /* inactive head: newer than the other apps' cached pages */
+	PC_WARM_INACTIVE_OLDEST,     /* inactive tail: reclaim takes them first */
+	PC_WARM_ACTIVE,              /* active head: reclaim reaches them after deactivation */
 };
 
 struct pc_params {
@@ -215,6 +223,7 @@ enum pc_flag {
 	PG_ATOMIC = 1u << 12,      /* held by an f2fs atomic write until commit (not dirty) */
 	PG_RECLAIM = 1u << 13,     /* reclaim met it dirty or under writeback (rotate at the end) */
 	PG_READIO = 1u << 14,      /* locked, and its read bio is submitted (cleared with PG_LOCKED) */
+	PG_WARM = 1u << 15,        /* put in by a warm start and not used since (accounting only) */
 };
 
 enum pc_lru { PC_LRU_NONE = 0, PC_LRU_INACTIVE, PC_LRU_ACTIVE };
@@ -392,9 +401,11 @@ static inline uint64_t pc_free_pages(const struct pagecache *pc)
 {
 	return pc->used >= pc->capacity ? 0 : pc->capacity - pc->used;
 }
-/* Clean pages of an idle file at t = 0 (clamped to leave free memory). */
-int pagecache_prefill(struct stack *s, struct stack_file *f, uint64_t npages,
-		      struct sim_error *err);
+/* Clean pages of an idle file at t = 0 (clamped to leave free memory),
+ * from index 0, at lru (enum pc_warm_lru: the inactive head, its tail or
+ * the active head), each with extra_flags besides PG_UPTODATE. */
+int pagecache_prefill(struct stack *s, struct stack_file *f, uint64_t npages, int lru,
+		      uint16_t extra_flags, struct sim_error *err);
 struct json_t *pagecache_to_json(const struct stack *s);
 
 /* ------------------------------------------------------ readahead.c */

@@ -40,6 +40,16 @@ static inline void pc_accessed(struct pagecache *pc, struct pc_page *pg)
 	}
 }
 
+/* A warm start's page at its first use: a hit of its file's warm start
+ * (the flag goes, so each prefilled page counts once). */
+static inline void pc_warm_use(struct pc_page *pg)
+{
+	if (pg->flags & PG_WARM) {
+		pg->flags &= (uint16_t)~PG_WARM;
+		pg->file->warm_hits++;
+	}
+}
+
 /* wb_page_dirtied (account_page_dirtied, __mark_inode_dirty): the counts
  * here; the timeline sample, the file's move to b_dirty and the periodic
  * writeback's arming in wb_dirtied_slow, which is called unless each of

@@ -34,6 +34,8 @@
 #include "models/stack/stack_types.h"
 #include "sim/sim.h"
 
+static const char *const warm_lrus[] = { "inactive-newest", "inactive-oldest", "active", NULL };
+
 static const struct cfg_param mem_params_table[] = {
 	{ "total_bytes", CFG_T_SIZE, offsetof(struct mem_params, total_bytes), "MiB", "3GiB", 16,
 	  1048576, "Galaxy S6: 3 GB LPDDR4 (Samsung spec sheet)", "RAM", NULL },
@@ -54,6 +56,16 @@ static const struct cfg_param mem_params_table[] = {
 	{ "hz", CFG_T_INT, offsetof(struct mem_params, hz), "1/s", "250", 10, 10000,
 	  "kernel/Kconfig.hz default HZ_250; platforms set their CONFIG_HZ",
 	  "jiffies per second: congestion_wait(HZ/10), HZ/50 and the HZ throttle", NULL },
+	{ "warm_lru", CFG_T_ENUM, offsetof(struct mem_params, warm_lru), "", "inactive-newest",
+	  CFG_NO_RANGE,
+	  "assumed (range: all three, in the scenarios' assumptions:): 3.10 add_to_page_cache_lru "
+	  "puts a page read once at the inactive head and mark_page_accessed activates it on its "
+	  "second use; a warm app's pages at the switch may be anywhere between, so the default is "
+	  "a page read once by the app used last, newer than memory.cached_bytes' pages",
+	  "where a warm start's pages (a task's warm:) sit at t = 0: inactive-newest (inactive "
+	  "head, after the other apps' cached pages), inactive-oldest (inactive tail, reclaimed "
+	  "first), active (active head)",
+	  warm_lrus },
 	CFG_PARAM_END,
 };
 
@@ -284,6 +296,13 @@ void pc_pages_free_isolated(struct stack *s, struct pc_page *const *pages, uint3
 		struct pc_page *pg = pages[i];
 		struct stack_file *f = pg->file;
 		uint64_t l = pg->index >> PC_LEAF_SHIFT;
+		if (pg->flags & PG_WARM) {
+			/* before the app came to this file, or a page it skipped */
+			if (f->warm_hits || f->warm_misses)
+				f->warm_unused++;
+			else
+				f->warm_reclaimed++;
+		}
 		if (f != rf || l != rl) {
 			if (rf)
 				index_remove_run_end(rf, rl, lf, bits, rn);
@@ -431,11 +450,11 @@ int pagecache_init(struct stack *s, struct cfg_node *mem, struct cfg_node *pcn,
 	return 0;
 }
 
-/* Fill the cache with clean pages of a file that nobody uses (other apps'
+/* Fill the cache with clean pages of a file: one nobody uses (other apps'
  * data), so that reclaim has something to take before it reaches the
- * workload's pages. */
-int pagecache_prefill(struct stack *s, struct stack_file *f, uint64_t npages,
-		      struct sim_error *err)
+ * workload's pages, or a warm start's (stack_file_prefill, PG_WARM). */
+int pagecache_prefill(struct stack *s, struct stack_file *f, uint64_t npages, int lru,
+		      uint16_t extra_flags, struct sim_error *err)
 {
 	struct pagecache *pc = &s->pc;
 	if (npages + pc->wmark_high > pc->capacity)
@@ -468,7 +487,11 @@ int pagecache_prefill(struct stack *s, struct stack_file *f, uint64_t npages,
 	 * full, the pages are chained and joined at the inactive head, the
 	 * counts added and f->last, the highest page, set at the end: the
 	 * same records, leaves, list and counts in the same order. */
-	struct list_head *head = &pc->inactive, *next = head->next;
+	bool active = lru == PC_WARM_ACTIVE, tail = lru == PC_WARM_INACTIVE_OLDEST;
+	struct list_head *head = active ? &pc->active : &pc->inactive;
+	/* the chain is built back to front and joined after at: the list's
+	 * head (the newest end) or, for the tail, after its last page */
+	struct list_head *at = tail ? head->prev : head, *next = at->next;
 	struct pc_leaf *lf = NULL;
 	struct pc_page *pg = NULL;
 	uint64_t bits = 0, done = 0;
@@ -495,8 +518,8 @@ int pagecache_prefill(struct stack *s, struct stack_file *f, uint64_t npages,
 		pg = p;
 		pg->file = f;
 		pg->index = (uint32_t)done;
-		pg->flags = PG_UPTODATE;
-		pg->lru_list = PC_LRU_INACTIVE;
+		pg->flags = (uint16_t)(PG_UPTODATE | extra_flags | (active ? PG_ACTIVE : 0));
+		pg->lru_list = active ? PC_LRU_ACTIVE : PC_LRU_INACTIVE;
 		lf->slot[b] = pg;
 		bits |= 1ull << b;
 		pg->lru.next = next;
@@ -505,11 +528,16 @@ int pagecache_prefill(struct stack *s, struct stack_file *f, uint64_t npages,
 	}
 	if (lf)
 		lf->map |= bits;
-	head->next = next;
-	next->prev = head;
+	at->next = next;
+	next->prev = at;
 	f->nr_pages += done;
 	pc->used += done;
-	pc->nr_inactive += done;
+	if (active)
+		pc->nr_active += done;
+	else
+		pc->nr_inactive += done;
+	if (extra_flags & PG_WARM)
+		f->warm_prefilled += done;
 	if (pg && (!f->last || pg->index > f->last->index))
 		f->last = pg;
 	if (rc)
@@ -528,6 +556,69 @@ void pagecache_free(struct stack *s)
 	free(pc->slabs);
 	pc->slabs = NULL;
 	pc->nslabs = pc->cap_slabs = 0;
+}
+
+/* The warm starts' accounting (stack_file_prefill): in total and by app
+ * (the files' owner uid, in the order their files were made); NULL when
+ * no task started warm. */
+static json_t *warm_counts(uint64_t files, uint64_t pre, uint64_t rec, uint64_t unused,
+			   uint64_t hit, uint64_t miss)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "files", json_integer((json_int_t)files));
+	json_object_set_new(o, "prefilled", json_integer((json_int_t)pre));
+	json_object_set_new(o, "reclaimed_before_use", json_integer((json_int_t)rec));
+	json_object_set_new(o, "reclaimed_unused", json_integer((json_int_t)unused));
+	json_object_set_new(o, "hits", json_integer((json_int_t)hit));
+	json_object_set_new(o, "misses", json_integer((json_int_t)miss));
+	return o;
+}
+
+static json_t *pagecache_warm_json(const struct stack *s)
+{
+	enum { MAXAPPS = 64 };
+	struct { uint32_t uid; uint64_t n, pre, rec, unused, hit, miss; } app[MAXAPPS];
+	uint32_t napp = 0;
+	uint64_t n = 0, pre = 0, rec = 0, unused = 0, hit = 0, miss = 0;
+	const struct list_head *pos;
+	list_for_each(pos, &s->files) {
+		const struct stack_file *f = list_entry(pos, struct stack_file, all_node);
+		if (!f->warm_prefilled)
+			continue;
+		n++;
+		pre += f->warm_prefilled;
+		rec += f->warm_reclaimed;
+		unused += f->warm_unused;
+		hit += f->warm_hits;
+		miss += f->warm_misses;
+		uint32_t i = 0;
+		while (i < napp && app[i].uid != f->owner_uid)
+			i++;
+		if (i == napp) {
+			if (napp == MAXAPPS)
+				continue; /* the total still counts it */
+			app[napp++] = (typeof(app[0])){ .uid = f->owner_uid };
+		}
+		app[i].n++;
+		app[i].pre += f->warm_prefilled;
+		app[i].rec += f->warm_reclaimed;
+		app[i].unused += f->warm_unused;
+		app[i].hit += f->warm_hits;
+		app[i].miss += f->warm_misses;
+	}
+	if (!n)
+		return NULL;
+	json_t *o = warm_counts(n, pre, rec, unused, hit, miss);
+	json_object_set_new(o, "lru", json_string(warm_lrus[s->pc.mp.warm_lru]));
+	json_t *a = json_array();
+	for (uint32_t i = 0; i < napp; i++) {
+		json_t *e = warm_counts(app[i].n, app[i].pre, app[i].rec, app[i].unused, app[i].hit,
+					app[i].miss);
+		json_object_set_new(e, "uid", json_integer(app[i].uid));
+		json_array_append_new(a, e);
+	}
+	json_object_set_new(o, "apps", a);
+	return o;
 }
 
 struct json_t *pagecache_to_json(const struct stack *s)
@@ -580,6 +671,9 @@ struct json_t *pagecache_to_json(const struct stack *s)
 	json_object_set_new(ra, "read_bios", json_integer((json_int_t)pc->read_bios));
 	json_object_set_new(ra, "read_pages", json_integer((json_int_t)pc->read_pages));
 	json_object_set_new(o, "readahead", ra);
+	json_t *warm = pagecache_warm_json(s);
+	if (warm)
+		json_object_set_new(o, "warm", warm);
 	json_object_set_new(o, "memory", cfg_params_to_json(mem_params_table, &pc->mp));
 	json_object_set_new(o, "params", cfg_params_to_json(pc_params_table, &pc->p));
 	return o;

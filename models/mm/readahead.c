@@ -276,6 +276,8 @@ enum step fill_run(struct stack_task *t)
 			enum step r = pc_add_page(t, f, fl->cursor, &pg);
 			if (pg) {
 				uint64_t i = fl->cursor - fl->start;
+				if (f->warm_prefilled)
+					f->warm_misses++;
 				fl->newmask[i / 64] |= 1ull << (i % 64);
 				if (fl->cursor == fl->mark)
 					pg->flags |= PG_READAHEAD;

@@ -158,6 +158,7 @@ static enum step read_step(struct stack_task *t)
 			os->ra_tried = true;
 			s->pc.hits++;
 		}
+		pc_warm_use(pg);
 		if (pg->flags & PG_READAHEAD) {
 			ra_async(t, f, pg, idx, os->end - idx);
 			if (t->fill.active)
@@ -209,6 +210,7 @@ static enum step fault_step(struct stack_task *t)
 			s->pc.ra_single++;
 			continue;
 		}
+		pc_warm_use(pg);
 		if (!os->ra_tried) {
 			os->ra_tried = true;
 			s->pc.hits++;

@@ -211,7 +211,8 @@ int stack_create(struct sim *sim, struct cfg_node *root, struct stack **out, str
 			rc = sim_errorf(err, SIM_E_NOMEM, "out of memory");
 			goto fail;
 		}
-		rc = pagecache_prefill(s, other, s->pc.mp.cached_bytes >> STACK_PAGE_SHIFT, err);
+		rc = pagecache_prefill(s, other, s->pc.mp.cached_bytes >> STACK_PAGE_SHIFT,
+				       PC_WARM_INACTIVE_NEWEST, 0, err);
 		if (rc)
 			goto fail;
 	}

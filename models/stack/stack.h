@@ -126,8 +126,10 @@ uint64_t stack_file_inode_lba(const struct stack_file *f);
 /* The uid of the app whose page f is (its first non-root inserter), 0 none. */
 uint32_t stack_file_owner_uid(const struct stack_file *f);
 /* A warm start: npages clean pages of f from index 0 put in the page cache
- * now (at set-up, f holding none yet), at the inactive list's head, owned
- * by uid; reclaim then treats them as any other page. 0 or a negative code. */
+ * now (at set-up, f holding none yet), where memory.warm_lru says (the
+ * inactive list's head by default), owned by uid; reclaim then treats them
+ * as any other page, and pagecache.warm counts what became of them. 0 or a
+ * negative code. */
 int stack_file_prefill(struct stack *s, struct stack_file *f, uint64_t npages, uint32_t uid,
 		       struct sim_error *err);
 enum stack_page_state { STACK_PAGE_ABSENT = 0, STACK_PAGE_INFLIGHT, STACK_PAGE_UPTODATE };

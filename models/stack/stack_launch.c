@@ -18,6 +18,7 @@
  */
 #include <string.h>
 
+#include "models/mm/mm_inline.h"
 #include "models/stack/stack_int.h"
 #include "sim/sim.h"
 
@@ -73,6 +74,7 @@ enum step launch_op_step(struct stack_task *t)
 				return STEP_BLOCK;
 			}
 			if (pg) {
+				pc_warm_use(pg);
 				pc_mark_accessed(s, pg);
 				t->cpu_debt += s->pc.p.read_copy_ns;
 			}
@@ -101,7 +103,7 @@ int stack_file_prefill(struct stack *s, struct stack_file *f, uint64_t npages, u
 		return 0;
 	if (uid && !f->owner_uid)
 		f->owner_uid = uid;
-	return pagecache_prefill(s, f, npages, err);
+	return pagecache_prefill(s, f, npages, s->pc.mp.warm_lru, PG_WARM, err);
 }
 
 void stack_file_extent(const struct stack_file *f, uint32_t i, uint64_t *page, uint64_t *lba,

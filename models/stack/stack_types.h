@@ -78,6 +78,12 @@ struct stack_file {
 	bool is_meta;              /* the block device's metadata mapping */
 	uint32_t owner_uid;        /* uid of the first non-root task that inserted one of its pages
 	                            * (or stack_file_prefill's), 0 none: whose app it is */
+	/* a warm start's accounting (stack_file_prefill; pagecache.warm in the result) */
+	uint64_t warm_prefilled;   /* pages put in at t = 0, 0: not a warm file */
+	uint64_t warm_reclaimed;   /* ... of them freed before the file's first use */
+	uint64_t warm_unused;      /* ... freed unused after the file's first use */
+	uint64_t warm_hits;        /* ... of them found cached at their first use */
+	uint64_t warm_misses;      /* pages of the file read from storage after t = 0 */
 	bool atomic;               /* inside F2FS_IOC_START_ATOMIC_WRITE .. COMMIT */
 	uint64_t nr_atomic;        /* pages held (PG_ATOMIC) */
 	void *fs_priv;             /* the file system's per-inode state (f2fs) */

@@ -451,6 +451,46 @@ static json_t *compare_table(json_t **res, const struct compare_set *sets, size_
 		}
 	}
 
+	/* warm starts (pagecache.warm): what reclaim left of the warm apps'
+	 * pages, in total and, with more than one warm app, per app */
+	static const char *const warm_keys[] = { "prefilled", "reclaimed_before_use", "hits",
+						 "misses", "reclaimed_unused" };
+	json_t *warm0 = NULL;
+	for (size_t k = 0; k < n && !warm0; k++)
+		warm0 = json_object_get(json_object_get(res[k], "pagecache"), "warm");
+	if (warm0) {
+		for (size_t w = 0; w < sizeof(warm_keys) / sizeof(warm_keys[0]); w++) {
+			for (size_t k = 0; k < n; k++) {
+				json_t *x = json_object_get(json_object_get(res[k], "pagecache"), "warm");
+				v[k] = x ? jnum(x, warm_keys[w]) : NAN;
+			}
+			snprintf(metric, sizeof(metric), "warm pages %s", warm_keys[w]);
+			table_row(table, metric, "pages", v, sets, n);
+		}
+		json_t *apps = json_object_get(warm0, "apps");
+		size_t ai;
+		json_t *app;
+		if (json_array_size(apps) > 1)
+			json_array_foreach(apps, ai, app) {
+				json_int_t uid = json_integer_value(json_object_get(app, "uid"));
+				for (size_t w = 0; w < sizeof(warm_keys) / sizeof(warm_keys[0]); w++) {
+					for (size_t k = 0; k < n; k++) {
+						json_t *x = json_object_get(
+							json_object_get(res[k], "pagecache"), "warm");
+						json_t *e, *hit = NULL;
+						size_t ei;
+						json_array_foreach(json_object_get(x, "apps"), ei, e)
+							if (json_integer_value(json_object_get(e, "uid")) == uid)
+								hit = e;
+						v[k] = hit ? jnum(hit, warm_keys[w]) : NAN;
+					}
+					snprintf(metric, sizeof(metric), "warm uid %lld %s", (long long)uid,
+						 warm_keys[w]);
+					table_row(table, metric, "pages", v, sets, n);
+				}
+			}
+	}
+
 	/* device */
 	for (size_t k = 0; k < n; k++) {
 		json_t *d = json_object_get(res[k], "device");

@@ -3,7 +3,8 @@
  * mapped (faulted) pages over streamed ones, the lru lock's pagevec
  * batching, and the per-file page index (lookup, ordered walk, last page)
  * through scattered inserts and evictions, reclaim's chunk-at-once free
- * against page-by-page, and the cached pages at t = 0. */
+ * against page-by-page, the cached pages at t = 0, and a warm start's
+ * LRU position and counters (pagecache.warm). */
 #include "tests/models/stack/stack_harness.h"
 
 #define PC_DEV "device: {model: ideal, service: fixed, mean_us: 100, queue_depth: 1}\n"
@@ -291,11 +292,11 @@ static void test_pagecache_prefill(void **state)
 	struct pagecache *pc = &h->st->pc;
 	struct stack_file *pre = sh_file(h, "pre", 70 * 4096);
 	struct sim_error err = { 0 };
-	assert_int_equal(pagecache_prefill(h->st, pre, 70, &err), 0);
+	assert_int_equal(pagecache_prefill(h->st, pre, 70, PC_WARM_INACTIVE_NEWEST, 0, &err), 0);
 	struct stack_file *f = sh_file(h, "other", 300 * 4096);
 	uint64_t used = pc->used, inactive = pc->nr_inactive;
 	const struct list_head *old_first = pc->inactive.next;
-	assert_int_equal(pagecache_prefill(h->st, f, 300, &err), 0);
+	assert_int_equal(pagecache_prefill(h->st, f, 300, PC_WARM_INACTIVE_NEWEST, 0, &err), 0);
 	check_index(f);
 	assert_int_equal(f->nr_pages, 300);
 	assert_int_equal(f->last->index, 299);
@@ -314,6 +315,112 @@ static void test_pagecache_prefill(void **state)
 	assert_ptr_equal(q->prev, &pc_find(f, 0)->lru);
 	check_index(pre);
 	assert_int_equal(pre->nr_pages, 70);
+	sh_free(h);
+}
+
+/* A warm start (stack_file_prefill) at each memory.warm_lru position:
+ * newest at the inactive head, oldest at its tail (page 0 last, reclaimed
+ * first), active at the active head with PG_active; every page PG_warm and
+ * counted as prefilled. */
+static void test_pagecache_warm_positions(void **state)
+{
+	(void)state;
+	static const char *const where[] = { "inactive-newest", "inactive-oldest", "active" };
+	for (int w = 0; w < 3; w++) {
+		char yaml[512];
+		snprintf(yaml, sizeof(yaml),
+			 PC_DEV "memory: {total_bytes: 96MiB, reserved_bytes: 32MiB, warm_lru: %s}\n" PC_FS,
+			 where[w]);
+		struct sh *h = sh_new(yaml);
+		struct pagecache *pc = &h->st->pc;
+		struct sim_error err = { 0 };
+		struct stack_file *other = sh_file(h, "other", 70 * 4096);
+		assert_int_equal(pagecache_prefill(h->st, other, 70, PC_WARM_INACTIVE_NEWEST, 0, &err), 0);
+		struct stack_file *f = sh_file(h, "app/ws0", 10 * 4096);
+		uint64_t inactive = pc->nr_inactive, active = pc->nr_active;
+		assert_int_equal(stack_file_prefill(h->st, f, 10, 10080, &err), 0);
+		assert_int_equal(f->warm_prefilled, 10);
+		assert_int_equal(stack_file_owner_uid(f), 10080);
+		for (uint64_t i = 0; i < 10; i++)
+			assert_true(pc_find(f, i)->flags & PG_WARM);
+		const struct pc_page *newest = list_entry(pc->inactive.next, struct pc_page, lru);
+		const struct pc_page *oldest = list_entry(pc->inactive.prev, struct pc_page, lru);
+		switch (w) {
+		case 0:
+			assert_ptr_equal(newest, pc_find(f, 9));
+			assert_ptr_equal(oldest->file, other);
+			assert_int_equal(pc->nr_inactive, inactive + 10);
+			break;
+		case 1:
+			assert_ptr_equal(oldest, pc_find(f, 0));
+			assert_ptr_equal(newest->file, other);
+			assert_int_equal(pc->nr_inactive, inactive + 10);
+			break;
+		default:
+			assert_ptr_equal(list_entry(pc->active.next, struct pc_page, lru), pc_find(f, 9));
+			assert_true(pc_find(f, 0)->flags & PG_ACTIVE);
+			assert_int_equal(pc_find(f, 0)->lru_list, PC_LRU_ACTIVE);
+			assert_int_equal(pc->nr_active, active + 10);
+			assert_int_equal(pc->nr_inactive, inactive);
+			break;
+		}
+		check_index(f);
+		sh_free(h);
+	}
+}
+
+/* The warm counters: a page used counts a hit once; a warm page freed
+ * before its file's first use is reclaimed_before_use, one freed after it
+ * unused; a page read from the device is a miss; the result's
+ * pagecache.warm holds the totals and the app's. */
+static void test_pagecache_warm_counters(void **state)
+{
+	(void)state;
+	struct sh *h = sh_new(PC_DEV PC_SMALL PC_FS);
+	struct sim_error err = { 0 };
+	struct stack_file *a = sh_file(h, "app/ws0", 8 * 4096);
+	struct stack_file *b = sh_file(h, "app/ws1", 8 * 4096);
+	assert_int_equal(stack_file_prefill(h->st, a, 8, 10080, &err), 0);
+	assert_int_equal(stack_file_prefill(h->st, b, 8, 10080, &err), 0);
+	pc_page_free(h->st, pc_find(b, 7)); /* before b's first use */
+	struct sh_script s = { 0 };
+	sh_op(&s, STACK_OP_READ, a, 0, 4 * 4096, 0);
+	sh_op(&s, STACK_OP_READ, a, 0, 4 * 4096, 0); /* again: no second hit */
+	sh_op(&s, STACK_OP_READ, b, 0, 8 * 4096, 0); /* 7 cached, page 7 from the device */
+	sh_script_task(h, "gallery", 10080, 0, &s);
+	sh_run(h, SIM_TIME_MAX);
+	pc_page_free(h->st, pc_find(a, 6)); /* a in use, page 6 never read */
+	assert_int_equal(a->warm_hits, 4);
+	assert_int_equal(b->warm_hits, 7);
+	assert_int_equal(b->warm_reclaimed, 1);
+	assert_int_equal(a->warm_unused, 1);
+	assert_int_equal(a->warm_misses, 0);
+	assert_int_equal(b->warm_misses, 1);
+	json_t *o = pagecache_to_json(h->st);
+	json_t *w = json_object_get(o, "warm");
+	assert_non_null(w);
+	assert_int_equal(json_integer_value(json_object_get(w, "files")), 2);
+	assert_int_equal(json_integer_value(json_object_get(w, "prefilled")), 16);
+	assert_int_equal(json_integer_value(json_object_get(w, "hits")), 11);
+	assert_int_equal(json_integer_value(json_object_get(w, "misses")), 1);
+	assert_int_equal(json_integer_value(json_object_get(w, "reclaimed_before_use")), 1);
+	assert_int_equal(json_integer_value(json_object_get(w, "reclaimed_unused")), 1);
+	assert_string_equal(json_string_value(json_object_get(w, "lru")), "inactive-newest");
+	json_t *app = json_array_get(json_object_get(w, "apps"), 0);
+	assert_int_equal(json_integer_value(json_object_get(app, "uid")), 10080);
+	assert_int_equal(json_integer_value(json_object_get(app, "prefilled")), 16);
+	json_decref(o);
+	sh_free(h);
+}
+
+/* No warm start, no pagecache.warm. */
+static void test_pagecache_warm_absent(void **state)
+{
+	(void)state;
+	struct sh *h = sh_new(PC_DEV PC_SMALL PC_FS);
+	json_t *o = pagecache_to_json(h->st);
+	assert_null(json_object_get(o, "warm"));
+	json_decref(o);
 	sh_free(h);
 }
 
@@ -402,6 +509,9 @@ int main(void)
 		cmocka_unit_test(test_pagecache_index_scattered),
 		cmocka_unit_test(test_pagecache_free_batch_as_page_by_page),
 		cmocka_unit_test(test_pagecache_prefill),
+		cmocka_unit_test(test_pagecache_warm_positions),
+		cmocka_unit_test(test_pagecache_warm_counters),
+		cmocka_unit_test(test_pagecache_warm_absent),
 		cmocka_unit_test(test_pagecache_writeback_tags),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
