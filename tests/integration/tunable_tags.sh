@@ -11,7 +11,9 @@ cd "$src" || fail "cd"
 pairs="configs/platforms/galaxy-s6.yaml:configs/scenarios/thesis-fig01-launch.yaml
 configs/platforms/pixel9pro.yaml:configs/scenarios/modern-fig01-launch.yaml
 configs/platforms/aosp5-sopia7420.yaml:configs/scenarios/thesis-fig01-launch-aosp.yaml
-configs/platforms/pixel6a.yaml:configs/scenarios/pixel6a-launch.yaml"
+configs/platforms/pixel6a.yaml:configs/scenarios/pixel6a-launch.yaml
+configs/platforms/desktop-kvm.yaml:configs/scenarios/hotstorage24-guest-randread-buffered.yaml
+configs/platforms/pixel-pkvm.yaml:configs/scenarios/hotstorage24-pkvm-randread.yaml"
 for p in configs/platforms/*.yaml; do
 	echo "$pairs" | grep -q "^$p:" || fail "$p: no scenario listed here to read its tunables"
 done
