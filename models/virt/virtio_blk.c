@@ -103,7 +103,7 @@ enum vblk_phase { PH_POP = 0, PH_DATA, PH_SYNC, PH_PUSH, PH_DONE };
  * are in configs/platforms/pixel-pkvm.yaml. */
 static const struct cfg_param vblk_params[] = {
 	{ "cache", CFG_T_ENUM, VB_OFF(cache), "", "writeback", CFG_NO_RANGE,
-	  "QEMU -drive cache= (docs/system/qemu-block-drivers: writeback default, none = "
+	  "QEMU -drive cache= (QEMU manual, block drivers: writeback default, none = "
 	  "O_DIRECT); crosvm opens the image buffered unless --block o_direct=true",
 	  "host access to the image: writeback (through the host page cache) or none (O_DIRECT)",
 	  vblk_cache_names },
