@@ -99,6 +99,11 @@ void blk_trace(struct blk_queue *q, char action, const struct io_request *rq,
 		q->sinks[i].event(q->sinks[i].ctx, &ev);
 }
 
+void blk_queue_set_nested(struct blk_queue *q)
+{
+	q->nested = true;
+}
+
 int blk_add_trace_sink(struct blk_queue *q, const struct blk_trace_sink *sink)
 {
 	if (!sink || !sink->event || q->nsinks >= BLK_MAX_TRACE_SINKS)
@@ -662,6 +667,8 @@ static void blk_account_completion(struct blk_queue *q, const struct io_request 
 	struct sim *sim = q->sim;
 	enum sim_class cls = (rq->flags & REQ_FG) || (rq->ioc && rq->ioc->fg) ? SIM_CLASS_FG
 									       : SIM_CLASS_BG;
+	if (q->nested)
+		return;
 
 	sim_metrics_btt(&sim->metrics, cls, SIM_BTT_Q2G, rq->t_getrq - rq->t_queue);
 	sim_metrics_btt(&sim->metrics, cls, SIM_BTT_G2I, rq->t_insert - rq->t_getrq);

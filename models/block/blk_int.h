@@ -112,6 +112,7 @@ struct blk_counters {
 struct blk_queue {
 	struct sim *sim;
 	struct device *dev;
+	bool nested;                  /* a VM host's queue: btt kept out of sim->metrics */
 	struct elevator elv;
 	bool elv_inited;
 	struct blk_limits lim;

@@ -84,6 +84,9 @@ int blk_queue_create_ops(struct sim *sim, struct device *dev, struct cfg_node *b
 			 const struct elevator_ops *ops, struct cfg_node *sched_cfg,
 			 struct blk_queue **out, struct sim_error *err);
 void blk_queue_destroy(struct blk_queue *q);
+/* q serves a VM host's stack under a guest's virtual disk
+ * (models/virt/virtio_blk.c): its btt stays out of the run's metrics. */
+void blk_queue_set_nested(struct blk_queue *q);
 /* The `block:` tunables (for `mobisim list` and --help). */
 const struct cfg_param *blk_queue_params(void);
 

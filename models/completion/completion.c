@@ -297,13 +297,20 @@ static void cpl_deliver_at(struct completion *c, struct cpl_io *io, int64_t when
 
 /* Interrupt handler at the current instant completes the I/O and wakes
  * the sleeping task. */
+/* The device's own delivery latency of a wake-up (0 on bare metal). */
+static int64_t cpl_delivery(struct completion *c, bool timer)
+{
+	return c->dev->ops->irq_delivery_ns ? c->dev->ops->irq_delivery_ns(c->dev, timer) : 0;
+}
+
 static void cpl_irq_path(struct completion *c, struct cpl_io *io)
 {
 	const struct cpl_costs *k = &c->costs;
 	io->irq_ns += k->irq_ns;
 	io->ctxsw_ns += k->ctxsw_ns;  /* switch in; the switch out was charged at sleep */
 	io->polled = false;
-	cpl_deliver_at(c, io, sim_now(c->sim) + k->irq_ns + k->wakeup_ns + k->ctxsw_ns);
+	cpl_deliver_at(c, io, sim_now(c->sim) + cpl_delivery(c, false) + k->irq_ns + k->wakeup_ns +
+				      k->ctxsw_ns);
 }
 
 /* The device finished while the task spins: it sees it at the next check. */
@@ -338,7 +345,8 @@ static void cpl_event(struct sim *sim, struct sim_event *ev)
 		io->timer_ns += k->timer_ns;
 		io->ctxsw_ns += k->ctxsw_ns;
 		io->state = CS_WAKING;
-		sim_at(sim, &io->ev, now + k->timer_ns + k->wakeup_ns + k->ctxsw_ns);
+		sim_at(sim, &io->ev, now + cpl_delivery(c, true) + k->timer_ns + k->wakeup_ns +
+					     k->ctxsw_ns);
 		return;
 	case CS_WAKING:
 		if (io->dev_done) {
@@ -347,8 +355,9 @@ static void cpl_event(struct sim *sim, struct sim_event *ev)
 			io->under = false;
 			io->polled = !io->irq_done;
 			int64_t at = now;
-			if (io->irq_done && io->t_dev + k->irq_ns > at)
-				at = io->t_dev + k->irq_ns;
+			int64_t irq_at = io->t_dev + cpl_delivery(c, false) + k->irq_ns;
+			if (io->irq_done && irq_at > at)
+				at = irq_at;
 			cpl_deliver_at(c, io, at);
 			return;
 		}

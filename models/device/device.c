@@ -120,6 +120,7 @@ extern const struct device_ops flash_device_ops;
 extern const struct device_ops table_device_ops;
 extern const struct device_ops ideal_device_ops;
 extern const struct device_ops hdd_device_ops;
+extern const struct device_ops virtio_blk_device_ops; /* models/virt/virtio_blk.c */
 
 /* One explicit table (docs/architecture.md §6), in the order `mobisim list devices` prints. */
 static const struct device_ops *const device_table[] = {
@@ -127,6 +128,7 @@ static const struct device_ops *const device_table[] = {
 	&table_device_ops,
 	&ideal_device_ops,
 	&hdd_device_ops,
+	&virtio_blk_device_ops,
 	NULL,
 };
 

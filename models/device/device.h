@@ -44,6 +44,12 @@ struct device_ops {
 	/* Optional: service time of one request of bytes at an idle device
 	 * (QD1, no queueing), for the latency-vs-size curve and planners. */
 	int64_t (*idle_latency_ns)(struct device *dev, bool write, uint64_t bytes);
+	/* Optional: latency from the device raising its completion interrupt
+	 * (timer: an hrtimer expiring instead) to the handler starting on a
+	 * sleeping CPU, added by the completion path to its interrupt and
+	 * timer wake-ups; NULL = 0, the bare-metal MSI. A virtual disk's
+	 * interrupt injection and vCPU wake-up (models/virt/virtio_blk.c). */
+	int64_t (*irq_delivery_ns)(struct device *dev, bool timer);
 	/* Optional: add model-specific figures to the result's "device" object. */
 	void (*stats_json)(const struct device *dev, struct json_t *obj);
 	/* The model times its own host-link transfers (flash) and sets

@@ -64,7 +64,7 @@ static void task_account(struct stack_task *t, enum sim_wait cause, int64_t star
 	if (cause >= SIM_NWAIT || ns <= 0)
 		return;
 	t->wait_total[cause] += ns;
-	if (t->kind == TASK_USER)
+	if (t->kind == TASK_USER && !t->stack->nested)
 		sim_metrics_wait(&t->stack->sim->metrics, task_class(t), cause, ns);
 	task_timeline_slice(t, "wait", sim_wait_names[cause], start_ns, ns);
 	if (t->stack->sim->observer) {

@@ -71,7 +71,8 @@ static void op_end(struct stack_task *t)
 		if (mop == SIM_OP_FSYNC)
 			bytes = 0;
 		int64_t lat = sim_now(s->sim) - t->os.start_ns;
-		sim_metrics_op(&s->sim->metrics, t->os.cls, mop, bytes, lat);
+		if (!s->nested)
+			sim_metrics_op(&s->sim->metrics, t->os.cls, mop, bytes, lat);
 		struct task_iostat *io = &t->io[mop];
 		if (io->count == 0 || lat < io->lat_min)
 			io->lat_min = lat;

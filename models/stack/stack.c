@@ -135,21 +135,24 @@ static int section(struct cfg_node *root, const char *key, struct cfg_node **out
 	return 0;
 }
 
-int stack_create(struct sim *sim, struct cfg_node *root, struct stack **out, struct sim_error *err)
+static int stack_build(struct sim *sim, struct blk_queue *q, struct cfg_node *root, bool nested,
+		       struct stack **out, struct sim_error *err)
 {
 	*out = NULL;
-	if (!sim->blk)
+	if (!q)
 		return cfg_errorf(err, root, "the upper stack needs a block queue (name a `scheduler:`)");
 	struct stack *s = calloc(1, sizeof(*s));
 	if (!s)
 		return sim_errorf(err, SIM_E_NOMEM, "out of memory");
 	s->sim = sim;
-	s->q = sim->blk;
+	s->q = q;
+	s->nested = nested;
 	/* idle before any module init can fail: stack_destroy cancels them */
 	sim_event_init(&s->fg_ev, fg_event);
 	sim_event_init(&s->wb.periodic, NULL);
 	sim_event_init(&s->jn.timer, NULL);
-	s->next_pid = 100;
+	/* a nested (host) stack's pids stay clear of the run's own on the timeline */
+	s->next_pid = nested ? 1000000 : 100;
 	/* each submitter sets its bios' end_io (models/stack/stack_types.h) */
 	bio_pool_init(&s->bios, sizeof(struct stack_bio), offsetof(struct stack_bio, free_next),
 		      SBIO_SLAB);
@@ -217,12 +220,25 @@ int stack_create(struct sim *sim, struct cfg_node *root, struct stack **out, str
 			goto fail;
 	}
 	*out = s;
-	sim->cpu_ops = &stack_cpu_ops;
-	sim->cpu_ctx = s;
+	if (!nested) {
+		sim->cpu_ops = &stack_cpu_ops;
+		sim->cpu_ctx = s;
+	}
 	return 0;
 fail:
 	stack_destroy(s);
 	return rc;
+}
+
+int stack_create(struct sim *sim, struct cfg_node *root, struct stack **out, struct sim_error *err)
+{
+	return stack_build(sim, sim->blk, root, false, out, err);
+}
+
+int stack_create_nested(struct sim *sim, struct blk_queue *q, struct cfg_node *root,
+			struct stack **out, struct sim_error *err)
+{
+	return stack_build(sim, q, root, true, out, err);
 }
 
 void stack_destroy(struct stack *s)

@@ -74,6 +74,13 @@ struct stack_hooks {
  * defaults). Needs sim->blk for I/O. Returns 0, SIM_E_INPUT naming the
  * node, or SIM_E_NOMEM. */
 int stack_create(struct sim *sim, struct cfg_node *root, struct stack **out, struct sim_error *err);
+/* A second stack in the same run over its own block queue q (a VM host's
+ * under a guest's virtual disk, models/virt/virtio_blk.c): the same layers
+ * from root's sections, but its ops, waits and btt stay out of the run's
+ * fg/bg metrics (its owner reports it), it leaves sim->cpu_ops to the
+ * run's own stack, and its pids start at 1000001. Freed with stack_destroy. */
+int stack_create_nested(struct sim *sim, struct blk_queue *q, struct cfg_node *root,
+			struct stack **out, struct sim_error *err);
 void stack_destroy(struct stack *s);
 
 struct stack_hooks *stack_hooks(struct stack *s);

@@ -228,6 +228,8 @@ struct task_profiles {
 struct stack {
 	struct sim *sim;
 	struct blk_queue *q;
+	bool nested;                  /* a host stack under a virtual disk (stack_create_nested):
+				       * kept out of sim->metrics */
 	struct stack_hooks hooks;
 	uint32_t fg_uid;
 	int32_t next_pid;

@@ -126,7 +126,7 @@ int cmd_list(int argc, char **argv)
 	} else if (strcmp(what, "devices") == 0) {
 		printf("models:\n");
 		for (const struct device_ops *const *d = device_registry(); *d; d++)
-			printf("  %-8s %s\n", (*d)->name, (*d)->summary ? (*d)->summary : "");
+			printf("  %-10s %s\n", (*d)->name, (*d)->summary ? (*d)->summary : "");
 		printf("presets (device: NAME):\n");
 		list_yaml("devices", "  ");
 	} else if (strcmp(what, "scenarios") == 0) {

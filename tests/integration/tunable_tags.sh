@@ -14,7 +14,9 @@ configs/platforms/aosp5-sopia7420.yaml:configs/scenarios/thesis-fig01-launch-aos
 configs/platforms/pixel6a.yaml:configs/scenarios/pixel6a-launch.yaml
 configs/platforms/nexus5.yaml:configs/scenarios/fasttrack-multibg-nexus5.yaml
 configs/platforms/nexus6.yaml:configs/scenarios/fasttrack-multibg-nexus6.yaml
-configs/platforms/pixel.yaml:configs/scenarios/fasttrack-multibg-pixel.yaml"
+configs/platforms/pixel.yaml:configs/scenarios/fasttrack-multibg-pixel.yaml
+configs/platforms/desktop-kvm.yaml:configs/scenarios/hotstorage24-guest-randread-buffered.yaml
+configs/platforms/pixel-pkvm.yaml:configs/scenarios/hotstorage24-pkvm-randread.yaml"
 for p in configs/platforms/*.yaml; do
 	echo "$pairs" | grep -q "^$p:" || fail "$p: no scenario listed here to read its tunables"
 done

@@ -56,9 +56,9 @@
 #include "sim/workload.h"
 #include "traces/workloads/app_launch.h"
 
-enum gen_kind { GEN_WRITER = 0, GEN_VIDEO, GEN_READER, GEN_LAUNCH, GEN_BURST, GEN_APP };
+enum gen_kind { GEN_WRITER = 0, GEN_VIDEO, GEN_READER, GEN_LAUNCH, GEN_BURST, GEN_APP, GEN_COPY };
 static const char *const gen_names[] = { "writer", "video", "reader", "launch", "burst", "app",
-					  NULL };
+					  "copy", NULL };
 static const char *const ioprio_names[] = { "none", "rt", "be", "idle", NULL };
 static const char *const pattern_names[] = { "seq", "random", NULL };
 
@@ -89,7 +89,7 @@ static const struct cfg_param start_param[] = {
 
 static const struct cfg_param common_params[] = {
 	{ "gen", CFG_T_ENUM, offsetof(struct task_common, gen), "", NULL, CFG_NO_RANGE, "scenario",
-	  "generator: writer, video, reader, launch, burst, app", gen_names },
+	  "generator: writer, video, reader, launch, burst, app, copy", gen_names },
 	{ "enabled", CFG_T_BOOL, offsetof(struct task_common, enabled), "", "true", CFG_NO_RANGE,
 	  "scenario", "run this task", NULL },
 	{ "uid", CFG_T_INT, offsetof(struct task_common, uid), "", "10000", 0, 4294967295.0,
@@ -274,6 +274,30 @@ static const struct cfg_param burst_params[] = {
 	CFG_PARAM_END,
 };
 
+/* cp of small files (coreutils cp: open the source, create the target,
+ * read()/write() in buffer-sized chunks, close both; no fsync unless asked). */
+struct copy_p {
+	int64_t files;
+	uint64_t file_bytes, chunk_bytes;
+	bool fsync_each;
+	double warm;
+};
+
+static const struct cfg_param copy_params[] = {
+	{ "files", CFG_T_INT, offsetof(struct copy_p, files), "", "1000", 1, 1e7, "scenario",
+	  "files copied", NULL },
+	{ "file_bytes", CFG_T_SIZE, offsetof(struct copy_p, file_bytes), "KiB", "16KiB", 0.5, 1e9,
+	  "scenario", "size of each source file (existing, blocks allocated)", NULL },
+	{ "chunk_bytes", CFG_T_SIZE, offsetof(struct copy_p, chunk_bytes), "KiB", "128KiB", 0.5,
+	  1048576, "[RECALL] coreutils cp's io_blksize: 128 KiB buffers",
+	  "size of each read() and write()", NULL },
+	{ "fsync_each", CFG_T_BOOL, offsetof(struct copy_p, fsync_each), "", "false", CFG_NO_RANGE,
+	  "cp does not fsync", "fsync each target before closing it", NULL },
+	{ "warm", CFG_T_DOUBLE, offsetof(struct copy_p, warm), "", "0", 0, 1, "scenario",
+	  "fraction of each source file in the page cache at t = 0", NULL },
+	CFG_PARAM_END,
+};
+
 /* ---------------------------------------------------------------- state */
 
 struct wl_file {
@@ -290,6 +314,7 @@ struct wl_task {
 		struct reader_p r;
 		struct launch_p l;
 		struct burst_p b;
+		struct copy_p cp;
 	} p;
 	struct stack_task *t;
 	struct app_launch *app;      /* app: the multi-threaded launch (t is its main thread) */
@@ -574,6 +599,59 @@ static uint64_t launch_count_io(const struct wl_task *wt)
 	return d.io_ops;
 }
 
+/* Copy: files[2i] is source i, files[2i + 1] its target. */
+static int copy_next(struct wl_task *wt, struct stack_op *op)
+{
+	struct copy_p *p = &wt->p.cp;
+	for (;;) {
+		if (wt->fi >= (uint64_t)p->files)
+			return 0;
+		struct stack_file *src = wt->files[2 * wt->fi].f, *dst = wt->files[2 * wt->fi + 1].f;
+		switch (wt->run_left) { /* per-file step */
+		case 0:
+			wt->run_left = 1;
+			wt->done_bytes = 0;
+			wt->cpu_next = false; /* here: the chunk read, its write next */
+			op_set(op, STACK_OP_OPEN, src, 0, 0);
+			return 1;
+		case 1:
+			wt->run_left = 2;
+			op_set(op, STACK_OP_CREATE, dst, 0, 0);
+			return 1;
+		case 2:
+			if (wt->done_bytes < p->file_bytes) {
+				uint64_t len = p->chunk_bytes;
+				if (len > p->file_bytes - wt->done_bytes)
+					len = p->file_bytes - wt->done_bytes;
+				if (!wt->cpu_next) {
+					wt->cpu_next = true;
+					op_set(op, STACK_OP_READ, src, wt->done_bytes, len);
+					return 1;
+				}
+				wt->cpu_next = false;
+				op_set(op, STACK_OP_WRITE, dst, wt->done_bytes, len);
+				wt->done_bytes += len;
+				return 1;
+			}
+			wt->run_left = 3;
+			op_set(op, STACK_OP_CLOSE, src, 0, 0);
+			return 1;
+		case 3:
+			wt->run_left = 4;
+			if (p->fsync_each) {
+				op_set(op, STACK_OP_FSYNC, dst, 0, 0);
+				return 1;
+			}
+			continue;
+		default:
+			wt->run_left = 0;
+			wt->fi++;
+			op_set(op, STACK_OP_CLOSE, dst, 0, 0);
+			return 1;
+		}
+	}
+}
+
 static int burst_next(struct wl_task *wt, struct stack_op *op)
 {
 	struct burst_p *p = &wt->p.b;
@@ -660,6 +738,9 @@ static int wl_next(struct stack_task *t, struct stack_op *op, void *ctx)
 				break;
 			case GEN_LAUNCH:
 				r = launch_next(wt, op);
+				break;
+			case GEN_COPY:
+				r = copy_next(wt, op);
 				break;
 			default:
 				r = burst_next(wt, op);
@@ -781,6 +862,31 @@ static int task_setup(struct wl_state *ws, struct wl_task *wt, struct cfg_node *
 	}
 	case GEN_APP:
 		break; /* app_launch_create reads its keys */
+	case GEN_COPY: {
+		rc = cfg_apply(copy_params, n, &wt->p.cp, err);
+		if (rc)
+			return rc;
+		struct copy_p *p = &wt->p.cp;
+		wt->nfiles = (uint32_t)(2 * p->files);
+		wt->files = calloc(wt->nfiles, sizeof(*wt->files));
+		if (!wt->files)
+			return sim_errorf(err, SIM_E_NOMEM, "out of memory");
+		for (uint32_t i = 0; i < (uint32_t)p->files; i++) {
+			snprintf(name, sizeof(name), "%s/src/f%u", wt->key, i);
+			wt->files[2 * i].f = stack_file_get(s, name, p->file_bytes, err);
+			snprintf(name, sizeof(name), "%s/dst/f%u", wt->key, i);
+			wt->files[2 * i + 1].f = stack_file_get(s, name, 0, err);
+			if (!wt->files[2 * i].f || !wt->files[2 * i + 1].f)
+				return err->code;
+			if (p->warm > 0) {
+				uint64_t np = (uint64_t)(p->warm * (double)((p->file_bytes + STACK_PAGE_SIZE - 1) >> STACK_PAGE_SHIFT) + 0.5);
+				rc = stack_file_prefill(s, wt->files[2 * i].f, np, (uint32_t)wt->c.uid, err);
+				if (rc)
+					return rc;
+			}
+		}
+		break;
+	}
 	case GEN_BURST: {
 		rc = cfg_apply(burst_params, n, &wt->p.b, err);
 		if (rc)

@@ -361,6 +361,41 @@ static void test_camera_files_are_created(void **state)
 	sim_destroy(s);
 }
 
+/* cp of small files: each source read and each target written in
+ * chunk-sized pieces (20 KiB in 8 KiB chunks: 8, 8, 4), the targets end
+ * the sources' size, and nothing else is read or written. */
+static void test_copy_reads_and_writes_each_file(void **state)
+{
+	(void)state;
+	struct sim *s;
+	struct sim_error err;
+	assert_int_equal(build(&s, 1, NULL,
+			       "    cp: {gen: copy, uid: 10080, files: 3, file_bytes: 20KiB,\n"
+			       "         chunk_bytes: 8KiB}\n",
+			       true, &err),
+			 0);
+	json_t *o = stack_stats_json(s->stack), *tasks = json_object_get(o, "tasks"), *io = NULL;
+	for (size_t i = 0; i < json_array_size(tasks); i++)
+		if (strcmp(json_string_value(json_object_get(json_array_get(tasks, i), "name")),
+			   "cp") == 0)
+			io = json_object_get(json_array_get(tasks, i), "io");
+	assert_non_null(io);
+	json_t *rd = json_object_get(io, "read"), *wr = json_object_get(io, "write");
+	assert_int_equal(json_integer_value(json_object_get(rd, "count")), 9);
+	assert_int_equal(json_integer_value(json_object_get(wr, "count")), 9);
+	assert_int_equal(json_integer_value(json_object_get(rd, "bytes")), 3 * 20480);
+	assert_int_equal(json_integer_value(json_object_get(wr, "bytes")), 3 * 20480);
+	for (int i = 0; i < 3; i++) {
+		char name[64];
+		snprintf(name, sizeof(name), "cp/dst/f%d", i);
+		struct stack_file *f = stack_file_find(s->stack, name);
+		assert_non_null(f);
+		assert_int_equal(stack_file_size(f), 20480);
+	}
+	json_decref(o);
+	sim_destroy(s);
+}
+
 /* The main thread spends main_cpu exactly, spread over its I/Os: with
  * everything else off, busy CPU = main_cpu + the first frame. */
 static void test_app_main_cpu_exact(void **state)
@@ -447,6 +482,7 @@ int main(void)
 		cmocka_unit_test(test_app_main_cpu_exact),
 		cmocka_unit_test(test_app_deterministic),
 		cmocka_unit_test(test_app_spawn_order),
+		cmocka_unit_test(test_copy_reads_and_writes_each_file),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
