@@ -701,6 +701,5 @@ const struct fs_ops f2fs_fs_ops = {
 	.fsync = f2fs_fsync,
 	.write_begin = f2fs_write_begin,
 	.atomic = f2fs_atomic,
-	.kthread_run = f2fs_kthread_run,
 	.to_json = f2fs_to_json,
 };

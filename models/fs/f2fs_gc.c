@@ -96,10 +96,11 @@ static void gc_timer_event(struct sim *sim, struct sim_event *ev)
 int f2fs_kthread_init(struct stack *s, struct sim_error *err)
 {
 	struct f2fs *fs = s->fs.f2;
-	fs->kt = task_new(s, TASK_FS, "f2fs_gc-254:48", 0, (uint8_t)fs->p.ioprio_class,
-			  (uint8_t)fs->p.ioprio_level);
+	fs->kt = task_new(s, "f2fs_gc-254:48", f2fs_kthread_run, fs);
 	if (!fs->kt)
 		return sim_errorf(err, SIM_E_NOMEM, "out of memory");
+	fs->kt->kind = "fs";
+	task_set_ioprio(fs->kt, (uint8_t)fs->p.ioprio_class, (uint8_t)fs->p.ioprio_level);
 	fs->kt->state = TS_IDLE;
 	sim_event_init(&fs->cp_timer, cp_timer_event);
 	sim_event_init(&fs->gc_timer, gc_timer_event);

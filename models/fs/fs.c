@@ -415,7 +415,6 @@ const struct fs_ops ext4_fs_ops = {
 	.fsync = fsync_step,
 	.atomic = ext4_atomic,
 	.namespace = ext4_namespace,
-	.kthread_run = jbd2_run,
 	.to_json = fs_to_json,
 };
 

@@ -237,7 +237,6 @@ struct fs_ops {
 	/* STACK_OP_CREATE / UNLINK / RENAME / TRUNCATE of f (t->os.op); NULL: no
 	 * metadata modelled. */
 	enum step (*namespace)(struct stack_task *t, struct stack_file *f, enum stack_op_kind kind);
-	void (*kthread_run)(struct stack_task *t);   /* TASK_FS */
 	struct json_t *(*to_json)(const struct stack *s);
 };
 

@@ -181,10 +181,11 @@ int journal_init(struct stack *s, struct cfg_node *node, struct sim_error *err)
 	if (!jn->group_tid)
 		return sim_errorf(err, SIM_E_NOMEM, "out of memory");
 	if (jn->p.enabled) {
-		jn->jbd2 = task_new(s, TASK_JBD2, "jbd2/sda-8", 0, (uint8_t)jn->p.ioprio_class,
-				    (uint8_t)jn->p.ioprio_level);
+		jn->jbd2 = task_new(s, "jbd2/sda-8", jbd2_run, jn);
 		if (!jn->jbd2)
 			return sim_errorf(err, SIM_E_NOMEM, "out of memory");
+		jn->jbd2->kind = "jbd2";
+		task_set_ioprio(jn->jbd2, (uint8_t)jn->p.ioprio_class, (uint8_t)jn->p.ioprio_level);
 		jn->jbd2->state = TS_IDLE;
 		/* the ordered-mode commit sleeps on data writeback: hear of it */
 		s->wb.on_progress = journal_ordered_progress;

@@ -469,8 +469,10 @@ static inline bool mm_alloc_page_fast(struct pagecache *pc, struct mm_reclaim *r
 }
 /* wakeup_kswapd */
 void mm_wake_kswapd(struct stack *s);
-/* kswapd's state machine step (TASK_KSWAPD). */
+/* kswapd's state machine step (its thread function). */
 void kswapd_run(struct stack_task *t);
+/* Create kswapd0, idle until mm_wake_kswapd (NULL: out of memory). */
+struct stack_task *mm_kswapd_new(struct stack *s);
 /* An async writeback bio completed: congestion_wait sleepers wake when
  * the async request list is below its congestion-off threshold. */
 void mm_async_write_done(struct stack *s);

@@ -327,7 +327,7 @@ enum step fill_run(struct stack_task *t)
 			sb->bio.nr_sectors = (uint32_t)(n << (STACK_PAGE_SHIFT - SECTOR_SHIFT));
 			sb->bio.flags = f->is_meta ? REQ_META : 0;
 			/* the path for completion.paths: a user task's fault or read */
-			if (!f->is_meta && t->kind == TASK_USER)
+			if (!f->is_meta && !t->kthread)
 				sb->bio.flags |= t->os.active && t->os.op.kind == STACK_OP_FAULT
 							 ? REQ_MMAP
 							 : REQ_PCREAD;

@@ -403,7 +403,7 @@ static enum step rc_step(struct stack_task *t)
 		switch (rc->phase) {
 		case MM_RC_THROTTLE:
 			/* throttle_direct_reclaim: kernel threads never wait */
-			if (t->kind == TASK_USER && !pfmemalloc_ok(pc)) {
+			if (!t->kthread && !pfmemalloc_ok(pc)) {
 				pc->pfmemalloc_throttled++;
 				mm_wake_kswapd(s);
 				list_add_tail(&t->waitq_node, &pc->pfmemalloc_wq);
@@ -629,6 +629,16 @@ bool mm_alloc_page(struct stack_task *t, bool nofs)
 }
 
 /* kswapd: balance_pgdat until free > high, then sleep until woken. */
+struct stack_task *mm_kswapd_new(struct stack *s)
+{
+	struct stack_task *t = task_new(s, "kswapd0", kswapd_run, &s->pc);
+	if (t) {
+		t->kind = "kswapd";
+		t->state = TS_IDLE;
+	}
+	return t;
+}
+
 void kswapd_run(struct stack_task *t)
 {
 	struct stack *s = t->stack;

@@ -150,10 +150,11 @@ int writeback_init(struct stack *s, struct cfg_node *node, struct sim_error *err
 	sim_event_init(&wb->periodic, wb_periodic_event);
 	wb->write_bw_pps = wb->p.init_bw_bps / STACK_PAGE_SIZE;
 	wb_update_thresholds(s);
-	wb->flusher = task_new(s, TASK_FLUSHER, "kworker/u16:1", 0, (uint8_t)wb->p.ioprio_class,
-			       (uint8_t)wb->p.ioprio_level);
+	wb->flusher = task_new(s, "kworker/u16:1", flusher_run, wb);
 	if (!wb->flusher)
 		return sim_errorf(err, SIM_E_NOMEM, "out of memory");
+	wb->flusher->kind = "flusher";
+	task_set_ioprio(wb->flusher, (uint8_t)wb->p.ioprio_class, (uint8_t)wb->p.ioprio_level);
 	wb->flusher->state = TS_IDLE;
 	return 0;
 }

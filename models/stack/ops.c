@@ -485,7 +485,7 @@ static void task_exit(struct stack_task *t)
 	task_finish_plug(t);
 	t->state = TS_EXITED;
 	t->exit_ns = sim_now(s->sim);
-	if (t->kind == TASK_USER && s->user_alive > 0)
+	if (!t->kthread && s->user_alive > 0)
 		s->user_alive--;
 	if (t->src.exited)
 		t->src.exited(t, t->src.ctx);
@@ -528,8 +528,11 @@ struct stack_task *stack_task_create(struct stack *s, const struct stack_task_at
 		sim_errorf(err, SIM_E_INPUT, "task %s: no op source", attr->name ? attr->name : "?");
 		return NULL;
 	}
-	struct stack_task *t = task_new(s, TASK_USER, attr->name, attr->uid, attr->ioprio_class,
-					attr->ioprio_level);
+	struct stack_task *t = task_new(s, attr->name, stack_user_run, NULL);
+	if (t) {
+		task_set_user(t, attr->uid);
+		task_set_ioprio(t, attr->ioprio_class, attr->ioprio_level);
+	}
 	if (!t) {
 		sim_errorf(err, SIM_E_NOMEM, "out of memory creating a task");
 		return NULL;

@@ -125,7 +125,10 @@ struct task_opstate {
 
 struct stack_task {
 	struct stack *stack;
-	enum task_kind kind;
+	task_fn fn;                /* what it runs when it resumes (task_new) */
+	void *data;                /* fn's argument (kthread_create's data) */
+	bool kthread;              /* PF_KTHREAD: not an app's thread */
+	const char *kind;          /* its role, the result's tasks[].kind: "user", "jbd2" ... */
 	char *name;
 	uint32_t uid;
 	struct io_context ioc;
@@ -246,7 +249,6 @@ struct stack {
 	struct bio_pool bios;         /* struct stack_bio (sbio_alloc) */
 
 	/* registered by stack_create before its first task (models/sched/sched.h) */
-	task_fn task_run_fn[TASK_NKINDS]; /* what each kind of task runs */
 	task_fn task_init;            /* per-task set-up of the layers above sched */
 
 	/* fg timeline */

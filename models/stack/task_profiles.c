@@ -105,7 +105,7 @@ enum tp_state { TP_SYSTEM = 0, TP_TOP_APP, TP_FOREGROUND, TP_BACKGROUND };
 
 static enum tp_state task_state(const struct stack *s, const struct stack_task *t)
 {
-	if (t->kind != TASK_USER || t->uid < TP_AID_APP_START)
+	if (t->kthread || t->uid < TP_AID_APP_START)
 		return TP_SYSTEM;
 	if (t->uid == s->fg_uid)
 		return TP_TOP_APP;
