@@ -525,6 +525,19 @@ static enum step f2fs_write_begin(struct stack_task *t, struct stack_file *f)
 	return f2fs_balance_fs(t);
 }
 
+/* The end_io of f2fs's node, meta and cleaning writes (f2fs_write_end_io):
+ * private is the fsyncing or f2fs task counting its bios down in wb_left,
+ * woken at the last, or NULL when nobody waits. */
+static void f2fs_write_end_io(struct sim *sim, struct bio *bio)
+{
+	struct stack_bio *sb = container_of(bio, struct stack_bio, bio);
+	struct stack_task *t = bio->private;
+	(void)sim;
+	if (t && t->wb_left > 0 && --t->wb_left == 0)
+		task_wake(t);
+	sbio_free(sb->stack, sb);
+}
+
 struct stack_bio *f2fs_bio(struct stack *s, struct stack_task *owner, uint64_t lba,
 			   uint32_t nsect, uint32_t flags)
 {
@@ -533,7 +546,7 @@ struct stack_bio *f2fs_bio(struct stack *s, struct stack_task *owner, uint64_t l
 		sim_fail(s->sim, SIM_E_NOMEM, "out of memory allocating a bio");
 		return NULL;
 	}
-	sb->bio.end_io = fs_task_bio_end_io; /* f2fs_write_end_io */
+	sb->bio.end_io = f2fs_write_end_io;
 	sb->bio.private = owner;
 	sb->bio.sector = lba;
 	sb->bio.nr_sectors = nsect;

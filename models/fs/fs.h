@@ -272,10 +272,6 @@ void journal_dirty_inode(struct stack *s, struct stack_file *f, bool datasync);
 void journal_dirty_group(struct stack *s, uint32_t group);
 /* Delayed allocation for f happened in the running tx (ordered data). */
 void journal_add_ordered(struct stack *s, struct stack_file *f);
-/* end_io of a file system thread's bios (jbd2's log, f2fs's node and meta
- * writes): bio->private is the task counting its bios down in wb_left,
- * woken at the last, or NULL. Frees the bio. */
-void fs_task_bio_end_io(struct sim *sim, struct bio *bio);
 /* ext4_free_blocks in data=ordered: the sectors go back to the allocator
  * after the running tx commits (and are discarded then with -o discard). */
 void journal_free_extent(struct stack *s, uint64_t lba, uint64_t nr_sectors);

@@ -389,12 +389,10 @@ void journal_ordered_progress(struct stack *s, struct stack_file *f)
 	task_wake(j);
 }
 
-/* The end_io of a file system thread's own bios: the log bios (3.10
- * journal_end_buffer_io_sync via end_bio_bh_io_sync; private: the jbd2
- * task, as bi_private is the buffer_head) and f2fs's node, meta and
- * cleaning writes (f2fs_write_end_io; private: the fsyncing or f2fs task,
- * NULL when nobody waits). The task wakes when its last bio is done. */
-void fs_task_bio_end_io(struct sim *sim, struct bio *bio)
+/* The end_io of the log bios (3.10 journal_end_buffer_io_sync via
+ * end_bio_bh_io_sync; private: the jbd2 task, as bi_private is the
+ * buffer_head). The task wakes when its last bio is done. */
+static void journal_end_io(struct sim *sim, struct bio *bio)
 {
 	struct stack_bio *sb = container_of(bio, struct stack_bio, bio);
 	struct stack_task *t = bio->private;
@@ -422,7 +420,7 @@ static bool journal_queue_bio(struct stack *s, struct stack_task *j, struct stac
 		sim_fail(s->sim, SIM_E_NOMEM, "out of memory allocating a bio");
 		return false;
 	}
-	sb->bio.end_io = fs_task_bio_end_io;
+	sb->bio.end_io = journal_end_io;
 	sb->bio.private = j;
 	sb->bio.sector = sector;
 	sb->bio.nr_sectors = nr_sectors;
