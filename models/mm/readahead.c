@@ -27,7 +27,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "models/stack/stack_types.h"
+#include "models/mm/mm.h"
 #include "sim/sim.h"
 
 /* mm/filemap.c */
@@ -211,7 +211,7 @@ void ra_fault_hit(struct stack_task *t, struct stack_file *f, struct pc_page *pg
 void fill_prepare(struct stack_task *t, struct stack_file *f, uint64_t start, uint64_t nr,
 		  uint64_t async_size)
 {
-	struct pc_fill *fl = &t->fill;
+	struct pc_fill *fl = &t->mm.fill;
 	uint64_t eof = pages_of(f->size);
 	if (f->is_meta)
 		eof = UINT64_MAX;
@@ -260,7 +260,7 @@ static void mpage_end_io(struct sim *sim, struct bio *bio)
 enum step fill_run(struct stack_task *t)
 {
 	struct stack *s = t->stack;
-	struct pc_fill *fl = &t->fill;
+	struct pc_fill *fl = &t->mm.fill;
 	struct stack_file *f = fl->file;
 	uint64_t end = fl->start + fl->nr;
 

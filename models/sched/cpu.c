@@ -27,7 +27,7 @@
 #include <jansson.h>
 
 #include "models/sched/sched.h"
-#include "models/stack/stack_types.h"
+#include "models/sched/task.h"
 #include "sim/assert.h"
 #include "sim/sim.h"
 

@@ -4,8 +4,8 @@
  * their causes, plugs and submits bios. Every layer above may call down into
  * it; it calls up only through the thread function each task was created with
  * and the per-task init of the layers above that the stack registers. task.c is the machinery, cpu.c the CPU model (CFS-like run
- * queue over the cores). The structures (struct stack_task, struct stack)
- * are in models/stack/stack_types.h, the upper stack's shared types.
+ * queue over the cores). The structures (struct stack_task, struct stack,
+ * stack_file, stack_bio) are in models/sched/task.h.
  */
 #ifndef MODELS_SCHED_H
 #define MODELS_SCHED_H

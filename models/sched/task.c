@@ -22,7 +22,7 @@
 #include <string.h>
 
 #include "models/sched/sched.h"
-#include "models/stack/stack_types.h"
+#include "models/sched/task.h"
 #include "sim/assert.h"
 #include "sim/sim.h"
 #include "sim/timeline.h"

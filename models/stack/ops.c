@@ -136,7 +136,7 @@ static enum step read_step(struct stack_task *t)
 		os->phase = 1;
 	}
 	while (os->idx < os->end) {
-		if (t->fill.active && fill_run(t) == STEP_BLOCK)
+		if (t->mm.fill.active && fill_run(t) == STEP_BLOCK)
 			return STEP_BLOCK;
 		uint64_t idx = os->idx;
 		if (lookup_lock(t, idx) == STEP_BLOCK)
@@ -147,7 +147,7 @@ static enum step read_step(struct stack_task *t)
 				os->ra_tried = true;
 				s->pc.misses++;
 				ra_sync(t, f, idx, os->end - idx);
-				if (t->fill.active)
+				if (t->mm.fill.active)
 					continue;
 			}
 			fill_prepare(t, f, idx, 1, 0);
@@ -160,7 +160,7 @@ static enum step read_step(struct stack_task *t)
 		}
 		if (pg->flags & PG_READAHEAD) {
 			ra_async(t, f, pg, idx, os->end - idx);
-			if (t->fill.active)
+			if (t->mm.fill.active)
 				continue;
 		}
 		if (pg->flags & PG_LOCKED)
@@ -192,7 +192,7 @@ static enum step fault_step(struct stack_task *t)
 	if (os->phase == 2)
 		return task_pay_cpu(t);
 	for (;;) {
-		if (t->fill.active && fill_run(t) == STEP_BLOCK)
+		if (t->mm.fill.active && fill_run(t) == STEP_BLOCK)
 			return STEP_BLOCK;
 		if (lookup_lock(t, os->idx) == STEP_BLOCK)
 			return STEP_BLOCK;
@@ -202,7 +202,7 @@ static enum step fault_step(struct stack_task *t)
 				os->ra_tried = true;
 				s->pc.misses++;
 				ra_fault_miss(t, f, os->idx);
-				if (t->fill.active)
+				if (t->mm.fill.active)
 					continue;
 			}
 			fill_prepare(t, f, os->idx, 1, 0);
@@ -213,7 +213,7 @@ static enum step fault_step(struct stack_task *t)
 			os->ra_tried = true;
 			s->pc.hits++;
 			ra_fault_hit(t, f, pg, os->idx);
-			if (t->fill.active)
+			if (t->mm.fill.active)
 				continue;
 		}
 		if (pg->flags & PG_LOCKED)
@@ -262,9 +262,9 @@ static enum step write_step(struct stack_task *t)
 		bool size_dirtied = false;
 		/* nothing the loop calls changes t's op phase */
 		while (os->idx < os->end) {
-			if (t->fill.active && fill_run(t) == STEP_BLOCK)
+			if (t->mm.fill.active && fill_run(t) == STEP_BLOCK)
 				return STEP_BLOCK;
-			if (t->bdp_phase || t->nr_dirtied >= t->nr_dirtied_pause) {
+			if (t->mm.bdp_phase || t->mm.nr_dirtied >= t->mm.nr_dirtied_pause) {
 				if (task_pay_cpu(t) == STEP_BLOCK)
 					return STEP_BLOCK;
 				if (wb_balance_dirty(t) == STEP_BLOCK)
@@ -304,19 +304,19 @@ static enum step write_step(struct stack_task *t)
 			t->cpu_debt += s->pc.p.write_copy_ns;
 			pc_accessed(&s->pc, pg);
 			pg->flags |= PG_UPTODATE;
-			if (f->atomic) {
+			if (f->ei.atomic) {
 				/* f2fs_set_data_page_dirty of an atomic file registers the
 				 * page in memory instead of dirtying it */
 				if (!(pg->flags & (PG_DIRTY | PG_ATOMIC))) {
 					pg->flags |= PG_ATOMIC;
-					f->nr_atomic++;
+					f->ei.nr_atomic++;
 				}
 			} else {
 				if (!(pg->flags & PG_DIRTY)) {
 					pg->flags |= PG_DIRTY;
 					wb_dirtied(s, pg);
 				}
-				t->nr_dirtied++;
+				t->mm.nr_dirtied++;
 			}
 			uint64_t wend = end < pend ? end : pend;
 			if (wend > f->size) {
@@ -356,11 +356,11 @@ static enum step open_step(struct stack_task *t)
 	struct task_opstate *os = &t->os;
 	struct stack_file *f = os->op.file;
 	struct stack_file *meta = s->fs.meta;
-	if (f->inode_cached || !meta)
+	if (f->ei.inode_cached || !meta)
 		return STEP_DONE;
-	uint64_t idx = f->inode_lba >> (STACK_PAGE_SHIFT - SECTOR_SHIFT);
+	uint64_t idx = f->ei.inode_lba >> (STACK_PAGE_SHIFT - SECTOR_SHIFT);
 	for (;;) {
-		if (t->fill.active && fill_run(t) == STEP_BLOCK)
+		if (t->mm.fill.active && fill_run(t) == STEP_BLOCK)
 			return STEP_BLOCK;
 		struct pc_page *pg = pc_find(meta, idx);
 		if (!pg) {
@@ -372,7 +372,7 @@ static enum step open_step(struct stack_task *t)
 			return STEP_BLOCK;
 		}
 		pc_mark_accessed(s, pg);
-		f->inode_cached = true;
+		f->ei.inode_cached = true;
 		(void)os;
 		return STEP_DONE;
 	}

@@ -27,8 +27,8 @@
  * the reclaim state). */
 static void stack_task_init(struct stack_task *t)
 {
-	t->nr_dirtied_pause = 32; /* ratelimit_pages (mm/page-writeback.c) */
-	mm_reclaim_task_init(&t->rc);
+	t->mm.nr_dirtied_pause = 32; /* ratelimit_pages (mm/page-writeback.c) */
+	mm_reclaim_task_init(&t->mm.rc);
 }
 
 /* ------------------------------------------------------- fg timeline */
@@ -143,7 +143,7 @@ int stack_create(struct sim *sim, struct cfg_node *root, struct stack **out, str
 	sim_event_init(&s->wb.periodic, NULL);
 	sim_event_init(&s->jn.timer, NULL);
 	s->next_pid = 100;
-	/* each submitter sets its bios' end_io (models/stack/stack_types.h) */
+	/* each submitter sets its bios' end_io (models/sched/task.h) */
 	bio_pool_init(&s->bios, sizeof(struct stack_bio), offsetof(struct stack_bio, free_next),
 		      SBIO_SLAB);
 	/* the per-task set-up above sched, before the first task_new
@@ -233,8 +233,8 @@ void stack_destroy(struct stack *s)
 	list_for_each_safe(pos, tmp, &s->files) {
 		struct stack_file *f = list_entry(pos, struct stack_file, all_node);
 		free(f->name);
-		free(f->ext);
-		pc_index_free(&f->pages);
+		free(f->ei.ext);
+		pc_index_free(&f->mapping.pages);
 		free(f);
 	}
 	if (s->sim)
@@ -245,6 +245,7 @@ void stack_destroy(struct stack *s)
 	bio_pool_destroy(&s->bios);
 	free(s->fhash);
 	free(s->fg_tl);
+	free(s->tp);
 	free(s);
 }
 

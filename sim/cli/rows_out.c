@@ -20,7 +20,7 @@
 
 #include "models/block/request.h"
 #include "models/device/device.h"
-#include "models/stack/stack_types.h"
+#include "models/stack/stack_int.h"
 #include "sim/results.h"
 #include "sim/sim.h"
 
