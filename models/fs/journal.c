@@ -87,6 +87,7 @@
 #include <jansson.h>
 
 #include "models/fs/fs.h"
+#include "sim/assert.h"
 #include "sim/sim.h"
 
 static const char *const journal_ordered_wait_names[] = { "range", "whole-file", NULL };
@@ -349,6 +350,8 @@ void journal_handle_stop(struct stack_task *t)
 	struct journal *jn = &t->stack->jn;
 	if (!t->jhandle)
 		return;
+	/* t_updates counts the handles held: this one is among them */
+	SIM_ASSERT(jn->t_updates > 0);
 	t->jhandle = false;
 	if (--jn->t_updates == 0 && jn->locked && jn->jbd2 && jn->jbd2->state == TS_BLOCKED)
 		task_wake(jn->jbd2);

@@ -8,6 +8,7 @@
 #define MODELS_MM_INLINE_H
 
 #include "models/mm/mm.h"
+#include "sim/assert.h"
 #include "sim/engine.h"
 #include "sim/list.h"
 #include "sim/sim.h"
@@ -48,8 +49,11 @@ static inline void wb_dirtied(struct stack *s, struct pc_page *pg)
 {
 	struct writeback *wb = &s->wb;
 	struct stack_file *f = pg->file;
+	/* the caller set PG_dirty on a page that was clean (TestSetPageDirty) */
+	SIM_ASSERT((pg->flags & (PG_DIRTY | PG_ATOMIC)) == PG_DIRTY);
 	wb->nr_dirty++;
 	f->mapping.nr_dirty++;
+	SIM_ASSERT(f->mapping.nr_dirty <= f->mapping.nr_pages);
 	if (wb->nr_dirty + wb->nr_writeback > wb->peak_dirty)
 		wb->peak_dirty = wb->nr_dirty + wb->nr_writeback;
 	if (s->sim->timeline || !f->mapping.on_dirty_list || !sim_event_pending(&wb->periodic))

@@ -32,6 +32,7 @@
 
 #include "models/mm/mm_inline.h"
 #include "models/mm/mm.h"
+#include "sim/assert.h"
 #include "sim/sim.h"
 
 static const struct cfg_param mem_params_table[] = {
@@ -283,6 +284,9 @@ void pc_pages_free_isolated(struct stack *s, struct pc_page *const *pages, uint3
 	for (uint32_t i = 0; i < n; i++) {
 		struct pc_page *pg = pages[i];
 		struct stack_file *f = pg->file;
+		/* __remove_mapping: only a clean, unlocked page not under
+		 * writeback leaves the cache */
+		SIM_ASSERT(!(pg->flags & (PG_DIRTY | PG_WRITEBACK | PG_LOCKED | PG_ATOMIC)));
 		uint64_t l = pg->index >> PC_LEAF_SHIFT;
 		if (f != rf || l != rl) {
 			if (rf)

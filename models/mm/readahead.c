@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "models/mm/mm.h"
+#include "sim/assert.h"
 #include "sim/sim.h"
 
 /* mm/filemap.c */
@@ -250,6 +251,8 @@ static void mpage_end_io(struct sim *sim, struct bio *bio)
 	struct pc_page *pg = pc_find(sb->file, sb->index);
 	for (uint32_t i = 0; i < sb->npages && pg; i++) {
 		struct pc_page *next = pc_next(pg);
+		/* the read owns the page lock from add_to_page_cache_lru to here */
+		SIM_ASSERT(pg->flags & PG_LOCKED);
 		pg->flags |= PG_UPTODATE;
 		pc_clear_flags(s, pg, PG_LOCKED | PG_READIO);
 		pg = next;

@@ -69,6 +69,7 @@
 
 #include "models/mm/mm_inline.h"
 #include "models/mm/mm.h"
+#include "sim/assert.h"
 #include "sim/sim.h"
 #include "sim/timeline.h"
 
@@ -363,6 +364,12 @@ static inline void wb_pages(struct stack *s, struct stack_file *f, uint64_t inde
 #pragma GCC unroll 4
 			for (unsigned j = lo; j < lo + k; j++) {
 				struct pc_page *pg = lf->slot[j];
+				/* set_page_writeback on a dirty page not under
+				 * writeback, its tag clear; end_page_writeback on one
+				 * under writeback, its tag set */
+				SIM_ASSERT(start ? (pg->flags & (PG_DIRTY | PG_WRITEBACK)) == PG_DIRTY
+						 : (pg->flags & PG_WRITEBACK) != 0);
+				SIM_ASSERT(((lf->wb >> j) & 1) == (uint64_t)!start);
 				if (start)
 					pg->flags = (uint16_t)((pg->flags & ~(PG_DIRTY | PG_SYNCWB)) | bits);
 				else
@@ -423,6 +430,7 @@ static uint64_t wb_build_bio(struct stack *s, struct stack_file *f, uint64_t ind
 	}
 	/* set_page_writeback on the bio's pages (a run of present dirty pages) */
 	wb_pages(s, f, index, m, (uint16_t)(PG_WRITEBACK | (sync ? PG_SYNCWB : 0)), true);
+	SIM_ASSERT(wb->nr_dirty >= m && f->mapping.nr_dirty >= m);
 	wb->nr_dirty -= m;
 	f->mapping.nr_dirty -= m;
 	wb->nr_writeback += m;
@@ -480,6 +488,8 @@ static void wb_bio_done(struct stack *s, struct stack_bio *sb)
 	/* end_page_writeback on the bio's pages in index order (the pages
 	 * wb_build_bio tagged: nothing frees a page under writeback) */
 	wb_pages(s, f, sb->index, n, PG_WRITEBACK | PG_SYNCWB, false);
+	SIM_ASSERT(wb->nr_writeback >= n && f->mapping.nr_writeback >= n);
+	SIM_ASSERT(sb->epoch == f->mapping.wb_epoch ? f->mapping.wb_cur >= n : f->mapping.wb_old >= n);
 	wb->nr_writeback -= n;
 	f->mapping.nr_writeback -= n;
 	wb_timeline(s);

@@ -496,6 +496,8 @@ static enum step op_step(struct stack_task *t)
 static void task_exit(struct stack_task *t)
 {
 	struct stack *s = t->stack;
+	/* between ops: no jbd2 handle held, no lock section running */
+	SIM_ASSERT(!t->jhandle && !t->nopreempt && !t->os.active);
 	task_finish_plug(t);
 	t->state = TS_EXITED;
 	t->exit_ns = sim_now(s->sim);
