@@ -29,7 +29,7 @@
 #include "models/policies/policy.h"
 #include "models/sched/sched.h"
 #include "models/stack/stack.h"
-#include "models/stack/stack_types.h"
+#include "models/stack/stack_int.h"
 #include "sim/sim.h"
 #include "sim/workload.h"
 #include "version.h"

@@ -46,7 +46,7 @@
 
 #include "models/fs/fs.h"
 #include "models/mm/mm_inline.h"
-#include "models/stack/stack_types.h"
+#include "models/fs/fs.h"
 #include "sim/sim.h"
 
 static const struct cfg_param direct_params[] = {
@@ -161,7 +161,7 @@ enum step fs_direct_step(struct stack_task *t)
 		os->dend = end;
 		os->idx = os->op.off >> STACK_PAGE_SHIFT;
 		os->end = (end - 1) >> STACK_PAGE_SHIFT; /* last page, inclusive */
-		os->fphase = 0;
+		os->fsync.phase = 0;
 		d->flushed_pages += dirty_in_range(f, os->idx, os->end);
 		os->phase = DIO_FLUSH;
 	}

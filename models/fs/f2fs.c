@@ -258,56 +258,56 @@ bool f2fs_low_free(const struct stack *s)
 int f2fs_remap(struct stack_file *f, uint64_t page, uint64_t lba, uint64_t n)
 {
 	uint64_t end = page + n;
-	uint32_t lo = 0, hi = f->next_ext;
+	uint32_t lo = 0, hi = f->ei.next_ext;
 	while (lo < hi) { /* first extent ending after page */
 		uint32_t mid = (lo + hi) / 2;
-		if (f->ext[mid].page + f->ext[mid].npages > page)
+		if (f->ei.ext[mid].page + f->ei.ext[mid].npages > page)
 			hi = mid;
 		else
 			lo = mid + 1;
 	}
 	uint32_t i = lo, j = lo;
-	while (j < f->next_ext && f->ext[j].page < end)
+	while (j < f->ei.next_ext && f->ei.ext[j].page < end)
 		j++;
 	struct fs_extent add[3];
 	uint32_t k = 0;
-	if (i < j && f->ext[i].page < page)
-		add[k++] = (struct fs_extent){ f->ext[i].page, f->ext[i].lba, page - f->ext[i].page };
+	if (i < j && f->ei.ext[i].page < page)
+		add[k++] = (struct fs_extent){ f->ei.ext[i].page, f->ei.ext[i].lba, page - f->ei.ext[i].page };
 	add[k++] = (struct fs_extent){ page, lba, n };
 	if (i < j) {
-		const struct fs_extent *l = &f->ext[j - 1];
+		const struct fs_extent *l = &f->ei.ext[j - 1];
 		if (l->page + l->npages > end)
 			add[k++] = (struct fs_extent){
 				end, l->lba + (end - l->page) * F2FS_SECTORS_PER_BLK,
 				l->page + l->npages - end };
 	}
-	uint32_t nn = f->next_ext - (j - i) + k;
-	if (nn > f->cap_ext) {
-		uint32_t cap = f->cap_ext ? f->cap_ext : 4;
+	uint32_t nn = f->ei.next_ext - (j - i) + k;
+	if (nn > f->ei.cap_ext) {
+		uint32_t cap = f->ei.cap_ext ? f->ei.cap_ext : 4;
 		while (cap < nn)
 			cap *= 2;
-		struct fs_extent *x = realloc(f->ext, cap * sizeof(*x));
+		struct fs_extent *x = realloc(f->ei.ext, cap * sizeof(*x));
 		if (!x)
 			return SIM_E_NOMEM;
-		f->ext = x;
-		f->cap_ext = cap;
+		f->ei.ext = x;
+		f->ei.cap_ext = cap;
 	}
-	memmove(&f->ext[i + k], &f->ext[j], (f->next_ext - j) * sizeof(*f->ext));
-	memcpy(&f->ext[i], add, k * sizeof(*add));
-	f->next_ext = nn;
+	memmove(&f->ei.ext[i + k], &f->ei.ext[j], (f->ei.next_ext - j) * sizeof(*f->ei.ext));
+	memcpy(&f->ei.ext[i], add, k * sizeof(*add));
+	f->ei.next_ext = nn;
 	/* merge the new run with physically contiguous neighbours */
 	uint32_t a = i > 0 ? i - 1 : 0, b = i + k < nn ? i + k : nn - 1;
 	for (uint32_t x = b; x > a; x--) {
-		struct fs_extent *p = &f->ext[x - 1], *q = &f->ext[x];
+		struct fs_extent *p = &f->ei.ext[x - 1], *q = &f->ei.ext[x];
 		if (p->page + p->npages == q->page &&
 		    p->lba + p->npages * F2FS_SECTORS_PER_BLK == q->lba) {
 			p->npages += q->npages;
-			memmove(q, q + 1, (f->next_ext - x - 1) * sizeof(*q));
-			f->next_ext--;
+			memmove(q, q + 1, (f->ei.next_ext - x - 1) * sizeof(*q));
+			f->ei.next_ext--;
 		}
 	}
-	if (end > f->alloc_pages)
-		f->alloc_pages = end;
+	if (end > f->ei.alloc_pages)
+		f->ei.alloc_pages = end;
 	return 0;
 }
 
@@ -373,8 +373,8 @@ static void f2fs_new_file(struct stack *s, struct stack_file *f)
 	fi->log = has_ext(f->name, f2fs_cold_ext)  ? F2FS_COLD_DATA
 		  : has_ext(f->name, f2fs_hot_ext) ? F2FS_HOT_DATA
 						   : F2FS_WARM_DATA;
-	f->fs_priv = fi;
-	f->inode_cached = true; /* created now: its inode is in memory */
+	f->ei.fs_priv = fi;
+	f->ei.inode_cached = true; /* created now: its inode is in memory */
 	if (f->id >= fs->cap_files) {
 		uint32_t cap = fs->cap_files ? fs->cap_files : 64;
 		while (cap <= f->id)
@@ -455,9 +455,9 @@ static int f2fs_alloc_existing(struct stack *s, struct stack_file *f, uint64_t n
 		if (err)
 			return SIM_E_NOMEM;
 	}
-	f->inode_lba = f2fs_blk_lba(fs, fi->node_blk[0]);
-	f->inode_cached = !fs->p.base.cold_metadata;
-	f->alloc_pages = npages;
+	f->ei.inode_lba = f2fs_blk_lba(fs, fi->node_blk[0]);
+	f->ei.inode_cached = !fs->p.base.cold_metadata;
+	f->ei.alloc_pages = npages;
 	return 0;
 }
 
@@ -525,6 +525,19 @@ static enum step f2fs_write_begin(struct stack_task *t, struct stack_file *f)
 	return f2fs_balance_fs(t);
 }
 
+/* The end_io of f2fs's node, meta and cleaning writes (f2fs_write_end_io):
+ * private is the fsyncing or f2fs task counting its bios down in wb_left,
+ * woken at the last, or NULL when nobody waits. */
+static void f2fs_write_end_io(struct sim *sim, struct bio *bio)
+{
+	struct stack_bio *sb = container_of(bio, struct stack_bio, bio);
+	struct stack_task *t = bio->private;
+	(void)sim;
+	if (t && t->wb.left > 0 && --t->wb.left == 0)
+		task_wake(t);
+	sbio_free(sb->stack, sb);
+}
+
 struct stack_bio *f2fs_bio(struct stack *s, struct stack_task *owner, uint64_t lba,
 			   uint32_t nsect, uint32_t flags)
 {
@@ -533,13 +546,13 @@ struct stack_bio *f2fs_bio(struct stack *s, struct stack_task *owner, uint64_t l
 		sim_fail(s->sim, SIM_E_NOMEM, "out of memory allocating a bio");
 		return NULL;
 	}
-	sb->bio.end_io = fs_task_bio_end_io; /* f2fs_write_end_io */
+	sb->bio.end_io = f2fs_write_end_io;
 	sb->bio.private = owner;
 	sb->bio.sector = lba;
 	sb->bio.nr_sectors = nsect;
 	sb->bio.flags = flags;
 	if (owner)
-		owner->wb_left++;
+		owner->wb.left++;
 	return sb;
 }
 
@@ -628,7 +641,7 @@ static void f2fs_free(struct stack *s)
 			free(fi->node_blk);
 			free(fi->node_dirty);
 			free(fi);
-			f->fs_priv = NULL;
+			f->ei.fs_priv = NULL;
 		}
 	}
 	for (uint32_t i = 0; fs->seg && i < fs->nsegs; i++)
@@ -701,6 +714,5 @@ const struct fs_ops f2fs_fs_ops = {
 	.fsync = f2fs_fsync,
 	.write_begin = f2fs_write_begin,
 	.atomic = f2fs_atomic,
-	.kthread_run = f2fs_kthread_run,
 	.to_json = f2fs_to_json,
 };

@@ -96,10 +96,11 @@ static void gc_timer_event(struct sim *sim, struct sim_event *ev)
 int f2fs_kthread_init(struct stack *s, struct sim_error *err)
 {
 	struct f2fs *fs = s->fs.f2;
-	fs->kt = task_new(s, TASK_FS, "f2fs_gc-254:48", 0, (uint8_t)fs->p.ioprio_class,
-			  (uint8_t)fs->p.ioprio_level);
+	fs->kt = task_new(s, "f2fs_gc-254:48", f2fs_kthread_run, fs);
 	if (!fs->kt)
 		return sim_errorf(err, SIM_E_NOMEM, "out of memory");
+	fs->kt->kind = "fs";
+	task_set_ioprio(fs->kt, (uint8_t)fs->p.ioprio_class, (uint8_t)fs->p.ioprio_level);
 	fs->kt->state = TS_IDLE;
 	sim_event_init(&fs->cp_timer, cp_timer_event);
 	sim_event_init(&fs->gc_timer, gc_timer_event);
@@ -268,7 +269,7 @@ static void queue_bio(struct stack_bio *sb, struct stack_bio ***tail)
 
 static struct stack_bio **pend_tail(struct stack_task *k)
 {
-	struct stack_bio **tail = &k->pend;
+	struct stack_bio **tail = &k->wb.pend;
 	while (*tail)
 		tail = &(*tail)->free_next;
 	return tail;
@@ -335,7 +336,7 @@ static void gc_write(struct stack *s, struct stack_task *k, uint32_t v, bool fg)
 			if (sum.index < fi->nnodes && fi->node_blk[sum.index] == old) {
 				fi->node_blk[sum.index] = blk;
 				if (sum.index == 0)
-					f->inode_lba = f2fs_blk_lba(fs, blk);
+					f->ei.inode_lba = f2fs_blk_lba(fs, blk);
 			}
 			fs->dirty_nat++;
 		} else if (fi) {
@@ -410,8 +411,8 @@ static void cp_finish(struct stack *s)
 				struct stack_bio *sb = f2fs_bio(s, NULL, lba, n, REQ_WRITE | REQ_DISCARD);
 				if (!sb)
 					break;
-				sb->free_next = k->pend;
-				k->pend = sb;
+				sb->free_next = k->wb.pend;
+				k->wb.pend = sb;
 				fs->discards++;
 				lba += n;
 				sect -= n;
@@ -460,7 +461,7 @@ static enum step kt_io(struct stack_task *k)
 	if (task_submit_pending(k) == STEP_BLOCK)
 		return STEP_BLOCK;
 	task_finish_plug(k);
-	if (k->wb_left > 0) {
+	if (k->wb.left > 0) {
 		task_block(k, SIM_WAIT_SYNC_IO);
 		return STEP_BLOCK;
 	}
@@ -551,7 +552,7 @@ void f2fs_kthread_run(struct stack_task *k)
 			break;
 		}
 		case K_GC_READ:
-			k->wb_left = 0;
+			k->wb.left = 0;
 			if (s->q)
 				task_start_plug(k);
 			gc_read(s, k, fs->victim);
@@ -563,7 +564,7 @@ void f2fs_kthread_run(struct stack_task *k)
 			os->phase = K_GC_WRITE;
 			break;
 		case K_GC_WRITE:
-			k->wb_left = 0;
+			k->wb.left = 0;
 			if (s->q)
 				task_start_plug(k);
 			gc_write(s, k, fs->victim, fs->gc_fg);
@@ -584,7 +585,7 @@ void f2fs_kthread_run(struct stack_task *k)
 			}
 			break;
 		case K_CP_NODES: {
-			k->wb_left = 0;
+			k->wb.left = 0;
 			if (s->q)
 				task_start_plug(k);
 			struct list_head *pos, *tmp;
@@ -602,7 +603,7 @@ void f2fs_kthread_run(struct stack_task *k)
 			os->phase = K_CP_META;
 			break;
 		case K_CP_META: {
-			k->wb_left = 0;
+			k->wb.left = 0;
 			if (s->q)
 				task_start_plug(k);
 			uint32_t meta = REQ_WRITE | REQ_SYNC | REQ_META | REQ_PRIO;

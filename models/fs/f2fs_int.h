@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "models/stack/stack_types.h"
+#include "models/fs/fs.h"
 
 /* include/linux/f2fs_fs.h: 4 KiB blocks, 512 per segment (2 MiB). */
 #define F2FS_BLKS_PER_SEG 512u
@@ -154,7 +154,7 @@ struct f2fs {
 
 static inline struct f2fs_inode *f2fs_i(const struct stack_file *f)
 {
-	return (struct f2fs_inode *)f->fs_priv;
+	return (struct f2fs_inode *)f->ei.fs_priv;
 }
 
 static inline uint64_t f2fs_blk_lba(const struct f2fs *fs, uint64_t blk)

@@ -45,7 +45,7 @@ uint32_t f2fs_write_nodes(struct stack *s, struct stack_task *owner, struct stac
 {
 	struct f2fs *fs = s->fs.f2;
 	struct f2fs_inode *fi = f2fs_i(f);
-	struct stack_bio **tail = &owner->pend;
+	struct stack_bio **tail = &owner->wb.pend;
 	while (*tail)
 		tail = &(*tail)->free_next;
 	uint32_t n = 0;
@@ -64,7 +64,7 @@ uint32_t f2fs_write_nodes(struct stack *s, struct stack_task *owner, struct stac
 			f2fs_invalidate(s, fi->node_blk[k]);
 		fi->node_blk[k] = blk;
 		if (k == 0)
-			f->inode_lba = f2fs_blk_lba(fs, blk);
+			f->ei.inode_lba = f2fs_blk_lba(fs, blk);
 		fi->node_dirty[k] = 0;
 		fi->ndirty_nodes--;
 		fs->dirty_nodes--;
@@ -106,7 +106,7 @@ static enum step sync_file(struct stack_task *t, struct stack_file *f, bool data
 	struct task_opstate *os = &t->os;
 	if (!fi)
 		return STEP_DONE;
-	if (os->fphase == FS_START) {
+	if (os->fsync.phase == FS_START) {
 		f2fs_note_request(s);
 		if (atomic) {
 			/* commit: the held pages become dirty and go out now */
@@ -120,20 +120,20 @@ static enum step sync_file(struct stack_task *t, struct stack_file *f, bool data
 					wb_page_dirtied(s, pg);
 				}
 			}
-			f->nr_atomic = 0;
-			f->atomic = false;
+			f->ei.nr_atomic = 0;
+			f->ei.atomic = false;
 			fi->need_ipu = false;
 		} else {
-			fi->need_ipu = datasync || f->nr_dirty <= (uint64_t)fs->p.min_fsync_blocks;
+			fi->need_ipu = datasync || f->mapping.nr_dirty <= (uint64_t)fs->p.min_fsync_blocks;
 		}
 	}
-	if (os->fphase < FS_AFTER_DATA) {
+	if (os->fsync.phase < FS_AFTER_DATA) {
 		enum step r = fsync_write_and_wait(t, f);
 		if (r == STEP_BLOCK)
 			return STEP_BLOCK;
 		fi->need_ipu = false;
 	}
-	if (os->fphase == FS_AFTER_DATA) {
+	if (os->fsync.phase == FS_AFTER_DATA) {
 		fs->fsyncs += atomic ? 0 : 1;
 		bool inode_upd = datasync ? fi->size_dirty : fi->inode_dirty;
 		if (inode_upd) {
@@ -145,36 +145,36 @@ static enum step sync_file(struct stack_task *t, struct stack_file *f, bool data
 		if (!fi->append_write) {
 			if (!fi->update_write && !atomic) {
 				fs->fsync_no_io++;
-				os->fphase = FS_DONE;
+				os->fsync.phase = FS_DONE;
 				return STEP_DONE;
 			}
-			os->fphase = atomic ? FS_DONE : FS_FLUSH;
+			os->fsync.phase = atomic ? FS_DONE : FS_FLUSH;
 		} else if (need_do_checkpoint(s)) {
 			fs->cp_fsync++;
-			os->fphase = FS_CP;
+			os->fsync.phase = FS_CP;
 		} else {
-			os->fphase = FS_NODES;
+			os->fsync.phase = FS_NODES;
 		}
 	}
-	if (os->fphase == FS_CP) {
+	if (os->fsync.phase == FS_CP) {
 		if (f2fs_wait_checkpoint(t) == STEP_BLOCK)
 			return STEP_BLOCK;
 		fi->append_write = fi->update_write = false;
-		os->fphase = FS_DONE;
+		os->fsync.phase = FS_DONE;
 		return STEP_DONE;
 	}
-	if (os->fphase == FS_NODES) {
+	if (os->fsync.phase == FS_NODES) {
 		if (fi->ndirty_nodes == 0)
 			f2fs_mark_node_dirty(s, f, 0); /* the inode carries the fsync mark */
-		t->wb_left = 0;
+		t->wb.left = 0;
 		if (s->q)
 			task_start_plug(t);
 		uint32_t n = f2fs_write_nodes(s, t, f, REQ_WRITE | REQ_SYNC,
 					      atomic ? (REQ_FLUSH | REQ_FUA) : 0);
 		fs->fsync_node_blocks += n;
-		os->fphase = FS_NODES_WAIT;
+		os->fsync.phase = FS_NODES_WAIT;
 	}
-	if (os->fphase == FS_NODES_WAIT) {
+	if (os->fsync.phase == FS_NODES_WAIT) {
 		if (task_submit_pending(t) == STEP_BLOCK)
 			return STEP_BLOCK;
 		task_finish_plug(t);
@@ -182,38 +182,38 @@ static enum step sync_file(struct stack_task *t, struct stack_file *f, bool data
 		if (atomic) {
 			/* the node chain orders itself: no wait (file.c) */
 			fs->atomic_commits++;
-			os->fphase = FS_DONE;
+			os->fsync.phase = FS_DONE;
 			return STEP_DONE;
 		}
-		if (t->wb_left > 0) {
+		if (t->wb.left > 0) {
 			task_block(t, SIM_WAIT_FSYNC_IO);
 			return STEP_BLOCK;
 		}
-		os->fphase = FS_FLUSH;
+		os->fsync.phase = FS_FLUSH;
 	}
-	if (os->fphase == FS_FLUSH) {
+	if (os->fsync.phase == FS_FLUSH) {
 		fi->update_write = false;
 		if (fs->p.fsync_mode == F2FS_FSYNC_NOBARRIER) {
-			os->fphase = FS_DONE;
+			os->fsync.phase = FS_DONE;
 			return STEP_DONE;
 		}
-		t->wb_left = 0;
+		t->wb.left = 0;
 		struct stack_bio *sb = f2fs_bio(s, t, 0, 0, REQ_WRITE | REQ_SYNC | REQ_FLUSH);
 		if (!sb)
 			return STEP_DONE;
-		sb->free_next = t->pend;
-		t->pend = sb;
+		sb->free_next = t->wb.pend;
+		t->wb.pend = sb;
 		fs->fsync_flushes++;
-		os->fphase = FS_FLUSH_WAIT;
+		os->fsync.phase = FS_FLUSH_WAIT;
 	}
-	if (os->fphase == FS_FLUSH_WAIT) {
+	if (os->fsync.phase == FS_FLUSH_WAIT) {
 		if (task_submit_pending(t) == STEP_BLOCK)
 			return STEP_BLOCK;
-		if (t->wb_left > 0) {
+		if (t->wb.left > 0) {
 			task_block(t, SIM_WAIT_FSYNC_IO);
 			return STEP_BLOCK;
 		}
-		os->fphase = FS_DONE;
+		os->fsync.phase = FS_DONE;
 	}
 	return STEP_DONE;
 }
@@ -227,15 +227,15 @@ enum step f2fs_atomic(struct stack_task *t, struct stack_file *f, bool commit)
 {
 	struct f2fs_inode *fi = f2fs_i(f);
 	if (!commit) {
-		if (t->os.fphase == FS_START) {
-			f->atomic = true;
+		if (t->os.fsync.phase == FS_START) {
+			f->ei.atomic = true;
 			if (fi)
 				fi->log = F2FS_HOT_DATA; /* atomic files are hot (segment.c) */
-			t->os.fphase = FS_DONE;
+			t->os.fsync.phase = FS_DONE;
 		}
 		return STEP_DONE;
 	}
-	if (!f->atomic && t->os.fphase == FS_START)
+	if (!f->ei.atomic && t->os.fsync.phase == FS_START)
 		return STEP_DONE; /* commit without start: -EINVAL, nothing written */
 	return sync_file(t, f, false, true);
 }

@@ -25,7 +25,7 @@
 #include <jansson.h>
 
 #include "models/fs/fs.h"
-#include "models/stack/stack_types.h"
+#include "models/fs/fs.h"
 #include "sim/rng.h"
 #include "sim/sim.h"
 
@@ -114,32 +114,32 @@ static uint64_t fs_take(struct fs *fs, uint64_t sectors)
 
 static int fs_add_extent(struct stack_file *f, uint64_t page, uint64_t lba, uint64_t npages)
 {
-	if (f->next_ext > 0) {
-		struct fs_extent *last = &f->ext[f->next_ext - 1];
+	if (f->ei.next_ext > 0) {
+		struct fs_extent *last = &f->ei.ext[f->ei.next_ext - 1];
 		if (last->page + last->npages == page &&
 		    last->lba + last->npages * FS_SECTORS_PER_PAGE == lba) {
 			last->npages += npages;
 			return 0;
 		}
 	}
-	if (f->next_ext == f->cap_ext) {
-		uint32_t cap = f->cap_ext ? f->cap_ext * 2 : 4;
-		struct fs_extent *n = realloc(f->ext, cap * sizeof(*n));
+	if (f->ei.next_ext == f->ei.cap_ext) {
+		uint32_t cap = f->ei.cap_ext ? f->ei.cap_ext * 2 : 4;
+		struct fs_extent *n = realloc(f->ei.ext, cap * sizeof(*n));
 		if (!n)
 			return SIM_E_NOMEM;
-		f->ext = n;
-		f->cap_ext = cap;
+		f->ei.ext = n;
+		f->ei.cap_ext = cap;
 	}
-	f->ext[f->next_ext++] = (struct fs_extent){ .page = page, .lba = lba, .npages = npages };
+	f->ei.ext[f->ei.next_ext++] = (struct fs_extent){ .page = page, .lba = lba, .npages = npages };
 	return 0;
 }
 
 static void fs_assign_inode(struct stack *s, struct stack_file *f)
 {
 	struct fs *fs = &s->fs;
-	f->inode_lba = fs->meta_start + (uint64_t)(f->id / FS_INODES_PER_BLOCK) * FS_SECTORS_PER_PAGE;
-	f->inode_group = fs_group_of(s, f->inode_lba);
-	f->inode_cached = !fs->p.cold_metadata;
+	f->ei.inode_lba = fs->meta_start + (uint64_t)(f->id / FS_INODES_PER_BLOCK) * FS_SECTORS_PER_PAGE;
+	f->ei.inode_group = fs_group_of(s, f->ei.inode_lba);
+	f->ei.inode_cached = !fs->p.cold_metadata;
 }
 
 int fs_alloc_existing(struct stack *s, struct stack_file *f, uint64_t npages)
@@ -160,30 +160,30 @@ int fs_alloc_existing(struct stack *s, struct stack_file *f, uint64_t npages)
 			return SIM_E_NOMEM;
 		page += len;
 	}
-	f->alloc_pages = npages;
+	f->ei.alloc_pages = npages;
 	return 0;
 }
 
 int fs_alloc_upto(struct stack *s, struct stack_file *f, uint64_t upto)
 {
 	struct fs *fs = &s->fs;
-	while (f->alloc_pages < upto) {
-		uint64_t need = (upto - f->alloc_pages) * FS_SECTORS_PER_PAGE;
-		if (f->prealloc_left == 0) {
+	while (f->ei.alloc_pages < upto) {
+		uint64_t need = (upto - f->ei.alloc_pages) * FS_SECTORS_PER_PAGE;
+		if (f->ei.prealloc_left == 0) {
 			uint64_t win = fs->p.alloc_extent_bytes >> SECTOR_SHIFT;
 			if (win < need)
 				win = need;
-			f->prealloc_lba = fs_take(fs, win);
-			f->prealloc_left = win;
-			journal_dirty_group(s, fs_group_of(s, f->prealloc_lba));
+			f->ei.prealloc_lba = fs_take(fs, win);
+			f->ei.prealloc_left = win;
+			journal_dirty_group(s, fs_group_of(s, f->ei.prealloc_lba));
 		}
-		uint64_t take = need < f->prealloc_left ? need : f->prealloc_left;
+		uint64_t take = need < f->ei.prealloc_left ? need : f->ei.prealloc_left;
 		uint64_t np = take / FS_SECTORS_PER_PAGE;
-		if (fs_add_extent(f, f->alloc_pages, f->prealloc_lba, np))
+		if (fs_add_extent(f, f->ei.alloc_pages, f->ei.prealloc_lba, np))
 			return SIM_E_NOMEM;
-		f->prealloc_lba += take;
-		f->prealloc_left -= take;
-		f->alloc_pages += np;
+		f->ei.prealloc_lba += take;
+		f->ei.prealloc_left -= take;
+		f->ei.alloc_pages += np;
 	}
 	return 0;
 }
@@ -195,17 +195,17 @@ uint64_t fs_map(const struct stack_file *f, uint64_t index, uint64_t *run)
 			*run = 1;
 		return index * FS_SECTORS_PER_PAGE;
 	}
-	if (index >= f->alloc_pages || f->next_ext == 0)
+	if (index >= f->ei.alloc_pages || f->ei.next_ext == 0)
 		return UINT64_MAX;
-	uint32_t lo = 0, hi = f->next_ext;
+	uint32_t lo = 0, hi = f->ei.next_ext;
 	while (hi - lo > 1) {
 		uint32_t mid = (lo + hi) / 2;
-		if (f->ext[mid].page <= index)
+		if (f->ei.ext[mid].page <= index)
 			lo = mid;
 		else
 			hi = mid;
 	}
-	const struct fs_extent *e = &f->ext[lo];
+	const struct fs_extent *e = &f->ei.ext[lo];
 	if (index < e->page || index >= e->page + e->npages)
 		return UINT64_MAX;
 	if (run)
@@ -232,7 +232,7 @@ static int ext4_map_for_write(struct stack *s, struct stack_file *f, uint64_t in
 			      bool sync)
 {
 	(void)sync;
-	if (index + n <= f->alloc_pages)
+	if (index + n <= f->ei.alloc_pages)
 		return 0;
 	if (fs_alloc_upto(s, f, index + n))
 		return SIM_E_RUNTIME;
@@ -247,7 +247,7 @@ static int ext4_map_for_write(struct stack *s, struct stack_file *f, uint64_t in
  * is not ordered data (it is on disk before the write returns). */
 static int ext4_map_direct(struct stack *s, struct stack_file *f, uint64_t index, uint64_t n)
 {
-	if (index + n <= f->alloc_pages)
+	if (index + n <= f->ei.alloc_pages)
 		return 0;
 	if (fs_alloc_upto(s, f, index + n))
 		return SIM_E_RUNTIME;
@@ -283,8 +283,8 @@ static enum step ext4_atomic(struct stack_task *t, struct stack_file *f, bool co
 static void ext4_free_blocks_from(struct stack *s, struct stack_file *f, uint64_t keep)
 {
 	uint32_t n = 0;
-	for (uint32_t i = 0; i < f->next_ext; i++) {
-		struct fs_extent *e = &f->ext[i];
+	for (uint32_t i = 0; i < f->ei.next_ext; i++) {
+		struct fs_extent *e = &f->ei.ext[i];
 		if (e->page + e->npages > keep) {
 			uint64_t first = e->page < keep ? keep - e->page : 0;
 			journal_dirty_group(s, fs_group_of(s, e->lba + first * FS_SECTORS_PER_PAGE));
@@ -295,14 +295,14 @@ static void ext4_free_blocks_from(struct stack *s, struct stack_file *f, uint64_
 			continue;
 		if (e->page + e->npages > keep)
 			e->npages = keep - e->page;
-		f->ext[n++] = *e;
+		f->ei.ext[n++] = *e;
 	}
-	f->next_ext = n;
-	if (f->alloc_pages > keep)
-		f->alloc_pages = keep;
-	f->prealloc_left = 0; /* ext4_discard_preallocations */
-	if (f->writeback_index > keep)
-		f->writeback_index = 0;
+	f->ei.next_ext = n;
+	if (f->ei.alloc_pages > keep)
+		f->ei.alloc_pages = keep;
+	f->ei.prealloc_left = 0; /* ext4_discard_preallocations */
+	if (f->mapping.writeback_index > keep)
+		f->mapping.writeback_index = 0;
 }
 
 /* The directory that holds f: the name up to its last '/' (one per app
@@ -316,7 +316,7 @@ static struct stack_file *ext4_parent_dir(struct stack *s, struct stack_file *f)
 	snprintf(name, sizeof(name), "%.*s/", n, f->name);
 	struct stack_file *dir = stack_file_get(s, name, 0, &err);
 	if (dir)
-		dir->inode_cached = true;
+		dir->ei.inode_cached = true;
 	return dir;
 }
 
@@ -360,7 +360,7 @@ static enum step ext4_namespace(struct stack_task *t, struct stack_file *f, enum
 		uint64_t keep = (len + STACK_PAGE_SIZE - 1) >> STACK_PAGE_SHIFT;
 		if (os->phase == 0) {
 			os->phase = 1;
-			os->fcursor = keep;
+			os->fsync.cursor = keep;
 		}
 		if (fs_wait_all_writeback(t, f) == STEP_BLOCK)
 			return STEP_BLOCK;
@@ -379,17 +379,17 @@ static enum step ext4_namespace(struct stack_task *t, struct stack_file *f, enum
 	journal_dirty_inode(s, dir, false);
 	switch (kind) {
 	case STACK_OP_CREATE:
-		f->inode_cached = true;
-		journal_dirty_group(s, f->inode_group);
+		f->ei.inode_cached = true;
+		journal_dirty_group(s, f->ei.inode_group);
 		journal_dirty_inode(s, f, true);
 		break;
 	case STACK_OP_UNLINK:
 		journal_dirty_inode(s, f, true);
-		journal_dirty_group(s, f->inode_group);
-		for (uint32_t i = 0; i < f->next_ext; i++) {
-			journal_dirty_group(s, fs_group_of(s, f->ext[i].lba));
+		journal_dirty_group(s, f->ei.inode_group);
+		for (uint32_t i = 0; i < f->ei.next_ext; i++) {
+			journal_dirty_group(s, fs_group_of(s, f->ei.ext[i].lba));
 			/* ext4_truncate at evict: freed after the commit (discard) */
-			journal_free_extent(s, f->ext[i].lba, f->ext[i].npages * FS_SECTORS_PER_PAGE);
+			journal_free_extent(s, f->ei.ext[i].lba, f->ei.ext[i].npages * FS_SECTORS_PER_PAGE);
 		}
 		break;
 	default:
@@ -415,7 +415,6 @@ const struct fs_ops ext4_fs_ops = {
 	.fsync = fsync_step,
 	.atomic = ext4_atomic,
 	.namespace = ext4_namespace,
-	.kthread_run = jbd2_run,
 	.to_json = fs_to_json,
 };
 

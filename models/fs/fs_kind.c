@@ -4,7 +4,7 @@
  * Linux 5.15 F2FS model (f2fs.c, f2fs_gc.c). */
 #include <string.h>
 
-#include "models/stack/stack_types.h"
+#include "models/fs/fs.h"
 
 static const struct fs_ops *const fs_kinds[] = { &ext4_fs_ops, &f2fs_fs_ops };
 

@@ -20,14 +20,14 @@
  * allocated blocks without mtime change, and barrier-less mounts.
  */
 #include "models/fs/fs.h"
-#include "models/stack/stack_types.h"
+#include "models/fs/fs.h"
 #include "sim/sim.h"
 
 enum step task_submit_pending(struct stack_task *t)
 {
-	while (t->pend) {
-		struct stack_bio *sb = t->pend;
-		t->pend = sb->free_next;
+	while (t->wb.pend) {
+		struct stack_bio *sb = t->wb.pend;
+		t->wb.pend = sb->free_next;
 		sb->free_next = NULL;
 		if (task_submit_bio(t, sb) == STEP_BLOCK)
 			return STEP_BLOCK;
@@ -60,27 +60,27 @@ enum step fs_write_and_wait_range(struct stack_task *t, struct stack_file *f, ui
 	struct stack *s = t->stack;
 	struct task_opstate *os = &t->os;
 
-	if (os->fphase == 0) {
-		os->fcursor = first;
-		os->fmap_start = os->fmap_end = 0;
-		os->fphase = 1;
+	if (os->fsync.phase == 0) {
+		os->fsync.cursor = first;
+		os->fsync.map_start = os->fsync.map_end = 0;
+		os->fsync.phase = 1;
 		if (s->q)
 			task_start_plug(t);
 	}
-	while (os->fphase == 1) {
+	while (os->fsync.phase == 1) {
 		if (task_submit_pending(t) == STEP_BLOCK)
 			return STEP_BLOCK;
-		struct pc_page *pg = pc_find_ge(f, os->fcursor);
+		struct pc_page *pg = pc_find_ge(f, os->fsync.cursor);
 		while (pg && pg->index <= last && !(pg->flags & PG_DIRTY))
 			pg = pc_next(pg);
 		if (!pg || pg->index > last) {
 			task_finish_plug(t);
-			os->fphase = 2;
-			os->fcursor = first;
+			os->fsync.phase = 2;
+			os->fsync.cursor = first;
 			break;
 		}
 		if (pg->flags & PG_WRITEBACK) {
-			os->fcursor = pg->index;
+			os->fsync.cursor = pg->index;
 			wait_writeback(t, pg);
 			return STEP_BLOCK;
 		}
@@ -88,7 +88,7 @@ enum step fs_write_and_wait_range(struct stack_task *t, struct stack_file *f, ui
 		 * bios are built and submitted one at a time, so a sleep
 		 * submitting one leaves the rest dirty */
 		uint64_t start = pg->index;
-		if (start < os->fmap_start || start >= os->fmap_end) {
+		if (start < os->fsync.map_start || start >= os->fsync.map_end) {
 			/* ext4_da_writepages' handle: waits while T_LOCKED (the
 			 * fsync's own handle is not counted in t_updates) */
 			if (journal_handle_start(t, false) == STEP_BLOCK)
@@ -97,22 +97,22 @@ enum step fs_write_and_wait_range(struct stack_task *t, struct stack_file *f, ui
 									     : last - start + 1);
 			if (wb_map_run(s, f, start, n, true))
 				return STEP_DONE;
-			os->fmap_start = start;
-			os->fmap_end = start + n;
+			os->fsync.map_start = start;
+			os->fsync.map_end = start + n;
 		}
-		uint64_t n = wb_build_bios(s, f, start, os->fmap_end, true, &t->pend);
+		uint64_t n = wb_build_bios(s, f, start, os->fsync.map_end, true, &t->wb.pend);
 		if (!n)
 			return STEP_DONE;
-		os->fcursor = start + n;
+		os->fsync.cursor = start + n;
 	}
-	if (os->fphase == 2) {
-		struct pc_page *pg = pc_find_writeback(f, os->fcursor, last);
+	if (os->fsync.phase == 2) {
+		struct pc_page *pg = pc_find_writeback(f, os->fsync.cursor, last);
 		if (pg) {
-			os->fcursor = pg->index;
+			os->fsync.cursor = pg->index;
 			wait_writeback(t, pg);
 			return STEP_BLOCK;
 		}
-		os->fphase = 3;
+		os->fsync.phase = 3;
 	}
 	return STEP_DONE;
 }
@@ -120,10 +120,10 @@ enum step fs_write_and_wait_range(struct stack_task *t, struct stack_file *f, ui
 enum step fs_wait_all_writeback(struct stack_task *t, struct stack_file *f)
 {
 	struct task_opstate *os = &t->os;
-	struct pc_page *pg = pc_find_writeback(f, os->fcursor, UINT64_MAX);
+	struct pc_page *pg = pc_find_writeback(f, os->fsync.cursor, UINT64_MAX);
 	if (!pg)
 		return STEP_DONE;
-	os->fcursor = pg->index;
+	os->fsync.cursor = pg->index;
 	wait_writeback(t, pg);
 	return STEP_BLOCK;
 }
@@ -131,11 +131,11 @@ enum step fs_wait_all_writeback(struct stack_task *t, struct stack_file *f)
 enum step fsync_step(struct stack_task *t, struct stack_file *f, bool datasync)
 {
 	struct task_opstate *os = &t->os;
-	if (os->fphase < 3 && fsync_write_and_wait(t, f) == STEP_BLOCK)
+	if (os->fsync.phase < 3 && fsync_write_and_wait(t, f) == STEP_BLOCK)
 		return STEP_BLOCK;
-	if (os->fphase == 3) {
-		uint64_t tid = datasync ? f->datasync_tid : f->meta_tid;
-		os->fphase = 4;
+	if (os->fsync.phase == 3) {
+		uint64_t tid = datasync ? f->ei.datasync_tid : f->ei.meta_tid;
+		os->fsync.phase = 4;
 		if (tid && journal_wait_commit(t, tid) == STEP_BLOCK)
 			return STEP_BLOCK;
 	}

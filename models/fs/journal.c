@@ -86,7 +86,8 @@
 
 #include <jansson.h>
 
-#include "models/stack/stack_types.h"
+#include "models/fs/fs.h"
+#include "sim/assert.h"
 #include "sim/sim.h"
 
 static const char *const journal_ordered_wait_names[] = { "range", "whole-file", NULL };
@@ -181,10 +182,11 @@ int journal_init(struct stack *s, struct cfg_node *node, struct sim_error *err)
 	if (!jn->group_tid)
 		return sim_errorf(err, SIM_E_NOMEM, "out of memory");
 	if (jn->p.enabled) {
-		jn->jbd2 = task_new(s, TASK_JBD2, "jbd2/sda-8", 0, (uint8_t)jn->p.ioprio_class,
-				    (uint8_t)jn->p.ioprio_level);
+		jn->jbd2 = task_new(s, "jbd2/sda-8", jbd2_run, jn);
 		if (!jn->jbd2)
 			return sim_errorf(err, SIM_E_NOMEM, "out of memory");
+		jn->jbd2->kind = "jbd2";
+		task_set_ioprio(jn->jbd2, (uint8_t)jn->p.ioprio_class, (uint8_t)jn->p.ioprio_level);
 		jn->jbd2->state = TS_IDLE;
 		/* the ordered-mode commit sleeps on data writeback: hear of it */
 		s->wb.on_progress = journal_ordered_progress;
@@ -250,12 +252,12 @@ void journal_dirty_inode(struct stack *s, struct stack_file *f, bool datasync)
 	if (!jn->p.enabled || f->is_meta)
 		return;
 	tx_start(s);
-	if (f->meta_tid != jn->running.tid) {
-		f->meta_tid = jn->running.tid;
+	if (f->ei.meta_tid != jn->running.tid) {
+		f->ei.meta_tid = jn->running.tid;
 		jn->running.nr_meta++;
 	}
 	if (datasync)
-		f->datasync_tid = jn->running.tid;
+		f->ei.datasync_tid = jn->running.tid;
 }
 
 void journal_dirty_group(struct stack *s, uint32_t group)
@@ -276,14 +278,14 @@ void journal_add_ordered(struct stack *s, struct stack_file *f)
 	if (!jn->p.enabled || !jn->p.ordered)
 		return;
 	tx_start(s);
-	if (f->ordered_tid == jn->running.tid)
+	if (f->ei.ordered_tid == jn->running.tid)
 		return;
-	if (f->ordered_tid && jn->committing_active && f->ordered_tid == jn->committing.tid) {
-		f->ordered_next = true;
+	if (f->ei.ordered_tid && jn->committing_active && f->ei.ordered_tid == jn->committing.tid) {
+		f->ei.ordered_next = true;
 		return;
 	}
-	f->ordered_tid = jn->running.tid;
-	list_add_tail(&f->ordered_node, &jn->running.ordered);
+	f->ei.ordered_tid = jn->running.tid;
+	list_add_tail(&f->ei.ordered_node, &jn->running.ordered);
 }
 
 void journal_free_extent(struct stack *s, uint64_t lba, uint64_t nr_sectors)
@@ -333,7 +335,7 @@ enum step journal_handle_start(struct stack_task *t, bool hold)
 enum step journal_get_write_access(struct stack_task *t, struct stack_file *f)
 {
 	struct journal *jn = &t->stack->jn;
-	if (!jn->p.enabled || !jn->shadow || f->is_meta || f->meta_tid != jn->committing.tid)
+	if (!jn->p.enabled || !jn->shadow || f->is_meta || f->ei.meta_tid != jn->committing.tid)
 		return STEP_DONE;
 	jn->shadow_waits++;
 	list_add_tail(&t->jwait_node, &jn->shadow_waiters);
@@ -348,6 +350,8 @@ void journal_handle_stop(struct stack_task *t)
 	struct journal *jn = &t->stack->jn;
 	if (!t->jhandle)
 		return;
+	/* t_updates counts the handles held: this one is among them */
+	SIM_ASSERT(jn->t_updates > 0);
 	t->jhandle = false;
 	if (--jn->t_updates == 0 && jn->locked && jn->jbd2 && jn->jbd2->state == TS_BLOCKED)
 		task_wake(jn->jbd2);
@@ -376,29 +380,27 @@ void journal_ordered_progress(struct stack *s, struct stack_file *f)
 {
 	struct journal *jn = &s->jn;
 	struct stack_task *j = jn->jbd2;
-	if (!j || j->state != TS_BLOCKED || j->wb_file != f)
+	if (!j || j->state != TS_BLOCKED || j->wb.file != f)
 		return;
 	if (jn->p.ordered_wait == JOURNAL_WAIT_WHOLE_FILE) {
 		struct pc_page *pg = pc_find(f, jn->ow_index);
 		if (pg && (pg->flags & PG_WRITEBACK))
 			return;
-	} else if (f->wb_old > 0) {
+	} else if (f->mapping.wb_old > 0) {
 		return;
 	}
 	task_wake(j);
 }
 
-/* The end_io of a file system thread's own bios: the log bios (3.10
- * journal_end_buffer_io_sync via end_bio_bh_io_sync; private: the jbd2
- * task, as bi_private is the buffer_head) and f2fs's node, meta and
- * cleaning writes (f2fs_write_end_io; private: the fsyncing or f2fs task,
- * NULL when nobody waits). The task wakes when its last bio is done. */
-void fs_task_bio_end_io(struct sim *sim, struct bio *bio)
+/* The end_io of the log bios (3.10 journal_end_buffer_io_sync via
+ * end_bio_bh_io_sync; private: the jbd2 task, as bi_private is the
+ * buffer_head). The task wakes when its last bio is done. */
+static void journal_end_io(struct sim *sim, struct bio *bio)
 {
 	struct stack_bio *sb = container_of(bio, struct stack_bio, bio);
 	struct stack_task *t = bio->private;
 	(void)sim;
-	if (t && t->wb_left > 0 && --t->wb_left == 0)
+	if (t && t->wb.left > 0 && --t->wb.left == 0)
 		task_wake(t);
 	sbio_free(sb->stack, sb);
 }
@@ -406,7 +408,7 @@ void fs_task_bio_end_io(struct sim *sim, struct bio *bio)
 /* The end of the commit thread's pending bio list. */
 static struct stack_bio **pend_tail(struct stack_task *j)
 {
-	struct stack_bio **tail = &j->pend;
+	struct stack_bio **tail = &j->wb.pend;
 	while (*tail)
 		tail = &(*tail)->free_next;
 	return tail;
@@ -421,12 +423,12 @@ static bool journal_queue_bio(struct stack *s, struct stack_task *j, struct stac
 		sim_fail(s->sim, SIM_E_NOMEM, "out of memory allocating a bio");
 		return false;
 	}
-	sb->bio.end_io = fs_task_bio_end_io;
+	sb->bio.end_io = journal_end_io;
 	sb->bio.private = j;
 	sb->bio.sector = sector;
 	sb->bio.nr_sectors = nr_sectors;
 	sb->bio.flags = flags;
-	j->wb_left++;
+	j->wb.left++;
 	**tail = sb;
 	*tail = &sb->free_next;
 	return true;
@@ -463,9 +465,9 @@ static void journal_flush(struct stack *s, struct stack_task *j)
 
 static enum step jbd2_submit(struct stack_task *j)
 {
-	while (j->pend) {
-		struct stack_bio *sb = j->pend;
-		j->pend = sb->free_next;
+	while (j->wb.pend) {
+		struct stack_bio *sb = j->wb.pend;
+		j->wb.pend = sb->free_next;
 		sb->free_next = NULL;
 		if (task_submit_bio(j, sb) == STEP_BLOCK)
 			return STEP_BLOCK;
@@ -580,26 +582,26 @@ void jbd2_run(struct stack_task *j)
 			tx_init(&jn->running, jn->committing.tid + 1);
 			struct list_head *pos;
 			list_for_each(pos, &jn->committing.ordered) {
-				struct stack_file *f = list_entry(pos, struct stack_file, ordered_node);
-				f->wb_old += f->wb_cur;
-				f->wb_cur = 0;
-				f->wb_epoch++;
+				struct stack_file *f = list_entry(pos, struct stack_file, ei.ordered_node);
+				f->mapping.wb_old += f->mapping.wb_cur;
+				f->mapping.wb_cur = 0;
+				f->mapping.wb_epoch++;
 			}
 			os->phase = JP_ORDERED;
 			break;
 		}
 		case JP_ORDERED: {
 			struct list_head *pos;
-			if (!j->wb_file)
+			if (!j->wb.file)
 				jn->ordered_start_ns = sim_now(s->sim);
 			if (jn->p.ordered_wait == JOURNAL_WAIT_WHOLE_FILE) {
 				/* inodes in list order; the walk resumes where it slept */
 				bool resumed = jn->ow_file != NULL;
 				uint64_t from = resumed ? jn->ow_index : 0;
-				pos = resumed ? &jn->ow_file->ordered_node : jn->committing.ordered.next;
+				pos = resumed ? &jn->ow_file->ei.ordered_node : jn->committing.ordered.next;
 				for (; pos != &jn->committing.ordered;
 				     pos = pos->next, from = 0, resumed = false) {
-					struct stack_file *f = list_entry(pos, struct stack_file, ordered_node);
+					struct stack_file *f = list_entry(pos, struct stack_file, ei.ordered_node);
 					if (!resumed) {
 						if (!f->size)
 							continue;
@@ -615,12 +617,12 @@ void jbd2_run(struct stack_task *j)
 					struct pc_page *pg = pc_find_writeback(f, from, jn->ow_last);
 					if (!pg)
 						continue;
-					if (!j->wb_file)
+					if (!j->wb.file)
 						jn->ordered_waits++;
 					jn->ordered_pages_waited++;
 					jn->ow_file = f;
 					jn->ow_index = pg->index;
-					j->wb_file = f;
+					j->wb.file = f;
 					ordered_wait_hook(s, j, pg);
 					commit_waiters_rebook(jn, SIM_WAIT_JOURNAL_ORDERED);
 					task_block(j, SIM_WAIT_WRITEBACK);
@@ -629,11 +631,11 @@ void jbd2_run(struct stack_task *j)
 				jn->ow_file = NULL;
 			} else {
 				list_for_each(pos, &jn->committing.ordered) {
-					struct stack_file *f = list_entry(pos, struct stack_file, ordered_node);
-					if (f->wb_old > 0) {
-						if (!j->wb_file)
+					struct stack_file *f = list_entry(pos, struct stack_file, ei.ordered_node);
+					if (f->mapping.wb_old > 0) {
+						if (!j->wb.file)
 							jn->ordered_waits++;
-						j->wb_file = f;
+						j->wb.file = f;
 						struct pc_page *pg = pc_find_writeback(f, 0, UINT64_MAX);
 						if (pg)
 							ordered_wait_hook(s, j, pg);
@@ -643,13 +645,13 @@ void jbd2_run(struct stack_task *j)
 					}
 				}
 			}
-			if (j->wb_file) {
+			if (j->wb.file) {
 				int64_t d = sim_now(s->sim) - jn->ordered_start_ns;
 				jn->ordered_wait_ns_total += d;
 				if (d > jn->ordered_wait_ns_max)
 					jn->ordered_wait_ns_max = d;
 			}
-			j->wb_file = NULL;
+			j->wb.file = NULL;
 			os->phase = JP_LOG;
 			break;
 		}
@@ -658,7 +660,7 @@ void jbd2_run(struct stack_task *j)
 			/* jbd2_journal_write_metadata_buffer: the buffers go to
 			 * the log as shadow copies (BH_Shadow) */
 			jn->shadow = jn->p.shadow_wait;
-			j->wb_left = 0;
+			j->wb.left = 0;
 			if (s->q)
 				task_start_plug(j);
 			journal_build(s, j, 1 + jn->committing.nr_meta,
@@ -672,7 +674,7 @@ void jbd2_run(struct stack_task *j)
 			if (jbd2_submit(j) == STEP_BLOCK)
 				return;
 			task_finish_plug(j);
-			if (j->wb_left > 0) {
+			if (j->wb.left > 0) {
 				task_block(j, SIM_WAIT_SYNC_IO);
 				return;
 			}
@@ -698,7 +700,7 @@ void jbd2_run(struct stack_task *j)
 		case JP_COMMIT_WAIT: {
 			if (jbd2_submit(j) == STEP_BLOCK)
 				return;
-			if (j->wb_left > 0) {
+			if (j->wb.left > 0) {
 				task_block(j, SIM_WAIT_SYNC_IO);
 				return;
 			}
@@ -711,11 +713,11 @@ void jbd2_run(struct stack_task *j)
 				jn->commit_ns_max = d;
 			struct list_head *pos, *tmp;
 			list_for_each_safe(pos, tmp, &jn->committing.ordered) {
-				struct stack_file *f = list_entry(pos, struct stack_file, ordered_node);
-				list_del_init(&f->ordered_node);
-				f->ordered_tid = 0;
-				if (f->ordered_next) {
-					f->ordered_next = false;
+				struct stack_file *f = list_entry(pos, struct stack_file, ei.ordered_node);
+				list_del_init(&f->ei.ordered_node);
+				f->ei.ordered_tid = 0;
+				if (f->ei.ordered_next) {
+					f->ei.ordered_next = false;
 					journal_add_ordered(s, f);
 				}
 			}
@@ -732,7 +734,7 @@ void jbd2_run(struct stack_task *j)
 		case JP_CALLBACK: {
 			if (jbd2_submit(j) == STEP_BLOCK)
 				return;
-			if (j->wb_left > 0) {
+			if (j->wb.left > 0) {
 				task_block(j, SIM_WAIT_SYNC_IO);
 				return;
 			}

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "models/fs/vfs.h"
-#include "models/stack/stack_types.h"
+#include "models/fs/fs.h"
 
 static uint32_t name_hash(const char *n)
 {
@@ -40,8 +40,8 @@ struct stack_file *stack_file_new(struct stack *s, const char *name, bool meta)
 	f->id = s->next_file_id++;
 	f->is_meta = meta;
 	f->ra.prev_page = UINT64_MAX;
-	list_init(&f->dirty_node);
-	list_init(&f->ordered_node);
+	list_init(&f->mapping.dirty_node);
+	list_init(&f->ei.ordered_node);
 	list_add_tail(&f->all_node, &s->files);
 	uint32_t b = name_hash(name) % STACK_FHASH;
 	f->hnext = s->fhash[b];
@@ -74,7 +74,7 @@ struct stack_file *stack_file_get(struct stack *s, const char *name, uint64_t si
 }
 
 uint64_t stack_file_size(const struct stack_file *f) { return f->size; }
-uint64_t stack_file_cached_pages(const struct stack_file *f) { return f->nr_pages; }
+uint64_t stack_file_cached_pages(const struct stack_file *f) { return f->mapping.nr_pages; }
 
 uint64_t stack_file_lba(const struct stack_file *f, uint64_t off)
 {

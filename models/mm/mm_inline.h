@@ -1,7 +1,6 @@
 /* The mm layer's per-page steps that a write() runs for every page, as
- * inlines: they read struct stack and struct stack_file, which
- * models/mm/mm.h names by pointer only, so they live here (included by
- * the mm files and the stack's op machines, models/stack/ops.c). Each is
+ * inlines, kept out of models/mm/mm.h so that only their callers compile
+ * them (the mm files and the stack's op machines, models/stack/ops.c). Each is
  * the body of the mm.h function of the same job (pc_find,
  * pc_mark_accessed, wb_page_dirtied, pc_add_page), which calls it.
  */
@@ -9,7 +8,7 @@
 #define MODELS_MM_INLINE_H
 
 #include "models/mm/mm.h"
-#include "models/stack/stack_types.h"
+#include "sim/assert.h"
 #include "sim/engine.h"
 #include "sim/list.h"
 #include "sim/sim.h"
@@ -18,10 +17,10 @@
  * last page and stops there. */
 static inline struct pc_page *pc_lookup(const struct stack_file *f, uint64_t index)
 {
-	if (!f->last || index > f->last->index)
+	if (!f->mapping.last || index > f->mapping.last->index)
 		return NULL;
 	uint64_t l = index >> PC_LEAF_SHIFT;
-	const struct pc_leaf *lf = l < f->pages.nleaf ? f->pages.leaf[l] : NULL;
+	const struct pc_leaf *lf = l < f->mapping.pages.nleaf ? f->mapping.pages.leaf[l] : NULL;
 	return lf ? lf->slot[index & ((1u << PC_LEAF_SHIFT) - 1)] : NULL;
 }
 
@@ -46,7 +45,7 @@ static inline void pc_warm_use(struct pc_page *pg)
 {
 	if (pg->flags & PG_WARM) {
 		pg->flags &= (uint16_t)~PG_WARM;
-		pg->file->warm_hits++;
+		pg->file->mapping.warm_hits++;
 	}
 }
 
@@ -60,11 +59,14 @@ static inline void wb_dirtied(struct stack *s, struct pc_page *pg)
 {
 	struct writeback *wb = &s->wb;
 	struct stack_file *f = pg->file;
+	/* the caller set PG_dirty on a page that was clean (TestSetPageDirty) */
+	SIM_ASSERT((pg->flags & (PG_DIRTY | PG_ATOMIC)) == PG_DIRTY);
 	wb->nr_dirty++;
-	f->nr_dirty++;
+	f->mapping.nr_dirty++;
+	SIM_ASSERT(f->mapping.nr_dirty <= f->mapping.nr_pages);
 	if (wb->nr_dirty + wb->nr_writeback > wb->peak_dirty)
 		wb->peak_dirty = wb->nr_dirty + wb->nr_writeback;
-	if (s->sim->timeline || !f->on_dirty_list || !sim_event_pending(&wb->periodic))
+	if (s->sim->timeline || !f->mapping.on_dirty_list || !sim_event_pending(&wb->periodic))
 		wb_dirtied_slow(s, f);
 }
 
@@ -99,7 +101,7 @@ static inline struct pc_page *pc_page_alloc(struct pagecache *pc)
 /* Put pg in its file's index: 0, or SIM_E_NOMEM. */
 static inline int pc_index_insert(struct stack_file *f, struct pc_page *pg)
 {
-	struct pc_index *ix = &f->pages;
+	struct pc_index *ix = &f->mapping.pages;
 	uint64_t l = pg->index >> PC_LEAF_SHIFT;
 	struct pc_leaf *lf = l < ix->nleaf ? ix->leaf[l] : NULL;
 	if (!lf && !(lf = pc_index_leaf(f, l)))
@@ -107,8 +109,8 @@ static inline int pc_index_insert(struct stack_file *f, struct pc_page *pg)
 	unsigned b = pg->index & ((1u << PC_LEAF_SHIFT) - 1);
 	lf->slot[b] = pg;
 	lf->map |= 1ull << b;
-	if (!f->last || pg->index > f->last->index)
-		f->last = pg;
+	if (!f->mapping.last || pg->index > f->mapping.last->index)
+		f->mapping.last = pg;
 	return 0;
 }
 
@@ -130,12 +132,12 @@ pc_insert(struct stack_task *t, struct stack_file *f, uint64_t index, struct pc_
 	struct stack *s = t->stack;
 	struct pagecache *pc = &s->pc;
 	*out = NULL;
-	if (s->hooks.pagecache_may_insert && !f->is_meta && t->rc.phase == MM_RC_IDLE) {
+	if (s->hooks.pagecache_may_insert && !f->is_meta && t->mm.rc.phase == MM_RC_IDLE) {
 		int64_t d = s->hooks.pagecache_may_insert(t, s->hooks.ctx);
 		if (d > 0)
 			return task_delay(t, d, SIM_WAIT_POLICY, 0, true);
 	}
-	if (!mm_alloc_page_fast(pc, &t->rc) && mm_alloc_page(t, nofs))
+	if (!mm_alloc_page_fast(pc, &t->mm.rc) && mm_alloc_page(t, nofs))
 		return STEP_BLOCK;
 	struct pc_page *pg = pc_page_alloc(pc);
 	if (!pg) {
@@ -151,7 +153,7 @@ pc_insert(struct stack_task *t, struct stack_file *f, uint64_t index, struct pc_
 		sim_fail(s->sim, SIM_E_NOMEM, "out of memory indexing a page");
 		return task_delay(t, 0, SIM_NWAIT, 1, false);
 	}
-	f->nr_pages++;
+	f->mapping.nr_pages++;
 	if (!f->owner_uid && !f->is_meta)
 		f->owner_uid = t->uid;
 	pc->used++;
@@ -178,7 +180,7 @@ pc_insert(struct stack_task *t, struct stack_file *f, uint64_t index, struct pc_
 	if (s->lock.p.scope == PGLOCK_SCOPE_GLOBAL) {
 		hold += s->lock.p.insert_ns;
 	} else {
-		int64_t w = mm_lock_acquire(&f->tree_lock, now, s->lock.p.insert_ns, c);
+		int64_t w = mm_lock_acquire(&f->mapping.tree_lock, now, s->lock.p.insert_ns, c);
 		if (!nofs)
 			t->cpu_debt += s->lock.p.insert_ns;
 		if (w) { /* a spin (a free lock adds nothing) */
@@ -187,9 +189,9 @@ pc_insert(struct stack_task *t, struct stack_file *f, uint64_t index, struct pc_
 		}
 	}
 	/* lru_cache_add: the pagevec drains under lru_lock every batch_pages */
-	if (++t->pvec >= (uint32_t)s->lock.p.batch_pages) {
-		hold += s->lock.p.lru_add_batch_ns + (int64_t)t->pvec * s->lock.p.lru_add_page_ns;
-		t->pvec = 0;
+	if (++t->mm.pvec >= (uint32_t)s->lock.p.batch_pages) {
+		hold += s->lock.p.lru_add_batch_ns + (int64_t)t->mm.pvec * s->lock.p.lru_add_page_ns;
+		t->mm.pvec = 0;
 	}
 	if (hold > 0 && nofs) {
 		/* a write: the hold is inside write_copy_ns, the spin is not */

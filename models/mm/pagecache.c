@@ -31,7 +31,8 @@
 #include <jansson.h>
 
 #include "models/mm/mm_inline.h"
-#include "models/stack/stack_types.h"
+#include "models/mm/mm.h"
+#include "sim/assert.h"
 #include "sim/sim.h"
 
 static const char *const warm_lrus[] = { "inactive-newest", "inactive-oldest", "active", NULL };
@@ -116,13 +117,13 @@ struct pc_page *pc_find(struct stack_file *f, uint64_t index)
 
 struct pc_page *pc_find_ge(struct stack_file *f, uint64_t index)
 {
-	if (!f->last || index > f->last->index)
+	if (!f->mapping.last || index > f->mapping.last->index)
 		return NULL;
 	/* the last page is at or after index: the scan ends by its leaf */
 	uint64_t l = index >> PC_LEAF_SHIFT;
 	uint64_t m = ~0ull << (index & ((1u << PC_LEAF_SHIFT) - 1));
 	for (;; l++, m = ~0ull) {
-		struct pc_leaf *lf = f->pages.leaf[l];
+		struct pc_leaf *lf = f->mapping.pages.leaf[l];
 		if (lf && (lf->map & m))
 			return lf->slot[__builtin_ctzll(lf->map & m)];
 	}
@@ -133,7 +134,7 @@ struct pc_page *pc_next(struct pc_page *pg)
 	uint64_t i = (uint64_t)pg->index + 1;
 	unsigned b = (unsigned)(i & ((1u << PC_LEAF_SHIFT) - 1));
 	if (b) { /* most walks find the next page in pg's own leaf */
-		const struct pc_leaf *lf = pg->file->pages.leaf[pg->index >> PC_LEAF_SHIFT];
+		const struct pc_leaf *lf = pg->file->mapping.pages.leaf[pg->index >> PC_LEAF_SHIFT];
 		uint64_t m = lf->map & (~0ull << b);
 		if (m)
 			return lf->slot[__builtin_ctzll(m)];
@@ -147,16 +148,16 @@ struct pc_page *pc_next(struct pc_page *pg)
  * at, 64 slots per step instead of one page. */
 struct pc_page *pc_find_writeback(const struct stack_file *f, uint64_t from, uint64_t last)
 {
-	if (!f->last)
+	if (!f->mapping.last)
 		return NULL;
-	if (last > f->last->index)
-		last = f->last->index; /* so every leaf up to last's is in the directory */
+	if (last > f->mapping.last->index)
+		last = f->mapping.last->index; /* so every leaf up to last's is in the directory */
 	if (from > last)
 		return NULL;
 	uint64_t l = from >> PC_LEAF_SHIFT, le = last >> PC_LEAF_SHIFT;
 	uint64_t m = ~0ull << (from & ((1u << PC_LEAF_SHIFT) - 1));
 	for (; l <= le; l++, m = ~0ull) {
-		const struct pc_leaf *lf = f->pages.leaf[l];
+		const struct pc_leaf *lf = f->mapping.pages.leaf[l];
 		uint64_t w = lf ? lf->wb & m : 0;
 		if (w) {
 			struct pc_page *pg = lf->slot[__builtin_ctzll(w)];
@@ -174,9 +175,9 @@ uint64_t pc_dirty_run(const struct stack_file *f, uint64_t start, uint64_t lim)
 	uint64_t n = 1, i = start + 1;
 	while (n < lim) {
 		uint64_t l = i >> PC_LEAF_SHIFT;
-		if (l >= f->pages.nleaf || !f->pages.leaf[l])
+		if (l >= f->mapping.pages.nleaf || !f->mapping.pages.leaf[l])
 			return n;
-		const struct pc_leaf *lf = f->pages.leaf[l];
+		const struct pc_leaf *lf = f->mapping.pages.leaf[l];
 		unsigned b = (unsigned)(i & ((1u << PC_LEAF_SHIFT) - 1));
 		/* present slots from b on: the ones of map >> b up to its first zero */
 		uint64_t gaps = ~(lf->map >> b);
@@ -202,14 +203,14 @@ static struct pc_page *find_le(struct stack_file *f, uint64_t index)
 	uint64_t l = index >> PC_LEAF_SHIFT;
 	unsigned b = (unsigned)(index & ((1u << PC_LEAF_SHIFT) - 1));
 	uint64_t m = b == 63 ? ~0ull : (2ull << b) - 1;
-	if (l >= f->pages.nleaf) {
-		l = f->pages.nleaf;
+	if (l >= f->mapping.pages.nleaf) {
+		l = f->mapping.pages.nleaf;
 		m = ~0ull;
 		if (l-- == 0)
 			return NULL;
 	}
 	for (;; m = ~0ull) {
-		struct pc_leaf *lf = f->pages.leaf[l];
+		struct pc_leaf *lf = f->mapping.pages.leaf[l];
 		if (lf && (lf->map & m))
 			return lf->slot[63 - __builtin_clzll(lf->map & m)];
 		if (l-- == 0)
@@ -220,7 +221,7 @@ static struct pc_page *find_le(struct stack_file *f, uint64_t index)
 /* pc_index_insert's (models/mm/mm_inline.h) once-a-leaf half. */
 struct pc_leaf *pc_index_leaf(struct stack_file *f, uint64_t l)
 {
-	struct pc_index *ix = &f->pages;
+	struct pc_index *ix = &f->mapping.pages;
 	if (l >= ix->nleaf) {
 		uint64_t n = ix->nleaf ? (uint64_t)ix->nleaf * 2 : 16;
 		if (n < l + 1)
@@ -254,14 +255,14 @@ static void index_remove_run_end(struct stack_file *f, uint64_t l, struct pc_lea
 	lf->map &= ~bits;
 	if (!lf->map) {
 		free(lf);
-		f->pages.leaf[l] = NULL;
+		f->mapping.pages.leaf[l] = NULL;
 	}
-	f->nr_pages -= n;
+	f->mapping.nr_pages -= n;
 	/* f had pages, so a last one; it went if it was one of these */
-	const struct pc_page *last = f->last;
+	const struct pc_page *last = f->mapping.last;
 	unsigned lb = last->index & ((1u << PC_LEAF_SHIFT) - 1);
 	if (last->index >> PC_LEAF_SHIFT == l && (bits >> lb & 1))
-		f->last = last->index ? find_le(f, (uint64_t)last->index - 1) : NULL;
+		f->mapping.last = last->index ? find_le(f, (uint64_t)last->index - 1) : NULL;
 }
 
 void pc_index_free(struct pc_index *ix)
@@ -295,20 +296,23 @@ void pc_pages_free_isolated(struct stack *s, struct pc_page *const *pages, uint3
 	for (uint32_t i = 0; i < n; i++) {
 		struct pc_page *pg = pages[i];
 		struct stack_file *f = pg->file;
+		/* __remove_mapping: only a clean, unlocked page not under
+		 * writeback leaves the cache */
+		SIM_ASSERT(!(pg->flags & (PG_DIRTY | PG_WRITEBACK | PG_LOCKED | PG_ATOMIC)));
 		uint64_t l = pg->index >> PC_LEAF_SHIFT;
 		if (pg->flags & PG_WARM) {
 			/* before the app came to this file, or a page it skipped */
-			if (f->warm_hits || f->warm_misses)
-				f->warm_unused++;
+			if (f->mapping.warm_hits || f->mapping.warm_misses)
+				f->mapping.warm_unused++;
 			else
-				f->warm_reclaimed++;
+				f->mapping.warm_reclaimed++;
 		}
 		if (f != rf || l != rl) {
 			if (rf)
 				index_remove_run_end(rf, rl, lf, bits, rn);
 			rf = f;
 			rl = l;
-			lf = f->pages.leaf[l];
+			lf = f->mapping.pages.leaf[l];
 			bits = 0;
 			rn = 0;
 		}
@@ -507,7 +511,7 @@ int pagecache_prefill(struct stack *s, struct stack_file *f, uint64_t npages, in
 			if (lf)
 				lf->map |= bits;
 			uint64_t l = done >> PC_LEAF_SHIFT;
-			lf = l < f->pages.nleaf ? f->pages.leaf[l] : NULL;
+			lf = l < f->mapping.pages.nleaf ? f->mapping.pages.leaf[l] : NULL;
 			bits = 0;
 			if (!lf && !(lf = pc_index_leaf(f, l))) {
 				list_add(&p->lru, &pc->free_pages);
@@ -530,16 +534,16 @@ int pagecache_prefill(struct stack *s, struct stack_file *f, uint64_t npages, in
 		lf->map |= bits;
 	at->next = next;
 	next->prev = at;
-	f->nr_pages += done;
+	f->mapping.nr_pages += done;
 	pc->used += done;
 	if (active)
 		pc->nr_active += done;
 	else
 		pc->nr_inactive += done;
 	if (extra_flags & PG_WARM)
-		f->warm_prefilled += done;
-	if (pg && (!f->last || pg->index > f->last->index))
-		f->last = pg;
+		f->mapping.warm_prefilled += done;
+	if (pg && (!f->mapping.last || pg->index > f->mapping.last->index))
+		f->mapping.last = pg;
 	if (rc)
 		return sim_errorf(err, rc, "out of memory");
 	if (f->size < npages << STACK_PAGE_SHIFT)
@@ -583,14 +587,14 @@ static json_t *pagecache_warm_json(const struct stack *s)
 	const struct list_head *pos;
 	list_for_each(pos, &s->files) {
 		const struct stack_file *f = list_entry(pos, struct stack_file, all_node);
-		if (!f->warm_prefilled)
+		if (!f->mapping.warm_prefilled)
 			continue;
 		n++;
-		pre += f->warm_prefilled;
-		rec += f->warm_reclaimed;
-		unused += f->warm_unused;
-		hit += f->warm_hits;
-		miss += f->warm_misses;
+		pre += f->mapping.warm_prefilled;
+		rec += f->mapping.warm_reclaimed;
+		unused += f->mapping.warm_unused;
+		hit += f->mapping.warm_hits;
+		miss += f->mapping.warm_misses;
 		uint32_t i = 0;
 		while (i < napp && app[i].uid != f->owner_uid)
 			i++;
@@ -600,11 +604,11 @@ static json_t *pagecache_warm_json(const struct stack *s)
 			app[napp++] = (typeof(app[0])){ .uid = f->owner_uid };
 		}
 		app[i].n++;
-		app[i].pre += f->warm_prefilled;
-		app[i].rec += f->warm_reclaimed;
-		app[i].unused += f->warm_unused;
-		app[i].hit += f->warm_hits;
-		app[i].miss += f->warm_misses;
+		app[i].pre += f->mapping.warm_prefilled;
+		app[i].rec += f->mapping.warm_reclaimed;
+		app[i].unused += f->mapping.warm_unused;
+		app[i].hit += f->mapping.warm_hits;
+		app[i].miss += f->mapping.warm_misses;
 	}
 	if (!n)
 		return NULL;
@@ -650,15 +654,15 @@ struct json_t *pagecache_to_json(const struct stack *s)
 	const struct list_head *pos;
 	list_for_each(pos, &s->files) {
 		const struct stack_file *f = list_entry(pos, struct stack_file, all_node);
-		tl.acquisitions += f->tree_lock.acquisitions;
-		tl.contended += f->tree_lock.contended;
-		tl.wait_ns += f->tree_lock.wait_ns;
-		tl.hold_ns += f->tree_lock.hold_ns;
-		if (f->tree_lock.max_wait_ns > tl.max_wait_ns)
-			tl.max_wait_ns = f->tree_lock.max_wait_ns;
+		tl.acquisitions += f->mapping.tree_lock.acquisitions;
+		tl.contended += f->mapping.tree_lock.contended;
+		tl.wait_ns += f->mapping.tree_lock.wait_ns;
+		tl.hold_ns += f->mapping.tree_lock.hold_ns;
+		if (f->mapping.tree_lock.max_wait_ns > tl.max_wait_ns)
+			tl.max_wait_ns = f->mapping.tree_lock.max_wait_ns;
 		for (int c = 0; c < SIM_NCLASS; c++) {
-			tl.wait_cls_ns[c] += f->tree_lock.wait_cls_ns[c];
-			tl.acq_cls[c] += f->tree_lock.acq_cls[c];
+			tl.wait_cls_ns[c] += f->mapping.tree_lock.wait_cls_ns[c];
+			tl.acq_cls[c] += f->mapping.tree_lock.acq_cls[c];
 		}
 	}
 	json_object_set_new(o, "tree_lock", mm_lock_to_json(&tl));

@@ -39,7 +39,7 @@
 
 #include <jansson.h>
 
-#include "models/stack/stack_types.h"
+#include "models/mm/mm.h"
 #include "sim/sim.h"
 
 static const char *const pglock_scopes[] = { "lru", "global", NULL };

@@ -27,7 +27,8 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "models/stack/stack_types.h"
+#include "models/mm/mm.h"
+#include "sim/assert.h"
 #include "sim/sim.h"
 
 /* mm/filemap.c */
@@ -211,7 +212,7 @@ void ra_fault_hit(struct stack_task *t, struct stack_file *f, struct pc_page *pg
 void fill_prepare(struct stack_task *t, struct stack_file *f, uint64_t start, uint64_t nr,
 		  uint64_t async_size)
 {
-	struct pc_fill *fl = &t->fill;
+	struct pc_fill *fl = &t->mm.fill;
 	uint64_t eof = pages_of(f->size);
 	if (f->is_meta)
 		eof = UINT64_MAX;
@@ -250,6 +251,8 @@ static void mpage_end_io(struct sim *sim, struct bio *bio)
 	struct pc_page *pg = pc_find(sb->file, sb->index);
 	for (uint32_t i = 0; i < sb->npages && pg; i++) {
 		struct pc_page *next = pc_next(pg);
+		/* the read owns the page lock from add_to_page_cache_lru to here */
+		SIM_ASSERT(pg->flags & PG_LOCKED);
 		pg->flags |= PG_UPTODATE;
 		pc_clear_flags(s, pg, PG_LOCKED | PG_READIO);
 		pg = next;
@@ -260,7 +263,7 @@ static void mpage_end_io(struct sim *sim, struct bio *bio)
 enum step fill_run(struct stack_task *t)
 {
 	struct stack *s = t->stack;
-	struct pc_fill *fl = &t->fill;
+	struct pc_fill *fl = &t->mm.fill;
 	struct stack_file *f = fl->file;
 	uint64_t end = fl->start + fl->nr;
 
@@ -276,8 +279,8 @@ enum step fill_run(struct stack_task *t)
 			enum step r = pc_add_page(t, f, fl->cursor, &pg);
 			if (pg) {
 				uint64_t i = fl->cursor - fl->start;
-				if (f->warm_prefilled)
-					f->warm_misses++;
+				if (f->mapping.warm_prefilled)
+					f->mapping.warm_misses++;
 				fl->newmask[i / 64] |= 1ull << (i % 64);
 				if (fl->cursor == fl->mark)
 					pg->flags |= PG_READAHEAD;
@@ -329,7 +332,7 @@ enum step fill_run(struct stack_task *t)
 			sb->bio.nr_sectors = (uint32_t)(n << (STACK_PAGE_SHIFT - SECTOR_SHIFT));
 			sb->bio.flags = f->is_meta ? REQ_META : 0;
 			/* the path for completion.paths: a user task's fault or read */
-			if (!f->is_meta && t->kind == TASK_USER)
+			if (!f->is_meta && !t->kthread)
 				sb->bio.flags |= t->os.active && t->os.op.kind == STACK_OP_FAULT
 							 ? REQ_MMAP
 							 : REQ_PCREAD;

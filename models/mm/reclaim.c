@@ -50,7 +50,7 @@
 #include <jansson.h>
 
 #include "models/mm/mm.h"
-#include "models/stack/stack_types.h"
+#include "models/mm/mm.h"
 #include "sim/sim.h"
 
 /* include/linux/swap.h: SWAP_CLUSTER_MAX */
@@ -141,7 +141,7 @@ static int64_t rc_lru_section(struct stack_task *t, int64_t now)
 	struct stack *s = t->stack;
 	int64_t w = mm_lock_acquire(&s->lock.l, now, t->sect_hold, task_class(t));
 	task_charge(t, SIM_WAIT_PAGECACHE_LOCK, w);
-	if (!t->rc.kswapd)
+	if (!t->mm.rc.kswapd)
 		task_charge(t, SIM_WAIT_DIRECT_RECLAIM, t->sect_hold + t->sect_cpu);
 	return w + t->sect_hold + t->sect_cpu;
 }
@@ -153,7 +153,7 @@ static bool rc_run_lru(struct stack_task *t, int64_t hold, int64_t cpu)
 {
 	t->sect_hold = hold;
 	t->sect_cpu = cpu;
-	return cpu_run_section(t, rc_lru_section, t->rc.kswapd);
+	return cpu_run_section(t, rc_lru_section, t->mm.rc.kswapd);
 }
 
 /* shrink_page_list's time: per page work, __remove_mapping of every
@@ -170,7 +170,7 @@ static int64_t rc_shrink_section(struct stack_task *t, int64_t now)
 {
 	struct stack *s = t->stack;
 	struct pagecache *pc = &s->pc;
-	struct mm_reclaim *rc = &t->rc;
+	struct mm_reclaim *rc = &t->mm.rc;
 	enum sim_class c = task_class(t);
 	int64_t page_ns = pc->p.reclaim_page_ns, delete_ns = s->lock.p.delete_ns;
 	int64_t per_page = page_ns + delete_ns;
@@ -180,7 +180,7 @@ static int64_t rc_shrink_section(struct stack_task *t, int64_t now)
 		const struct mm_free_run *run = &rc->runs[r];
 		int64_t start = now + spin_tree + (int64_t)(run->first + 1) * page_ns +
 				(int64_t)freed_before * delete_ns;
-		spin_tree += mm_lock_reserve_periodic(&run->file->tree_lock, start, per_page,
+		spin_tree += mm_lock_reserve_periodic(&run->file->mapping.tree_lock, start, per_page,
 						      delete_ns, run->n, c);
 		freed_before += run->n;
 	}
@@ -205,10 +205,10 @@ static int64_t rc_shrink_section(struct stack_task *t, int64_t now)
 static bool too_many_isolated(const struct stack_task *t)
 {
 	const struct pagecache *pc = &t->stack->pc;
-	if (t->rc.kswapd)
+	if (t->mm.rc.kswapd)
 		return false;
 	uint64_t inactive = pc->nr_inactive;
-	if (!t->rc.nofs)
+	if (!t->mm.rc.nofs)
 		inactive >>= 3; /* GFP_IOFS callers may isolate less */
 	return pc->nr_isolated > inactive;
 }
@@ -225,15 +225,15 @@ static void isolate_chunk(struct stack_task *t, uint32_t nr)
 		pos = pos->prev;
 		struct pc_page *pg = list_entry(pos, struct pc_page, lru);
 		pg->lru_list = PC_LRU_NONE;
-		t->rc.isolated[i] = pg;
+		t->mm.rc.isolated[i] = pg;
 	}
 	if (taken) {
 		pos->prev->next = &pc->inactive;
 		pc->inactive.prev = pos->prev;
 		pc->nr_inactive -= taken;
 	}
-	t->rc.taken = taken;
-	t->rc.nr_scanned += taken;
+	t->mm.rc.taken = taken;
+	t->mm.rc.nr_scanned += taken;
 	pc->nr_isolated += taken;
 	if (pc->nr_isolated > pc->peak_isolated)
 		pc->peak_isolated = pc->nr_isolated;
@@ -294,7 +294,7 @@ static inline bool shrink_page(struct pagecache *pc, struct mm_reclaim *rc, stru
 static void shrink_page_list(struct stack_task *t)
 {
 	struct pagecache *pc = &t->stack->pc;
-	struct mm_reclaim *rc = &t->rc;
+	struct mm_reclaim *rc = &t->mm.rc;
 	struct stack_file *run_file = NULL; /* the file of the run going on */
 	uint32_t nruns = 0, run_first = 0, taken = rc->taken, mask = 0;
 	rc->writeback = 0;
@@ -329,7 +329,7 @@ static void putback_chunk(struct stack_task *t)
 {
 	struct stack *s = t->stack;
 	struct pagecache *pc = &s->pc;
-	struct mm_reclaim *rc = &t->rc;
+	struct mm_reclaim *rc = &t->mm.rc;
 	struct pc_page *gone[RC_CLUSTER];
 	uint32_t freed = 0, taken = rc->taken, mask = rc->free_mask;
 	for (uint32_t k = 0; k < taken; k++) {
@@ -378,7 +378,7 @@ static uint32_t deactivate(struct pagecache *pc, uint64_t nr)
 static void start_pass(struct stack_task *t)
 {
 	struct pagecache *pc = &t->stack->pc;
-	struct mm_reclaim *rc = &t->rc;
+	struct mm_reclaim *rc = &t->mm.rc;
 	rc->nr_scanned = 0;
 	rc->scan_inactive = pc->nr_inactive >> rc->priority;
 	rc->scan_active = pc->nr_active >> rc->priority;
@@ -398,12 +398,12 @@ static enum step rc_step(struct stack_task *t)
 {
 	struct stack *s = t->stack;
 	struct pagecache *pc = &s->pc;
-	struct mm_reclaim *rc = &t->rc;
+	struct mm_reclaim *rc = &t->mm.rc;
 	for (;;) {
 		switch (rc->phase) {
 		case MM_RC_THROTTLE:
 			/* throttle_direct_reclaim: kernel threads never wait */
-			if (t->kind == TASK_USER && !pfmemalloc_ok(pc)) {
+			if (!t->kthread && !pfmemalloc_ok(pc)) {
 				pc->pfmemalloc_throttled++;
 				mm_wake_kswapd(s);
 				list_add_tail(&t->waitq_node, &pc->pfmemalloc_wq);
@@ -461,10 +461,10 @@ static enum step rc_step(struct stack_task *t)
 			rc->scan_inactive -= n;
 			/* lru_add_drain: the task's own pagevec goes first */
 			int64_t hold = s->lock.p.reclaim_batch_ns;
-			if (t->pvec > 0) {
+			if (t->mm.pvec > 0) {
 				hold += s->lock.p.lru_add_batch_ns +
-					(int64_t)t->pvec * s->lock.p.lru_add_page_ns;
-				t->pvec = 0;
+					(int64_t)t->mm.pvec * s->lock.p.lru_add_page_ns;
+				t->mm.pvec = 0;
 			}
 			isolate_chunk(t, (uint32_t)n);
 			if (rc->taken == 0) {
@@ -573,22 +573,22 @@ static void pcp_take(struct stack_task *t, bool nofs)
 {
 	struct stack *s = t->stack;
 	struct pagecache *pc = &s->pc;
-	if (t->rc.pcp_count == 0) {
+	if (t->mm.rc.pcp_count == 0) {
 		int64_t hold = s->lock.p.zone_batch_ns + pc->pcp_batch * s->lock.p.zone_page_ns;
 		int64_t w = mm_lock_acquire(&s->zone_lock, sim_now(s->sim), hold, task_class(t));
 		t->cpu_debt += w + (nofs ? 0 : hold);
 		t->spin_debt[MM_SPIN_ZONE] += w;
-		t->rc.pcp_count = (uint32_t)pc->pcp_batch;
+		t->mm.rc.pcp_count = (uint32_t)pc->pcp_batch;
 		pc->pcp_refills++;
 	}
-	t->rc.pcp_count--;
+	t->mm.rc.pcp_count--;
 }
 
 bool mm_alloc_page(struct stack_task *t, bool nofs)
 {
 	struct stack *s = t->stack;
 	struct pagecache *pc = &s->pc;
-	struct mm_reclaim *rc = &t->rc;
+	struct mm_reclaim *rc = &t->mm.rc;
 	for (;;) {
 		if (rc->phase == MM_RC_IDLE) {
 			uint64_t free_pages = pc_free_pages(pc);
@@ -629,11 +629,21 @@ bool mm_alloc_page(struct stack_task *t, bool nofs)
 }
 
 /* kswapd: balance_pgdat until free > high, then sleep until woken. */
+struct stack_task *mm_kswapd_new(struct stack *s)
+{
+	struct stack_task *t = task_new(s, "kswapd0", kswapd_run, &s->pc);
+	if (t) {
+		t->kind = "kswapd";
+		t->state = TS_IDLE;
+	}
+	return t;
+}
+
 void kswapd_run(struct stack_task *t)
 {
 	struct stack *s = t->stack;
 	struct pagecache *pc = &s->pc;
-	struct mm_reclaim *rc = &t->rc;
+	struct mm_reclaim *rc = &t->mm.rc;
 	if (rc->phase == MM_RC_IDLE || rc->phase == MM_RC_DONE) {
 		if (kswapd_balanced(pc)) {
 			rc->phase = MM_RC_IDLE;

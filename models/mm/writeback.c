@@ -68,7 +68,8 @@
 #include <jansson.h>
 
 #include "models/mm/mm_inline.h"
-#include "models/stack/stack_types.h"
+#include "models/mm/mm.h"
+#include "sim/assert.h"
 #include "sim/sim.h"
 #include "sim/timeline.h"
 
@@ -150,10 +151,11 @@ int writeback_init(struct stack *s, struct cfg_node *node, struct sim_error *err
 	sim_event_init(&wb->periodic, wb_periodic_event);
 	wb->write_bw_pps = wb->p.init_bw_bps / STACK_PAGE_SIZE;
 	wb_update_thresholds(s);
-	wb->flusher = task_new(s, TASK_FLUSHER, "kworker/u16:1", 0, (uint8_t)wb->p.ioprio_class,
-			       (uint8_t)wb->p.ioprio_level);
+	wb->flusher = task_new(s, "kworker/u16:1", flusher_run, wb);
 	if (!wb->flusher)
 		return sim_errorf(err, SIM_E_NOMEM, "out of memory");
+	wb->flusher->kind = "flusher";
+	task_set_ioprio(wb->flusher, (uint8_t)wb->p.ioprio_class, (uint8_t)wb->p.ioprio_level);
 	wb->flusher->state = TS_IDLE;
 	return 0;
 }
@@ -235,10 +237,10 @@ void wb_dirtied_slow(struct stack *s, struct stack_file *f)
 {
 	struct writeback *wb = &s->wb;
 	wb_timeline(s);
-	if (!f->on_dirty_list) {
-		f->on_dirty_list = true;
-		f->dirtied_when = sim_now(s->sim);
-		list_add_tail(&f->dirty_node, &wb->dirty_inodes);
+	if (!f->mapping.on_dirty_list) {
+		f->mapping.on_dirty_list = true;
+		f->mapping.dirtied_when = sim_now(s->sim);
+		list_add_tail(&f->mapping.dirty_node, &wb->dirty_inodes);
 		wb->nr_dirty_inodes++;
 	}
 	wb_arm_periodic(s);
@@ -270,16 +272,16 @@ enum step wb_balance_dirty(struct stack_task *t)
 	if (wb->nr_dirty > wb->bg_thresh)
 		wb_wake_flusher(s, true);
 	if (!wb->p.throttle || D <= freerun) {
-		t->bdp_phase = 0;
-		t->nr_dirtied = 0;
-		t->nr_dirtied_pause = dirty_poll_interval(D, limit);
+		t->mm.bdp_phase = 0;
+		t->mm.nr_dirtied = 0;
+		t->mm.nr_dirtied_pause = dirty_poll_interval(D, limit);
 		return STEP_DONE;
 	}
 	bool over = D >= limit;
-	if (t->bdp_phase == 1 && !over) {
+	if (t->mm.bdp_phase == 1 && !over) {
 		/* slept once for these pages */
-		t->bdp_phase = 0;
-		t->nr_dirtied = 0;
+		t->mm.bdp_phase = 0;
+		t->mm.nr_dirtied = 0;
 		return STEP_DONE;
 	}
 	int64_t pause;
@@ -295,15 +297,15 @@ enum step wb_balance_dirty(struct stack_task *t)
 		if (pos > 2)
 			pos = 2;
 		task_rl = wb->write_bw_pps * pos;
-		uint64_t pages = t->nr_dirtied ? t->nr_dirtied : 1;
+		uint64_t pages = t->mm.nr_dirtied ? t->mm.nr_dirtied : 1;
 		pause = task_rl > 0 ? (int64_t)((double)pages / task_rl * (double)NS_PER_S)
 				    : wb->p.max_pause_ns;
 		if (pause > wb->p.max_pause_ns)
 			pause = wb->p.max_pause_ns;
 		if (pause < WB_MIN_PAUSE_NS) {
 			/* too short to sleep: carry the pages over to the next check */
-			t->nr_dirtied_pause = t->nr_dirtied * 2 > 1 ? t->nr_dirtied * 2 : 2;
-			t->bdp_phase = 0;
+			t->mm.nr_dirtied_pause = t->mm.nr_dirtied * 2 > 1 ? t->mm.nr_dirtied * 2 : 2;
+			t->mm.bdp_phase = 0;
 			return STEP_DONE;
 		}
 	}
@@ -313,8 +315,8 @@ enum step wb_balance_dirty(struct stack_task *t)
 	uint64_t poll = dirty_poll_interval(D, limit);
 	if (next > poll)
 		next = poll;
-	t->nr_dirtied_pause = next ? next : 1;
-	t->bdp_phase = 1;
+	t->mm.nr_dirtied_pause = next ? next : 1;
+	t->mm.bdp_phase = 1;
 	wb->throttle_pauses++;
 	wb->throttle_ns += pause;
 	return task_delay(t, pause, SIM_WAIT_DIRTY_THROTTLE, 0, true);
@@ -349,10 +351,10 @@ static inline void wb_pages(struct stack *s, struct stack_file *f, uint64_t inde
 {
 	if (!pc_find(f, index))
 		return;
-	uint64_t left = n, l = index >> PC_LEAF_SHIFT, lend = f->last->index >> PC_LEAF_SHIFT;
+	uint64_t left = n, l = index >> PC_LEAF_SHIFT, lend = f->mapping.last->index >> PC_LEAF_SHIFT;
 	uint64_t m = ~0ull << (index & ((1u << PC_LEAF_SHIFT) - 1));
 	for (; left && l <= lend; l++, m = ~0ull) {
-		struct pc_leaf *lf = f->pages.leaf[l];
+		struct pc_leaf *lf = f->mapping.pages.leaf[l];
 		if (!lf)
 			continue;
 		uint64_t w = lf->map & m, tag = 0;
@@ -362,6 +364,12 @@ static inline void wb_pages(struct stack *s, struct stack_file *f, uint64_t inde
 #pragma GCC unroll 4
 			for (unsigned j = lo; j < lo + k; j++) {
 				struct pc_page *pg = lf->slot[j];
+				/* set_page_writeback on a dirty page not under
+				 * writeback, its tag clear; end_page_writeback on one
+				 * under writeback, its tag set */
+				SIM_ASSERT(start ? (pg->flags & (PG_DIRTY | PG_WRITEBACK)) == PG_DIRTY
+						 : (pg->flags & PG_WRITEBACK) != 0);
+				SIM_ASSERT(((lf->wb >> j) & 1) == (uint64_t)!start);
 				if (start)
 					pg->flags = (uint16_t)((pg->flags & ~(PG_DIRTY | PG_SYNCWB)) | bits);
 				else
@@ -422,21 +430,22 @@ static uint64_t wb_build_bio(struct stack *s, struct stack_file *f, uint64_t ind
 	}
 	/* set_page_writeback on the bio's pages (a run of present dirty pages) */
 	wb_pages(s, f, index, m, (uint16_t)(PG_WRITEBACK | (sync ? PG_SYNCWB : 0)), true);
+	SIM_ASSERT(wb->nr_dirty >= m && f->mapping.nr_dirty >= m);
 	wb->nr_dirty -= m;
-	f->nr_dirty -= m;
+	f->mapping.nr_dirty -= m;
 	wb->nr_writeback += m;
-	f->nr_writeback += m;
-	f->wb_cur += m;
-	if (f->nr_dirty == 0 && f->on_dirty_list) {
-		list_del_init(&f->dirty_node);
-		f->on_dirty_list = false;
+	f->mapping.nr_writeback += m;
+	f->mapping.wb_cur += m;
+	if (f->mapping.nr_dirty == 0 && f->mapping.on_dirty_list) {
+		list_del_init(&f->mapping.dirty_node);
+		f->mapping.on_dirty_list = false;
 		wb->nr_dirty_inodes--;
 	}
 	sb->bio.end_io = sync ? wb_end_io : wb_end_io_async;
 	sb->file = f;
 	sb->index = index;
 	sb->npages = (uint32_t)m;
-	sb->epoch = f->wb_epoch;
+	sb->epoch = f->mapping.wb_epoch;
 	sb->bio.sector = lba;
 	sb->bio.nr_sectors = (uint32_t)(m << (STACK_PAGE_SHIFT - SECTOR_SHIFT));
 	sb->bio.flags = REQ_WRITE | (sync ? REQ_SYNC : 0);
@@ -479,13 +488,15 @@ static void wb_bio_done(struct stack *s, struct stack_bio *sb)
 	/* end_page_writeback on the bio's pages in index order (the pages
 	 * wb_build_bio tagged: nothing frees a page under writeback) */
 	wb_pages(s, f, sb->index, n, PG_WRITEBACK | PG_SYNCWB, false);
+	SIM_ASSERT(wb->nr_writeback >= n && f->mapping.nr_writeback >= n);
+	SIM_ASSERT(sb->epoch == f->mapping.wb_epoch ? f->mapping.wb_cur >= n : f->mapping.wb_old >= n);
 	wb->nr_writeback -= n;
-	f->nr_writeback -= n;
+	f->mapping.nr_writeback -= n;
 	wb_timeline(s);
-	if (sb->epoch == f->wb_epoch)
-		f->wb_cur -= n;
+	if (sb->epoch == f->mapping.wb_epoch)
+		f->mapping.wb_cur -= n;
 	else
-		f->wb_old -= n;
+		f->mapping.wb_old -= n;
 	if (wb->on_progress)
 		wb->on_progress(s, f);
 
@@ -535,10 +546,10 @@ static void wb_queue_io(struct writeback *wb, int64_t older)
 {
 	list_splice_tail_init(&wb->b_more_io, &wb->b_io);
 	while (!list_empty(&wb->dirty_inodes)) {
-		struct stack_file *f = list_first_entry(&wb->dirty_inodes, struct stack_file, dirty_node);
-		if (f->dirtied_when > older)
+		struct stack_file *f = list_first_entry(&wb->dirty_inodes, struct stack_file, mapping.dirty_node);
+		if (f->mapping.dirtied_when > older)
 			break;
-		list_move_tail(&f->dirty_node, &wb->b_io);
+		list_move_tail(&f->mapping.dirty_node, &wb->b_io);
 	}
 }
 
@@ -553,7 +564,7 @@ static struct stack_file *wb_pick_inode(struct stack *s, bool *background)
 		if (list_empty(&wb->b_io))
 			wb_queue_io(wb, now);
 		if (!list_empty(&wb->b_io))
-			return list_first_entry(&wb->b_io, struct stack_file, dirty_node);
+			return list_first_entry(&wb->b_io, struct stack_file, mapping.dirty_node);
 		return NULL;
 	}
 	if (wb->kupdate_due) {
@@ -561,7 +572,7 @@ static struct stack_file *wb_pick_inode(struct stack *s, bool *background)
 			wb_queue_io(wb, now - wb->p.dirty_expire_ns);
 		if (!list_empty(&wb->b_io)) {
 			*background = false;
-			return list_first_entry(&wb->b_io, struct stack_file, dirty_node);
+			return list_first_entry(&wb->b_io, struct stack_file, mapping.dirty_node);
 		}
 		wb->kupdate_due = false;
 		wb->kupdate_runs++;
@@ -586,34 +597,34 @@ static void wb_end_chunk(struct stack_task *t)
 {
 	struct stack *s = t->stack;
 	struct writeback *wb = &s->wb;
-	struct stack_file *f = t->wb_file;
+	struct stack_file *f = t->wb.file;
 	task_finish_plug(t);
-	f->writeback_index = t->wb_cursor;
+	f->mapping.writeback_index = t->wb.cursor;
 	wb->chunks++;
 	if (wb->reclaim_request > 0)
-		wb->reclaim_request = wb->reclaim_request > t->wb_wrote
-					      ? wb->reclaim_request - t->wb_wrote
+		wb->reclaim_request = wb->reclaim_request > t->wb.wrote
+					      ? wb->reclaim_request - t->wb.wrote
 					      : 0;
 	/* requeue_inode(): slice used up -> b_more_io; stopped early (pages
 	 * under writeback) -> redirty_tail to b_dirty */
-	if (f->on_dirty_list && f->nr_dirty > 0) {
-		if (t->wb_left == 0) {
-			list_move_tail(&f->dirty_node, &wb->b_more_io);
+	if (f->mapping.on_dirty_list && f->mapping.nr_dirty > 0) {
+		if (t->wb.left == 0) {
+			list_move_tail(&f->mapping.dirty_node, &wb->b_more_io);
 		} else {
 			if (!list_empty(&wb->dirty_inodes)) {
 				struct stack_file *newest =
-					list_entry(wb->dirty_inodes.prev, struct stack_file, dirty_node);
-				if (f->dirtied_when < newest->dirtied_when)
-					f->dirtied_when = sim_now(s->sim);
+					list_entry(wb->dirty_inodes.prev, struct stack_file, mapping.dirty_node);
+				if (f->mapping.dirtied_when < newest->mapping.dirtied_when)
+					f->mapping.dirtied_when = sim_now(s->sim);
 			}
-			list_move_tail(&f->dirty_node, &wb->dirty_inodes);
+			list_move_tail(&f->mapping.dirty_node, &wb->dirty_inodes);
 		}
 	}
-	if (t->wb_wrote == 0)
-		t->zero_chunks++;
+	if (t->wb.wrote == 0)
+		t->wb.zero_chunks++;
 	else
-		t->zero_chunks = 0;
-	t->wb_file = NULL;
+		t->wb.zero_chunks = 0;
+	t->wb.file = NULL;
 }
 
 void flusher_run(struct stack_task *t)
@@ -622,9 +633,9 @@ void flusher_run(struct stack_task *t)
 	struct writeback *wb = &s->wb;
 	for (;;) {
 		/* submit what the last step built */
-		while (t->pend) {
-			struct stack_bio *sb = t->pend;
-			t->pend = sb->free_next;
+		while (t->wb.pend) {
+			struct stack_bio *sb = t->wb.pend;
+			t->wb.pend = sb->free_next;
 			sb->free_next = NULL;
 			if (task_submit_bio(t, sb) == STEP_BLOCK)
 				return;
@@ -632,29 +643,29 @@ void flusher_run(struct stack_task *t)
 		/* 3.10 ext4_da_writepages: the handle started for a run is
 		 * stopped once its bios are submitted (after
 		 * mpage_da_map_and_submit) */
-		if (t->jhandle && !(t->wb_file && t->wb_left > 0 && t->wb_file->nr_dirty > 0 &&
-				    t->wb_cursor < t->wb_map_end))
+		if (t->jhandle && !(t->wb.file && t->wb.left > 0 && t->wb.file->mapping.nr_dirty > 0 &&
+				    t->wb.cursor < t->wb.map_end))
 			s->fs.ops->handle_stop(t);
-		if (t->wb_file) {
-			struct stack_file *f = t->wb_file;
-			if (t->wb_left == 0 || f->nr_dirty == 0) {
+		if (t->wb.file) {
+			struct stack_file *f = t->wb.file;
+			if (t->wb.left == 0 || f->mapping.nr_dirty == 0) {
 				wb_end_chunk(t);
 				continue;
 			}
-			struct pc_page *pg = pc_find_ge(f, t->wb_cursor);
+			struct pc_page *pg = pc_find_ge(f, t->wb.cursor);
 			while (pg && (!(pg->flags & PG_DIRTY) || (pg->flags & PG_WRITEBACK)))
 				pg = pc_next(pg);
-			if (!pg || (t->wb_wrapped && pg->index >= f->writeback_index)) {
-				if (!pg && !t->wb_wrapped && f->writeback_index > 0) {
-					t->wb_wrapped = true;
-					t->wb_cursor = 0;
+			if (!pg || (t->wb.wrapped && pg->index >= f->mapping.writeback_index)) {
+				if (!pg && !t->wb.wrapped && f->mapping.writeback_index > 0) {
+					t->wb.wrapped = true;
+					t->wb.cursor = 0;
 					continue;
 				}
 				wb_end_chunk(t);
 				continue;
 			}
 			uint64_t start = pg->index;
-			if (start < t->wb_map_start || start >= t->wb_map_end) {
+			if (start < t->wb.map_start || start >= t->wb.map_end) {
 				/* f2fs_write_single_data_page -> f2fs_balance_fs: the
 				 * flusher too waits for foreground cleaning when space
 				 * is low */
@@ -663,9 +674,9 @@ void flusher_run(struct stack_task *t)
 				/* a new run of dirty pages from pg, at most the chunk
 				 * left and, wrapped, not past writeback_index (pg is
 				 * before it), mapped before its first bio is built */
-				uint64_t lim = t->wb_left;
-				if (t->wb_wrapped && f->writeback_index - start < lim)
-					lim = f->writeback_index - start;
+				uint64_t lim = t->wb.left;
+				if (t->wb.wrapped && f->mapping.writeback_index - start < lim)
+					lim = f->mapping.writeback_index - start;
 				/* ext4_journal_start_with_reserve: waits while the
 				 * running transaction is T_LOCKED, then holds a handle
 				 * across the mapping and the run's bio submission */
@@ -675,24 +686,24 @@ void flusher_run(struct stack_task *t)
 				uint64_t n = pc_dirty_run(f, start, lim);
 				if (wb_map_run(s, f, start, n, false))
 					return; /* file system full: sim_fail stops the run */
-				t->wb_map_start = start;
-				t->wb_map_end = start + n;
+				t->wb.map_start = start;
+				t->wb.map_end = start + n;
 			}
 			/* its next bio (or all of a locked run), submitted at the
 			 * loop's top before the following one is built */
-			uint64_t n = wb_build_bios(s, f, start, t->wb_map_end, false, &t->pend);
+			uint64_t n = wb_build_bios(s, f, start, t->wb.map_end, false, &t->wb.pend);
 			if (s->sim->failed)
 				return;
-			t->wb_cursor = start + n;
-			t->wb_left -= n;
-			t->wb_wrote += n;
+			t->wb.cursor = start + n;
+			t->wb.left -= n;
+			t->wb.wrote += n;
 			continue;
 		}
 		bool background = false;
 		struct stack_file *f = wb_pick_inode(s, &background);
-		if (f && t->zero_chunks > wb->nr_dirty_inodes) {
+		if (f && t->wb.zero_chunks > wb->nr_dirty_inodes) {
 			/* every dirty page is also under writeback: wait for completions */
-			t->zero_chunks = 0;
+			t->wb.zero_chunks = 0;
 			wb_wait_any(t, SIM_NWAIT, wb->p.dirty_writeback_ns);
 			return;
 		}
@@ -702,12 +713,12 @@ void flusher_run(struct stack_task *t)
 		}
 		if (background)
 			wb->bg_runs++;
-		t->wb_file = f;
-		t->wb_cursor = f->writeback_index;
-		t->wb_left = wb_chunk_size(wb);
-		t->wb_wrote = 0;
-		t->wb_wrapped = false;
-		t->wb_map_start = t->wb_map_end = 0;
+		t->wb.file = f;
+		t->wb.cursor = f->mapping.writeback_index;
+		t->wb.left = wb_chunk_size(wb);
+		t->wb.wrote = 0;
+		t->wb.wrapped = false;
+		t->wb.map_start = t->wb.map_end = 0;
 		if (s->q)
 			task_start_plug(t);
 	}

@@ -27,7 +27,7 @@
 #include <jansson.h>
 
 #include "models/sched/sched.h"
-#include "models/stack/stack_types.h"
+#include "models/sched/task.h"
 #include "sim/assert.h"
 #include "sim/sim.h"
 
@@ -66,6 +66,10 @@ static inline int cpu_who(const struct stack_task *t)
 /* t takes core at now; a section's locks are taken now that it has one. */
 static void cpu_take_core(struct cpu_model *c, struct stack_task *t, int core, int64_t now)
 {
+	/* a core is free, or already t's (a slice that goes on), and t runs
+	 * on no other one */
+	SIM_ASSERT(c->core[core] == NULL || c->core[core] == t);
+	SIM_ASSERT(t->core == -1 || t->core == core);
 	c->on_cores += c->core[core] == NULL; /* a slice that goes on keeps its core */
 	c->core[core] = t;
 	t->core = core;
@@ -168,6 +172,7 @@ static void cpu_event(struct sim *sim, struct sim_event *ev)
 /* t's burst ended at now: free its core for the next queued task. */
 static void cpu_burst_end(struct cpu_model *c, struct stack_task *t, int core, int64_t now)
 {
+	SIM_ASSERT(core >= 0 && c->core[core] == t && c->on_cores > 0);
 	c->core[core] = NULL;
 	c->on_cores--;
 	t->core = -1;

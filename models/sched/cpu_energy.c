@@ -28,7 +28,7 @@
 #include <jansson.h>
 
 #include "models/sched/sched.h"
-#include "models/stack/stack_types.h"
+#include "models/sched/task.h"
 
 #define EP_OFF(f) offsetof(struct cpu_energy_params, f)
 

@@ -2,11 +2,10 @@
  * is below mm/ and fs/ in Linux: a task blocks, is woken, is delayed, runs
  * on a core (a burst or a non-preemptible section), charges its waits to
  * their causes, plugs and submits bios. Every layer above may call down into
- * it; it calls up only through what the stack registers in struct stack at
- * set-up (the function each kind of task runs, the per-task init of the
- * layers above). task.c is the machinery, cpu.c the CPU model (CFS-like run
- * queue over the cores). The structures (struct stack_task, struct stack)
- * are in models/stack/stack_types.h, the upper stack's shared types.
+ * it; it calls up only through the thread function each task was created with
+ * and the per-task init of the layers above that the stack registers. task.c is the machinery, cpu.c the CPU model (CFS-like run
+ * queue over the cores). The structures (struct stack_task, struct stack,
+ * stack_file, stack_bio) are in models/sched/task.h.
  */
 #ifndef MODELS_SCHED_H
 #define MODELS_SCHED_H
@@ -28,9 +27,6 @@ struct json_t;
 /* Result of a step that may block. */
 enum step { STEP_DONE = 0, STEP_BLOCK = 1 };
 
-enum task_kind { TASK_USER = 0, TASK_FLUSHER, TASK_JBD2, TASK_KSWAPD, TASK_FS };
-#define TASK_NKINDS (TASK_FS + 1)
-
 enum task_state {
 	TS_NEW = 0,
 	TS_RUNNING,     /* executing inline (inside task_run) */
@@ -41,9 +37,10 @@ enum task_state {
 	TS_EXITED,
 };
 
-/* What a kind of task runs when it resumes (its thread function), and the
- * per-task set-up of the layers above; the stack registers both in struct
- * stack before it creates a task. */
+/* What a task runs when it resumes (its thread function, kthread_create's
+ * threadfn), given by the layer that creates it; and the per-task set-up of
+ * the layers above, which the stack registers in struct stack before it
+ * creates a task. */
 typedef void (*task_fn)(struct stack_task *t);
 
 struct cpu_params {
@@ -85,8 +82,15 @@ struct cpu_model {
 /* ---------------------------------------------- task.c: the machinery */
 
 enum sim_class task_class(const struct stack_task *t);
-struct stack_task *task_new(struct stack *s, enum task_kind kind, const char *name, uint32_t uid,
-			    uint8_t ioprio_class, uint8_t ioprio_level);
+/* A kernel thread named name (kthread_create(fn, data, name)): root, BE at
+ * IOPRIO_NORM; resumed, it runs fn(t), and t->data is
+ * data. A user task is made one with task_set_user. */
+struct stack_task *task_new(struct stack *s, const char *name, task_fn fn, void *data);
+/* Its I/O priority (IOPRIO_CLASS_NONE: BE at task_nice_ioprio(0) = 4). */
+void task_set_ioprio(struct stack_task *t, uint8_t ioprio_class, uint8_t ioprio_level);
+/* Make t an app's thread of uid (no longer a kernel thread; its kind
+ * "user"), foreground when uid is the current fg_uid. */
+void task_set_user(struct stack_task *t, uint32_t uid);
 void task_free(struct stack_task *t);
 /* Sleep until task_wake(); cause accounted from now until the wake. The
  * task's plug is flushed (schedule()). */
@@ -115,7 +119,7 @@ enum step task_delay(struct stack_task *t, int64_t wait_ns, enum sim_wait cause,
 enum step task_submit_bio(struct stack_task *t, struct stack_bio *sb);
 void task_start_plug(struct stack_task *t);
 void task_finish_plug(struct stack_task *t);
-/* Resume the task now (from an event or a wake): runs its kind's task_fn. */
+/* Resume the task now (from an event or a wake): runs its task_fn. */
 void task_run(struct stack_task *t);
 
 /* ------------------------------------------------------------ cpu.c */

@@ -3,10 +3,10 @@
  *
  * A task has an identity (pid, uid, comm, ioprio -> struct io_context), a
  * foreground flag derived from the fg_uid timeline, a per-task block plug
- * and get_request waiter. What it runs when it resumes is its kind's
- * task_fn, registered by the stack in struct stack: a user task's op state
- * machines (models/stack/ops.c), the flusher and kswapd (models/mm/), jbd2
- * and the f2fs threads (models/fs/).
+ * and get_request waiter. What it runs when it resumes is the task_fn its
+ * creator gave task_new: a user task's op state machines
+ * (models/stack/ops.c), the flusher and kswapd (models/mm/), jbd2 and the
+ * f2fs threads (models/fs/).
  *
  * Blocking: task_block() (sleep until task_wake), task_delay() (known
  * length: lock spin, throttle pause, reclaim batch) and cpu_run(). Every
@@ -22,7 +22,7 @@
 #include <string.h>
 
 #include "models/sched/sched.h"
-#include "models/stack/stack_types.h"
+#include "models/sched/task.h"
 #include "sim/assert.h"
 #include "sim/sim.h"
 #include "sim/timeline.h"
@@ -39,7 +39,7 @@ enum sim_class task_class(const struct stack_task *t)
 void task_track(struct stack_task *t, int64_t *pid, int64_t *tid)
 {
 	struct sim_timeline *tl = t->stack->sim->timeline;
-	bool user = t->kind == TASK_USER;
+	bool user = !t->kthread;
 	*pid = user ? t->ioc.tgid : TIMELINE_PID_KERNEL;
 	*tid = t->ioc.pid;
 	sim_timeline_track(tl, *pid, *tid, user ? (t->ioc.comm ? t->ioc.comm : t->name) : NULL,
@@ -64,12 +64,12 @@ static void task_account(struct stack_task *t, enum sim_wait cause, int64_t star
 	if (cause >= SIM_NWAIT || ns <= 0)
 		return;
 	t->wait_total[cause] += ns;
-	if (t->kind == TASK_USER && !t->stack->nested)
+	if (!t->kthread && !t->stack->nested)
 		sim_metrics_wait(&t->stack->sim->metrics, task_class(t), cause, ns);
 	task_timeline_slice(t, "wait", sim_wait_names[cause], start_ns, ns);
 	if (t->stack->sim->observer) {
 		struct sim_wait_rec w = { .task = t->name, .pid = t->ioc.tgid, .tid = t->ioc.pid,
-					  .cls = task_class(t), .kernel = t->kind != TASK_USER,
+					  .cls = task_class(t), .kernel = t->kthread,
 					  .cause = cause, .start_ns = start_ns, .ns = ns };
 		sim_observe_wait(t->stack->sim, &w);
 	}
@@ -106,8 +106,7 @@ static void task_waiter_wake(struct sim *sim, struct blk_waiter *w)
 	task_wake(t);
 }
 
-struct stack_task *task_new(struct stack *s, enum task_kind kind, const char *name, uint32_t uid,
-			    uint8_t ioprio_class, uint8_t ioprio_level)
+struct stack_task *task_new(struct stack *s, const char *name, task_fn fn, void *data)
 {
 	struct stack_task *t = calloc(1, sizeof(*t));
 	if (!t)
@@ -118,21 +117,14 @@ struct stack_task *task_new(struct stack *s, enum task_kind kind, const char *na
 		return NULL;
 	}
 	t->stack = s;
-	t->kind = kind;
-	t->uid = uid;
+	t->fn = fn;
+	t->data = data;
+	t->kthread = true; /* PF_KTHREAD */
+	t->kind = "kthread";
 	int32_t pid = ++s->next_pid;
 	t->ioc.pid = pid;
 	t->ioc.tgid = pid;
-	t->ioc.uid = uid;
-	/* IOPRIO_CLASS_NONE: CFQ uses BE at task_nice_ioprio() = (nice+20)/5
-	 * = 4 for nice 0 (include/linux/ioprio.h). */
-	if (ioprio_class == IOPRIO_CLASS_NONE) {
-		ioprio_class = IOPRIO_CLASS_BE;
-		ioprio_level = IOPRIO_NORM;
-	}
-	t->ioc.ioprio_class = ioprio_class;
-	t->ioc.ioprio_level = ioprio_level > 7 ? 7 : ioprio_level;
-	t->ioc.fg = uid != 0 && uid == s->fg_uid;
+	task_set_ioprio(t, IOPRIO_CLASS_BE, IOPRIO_NORM);
 	t->ioc.comm = t->name;
 	sim_event_init(&t->run_ev, task_run_event);
 	sim_event_init(&t->timer_ev, task_timer_event);
@@ -151,6 +143,27 @@ struct stack_task *task_new(struct stack *s, enum task_kind kind, const char *na
 	list_add_tail(&t->all_node, &s->tasks);
 	s->ntasks++;
 	return t;
+}
+
+void task_set_ioprio(struct stack_task *t, uint8_t ioprio_class, uint8_t ioprio_level)
+{
+	/* IOPRIO_CLASS_NONE: CFQ uses BE at task_nice_ioprio() = (nice+20)/5
+	 * = 4 for nice 0 (include/linux/ioprio.h). */
+	if (ioprio_class == IOPRIO_CLASS_NONE) {
+		ioprio_class = IOPRIO_CLASS_BE;
+		ioprio_level = IOPRIO_NORM;
+	}
+	t->ioc.ioprio_class = ioprio_class;
+	t->ioc.ioprio_level = ioprio_level > 7 ? 7 : ioprio_level;
+}
+
+void task_set_user(struct stack_task *t, uint32_t uid)
+{
+	t->kthread = false;
+	t->kind = "user";
+	t->uid = uid;
+	t->ioc.uid = uid;
+	t->ioc.fg = uid != 0 && uid == t->stack->fg_uid;
 }
 
 void task_free(struct stack_task *t)
@@ -270,7 +283,7 @@ void task_run(struct stack_task *t)
 	if (t->state == TS_EXITED)
 		return;
 	t->state = TS_RUNNING;
-	t->stack->task_run_fn[t->kind](t);
+	t->fn(t);
 	if (t->state == TS_RUNNING)
 		t->state = TS_IDLE;
 }

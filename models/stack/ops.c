@@ -137,7 +137,7 @@ static enum step read_step(struct stack_task *t)
 		os->phase = 1;
 	}
 	while (os->idx < os->end) {
-		if (t->fill.active && fill_run(t) == STEP_BLOCK)
+		if (t->mm.fill.active && fill_run(t) == STEP_BLOCK)
 			return STEP_BLOCK;
 		uint64_t idx = os->idx;
 		if (lookup_lock(t, idx) == STEP_BLOCK)
@@ -148,7 +148,7 @@ static enum step read_step(struct stack_task *t)
 				os->ra_tried = true;
 				s->pc.misses++;
 				ra_sync(t, f, idx, os->end - idx);
-				if (t->fill.active)
+				if (t->mm.fill.active)
 					continue;
 			}
 			fill_prepare(t, f, idx, 1, 0);
@@ -162,7 +162,7 @@ static enum step read_step(struct stack_task *t)
 		pc_warm_use(pg);
 		if (pg->flags & PG_READAHEAD) {
 			ra_async(t, f, pg, idx, os->end - idx);
-			if (t->fill.active)
+			if (t->mm.fill.active)
 				continue;
 		}
 		if (pg->flags & PG_LOCKED)
@@ -194,7 +194,7 @@ static enum step fault_step(struct stack_task *t)
 	if (os->phase == 2)
 		return task_pay_cpu(t);
 	for (;;) {
-		if (t->fill.active && fill_run(t) == STEP_BLOCK)
+		if (t->mm.fill.active && fill_run(t) == STEP_BLOCK)
 			return STEP_BLOCK;
 		if (lookup_lock(t, os->idx) == STEP_BLOCK)
 			return STEP_BLOCK;
@@ -204,7 +204,7 @@ static enum step fault_step(struct stack_task *t)
 				os->ra_tried = true;
 				s->pc.misses++;
 				ra_fault_miss(t, f, os->idx);
-				if (t->fill.active)
+				if (t->mm.fill.active)
 					continue;
 			}
 			fill_prepare(t, f, os->idx, 1, 0);
@@ -216,7 +216,7 @@ static enum step fault_step(struct stack_task *t)
 			os->ra_tried = true;
 			s->pc.hits++;
 			ra_fault_hit(t, f, pg, os->idx);
-			if (t->fill.active)
+			if (t->mm.fill.active)
 				continue;
 		}
 		if (pg->flags & PG_LOCKED)
@@ -232,6 +232,19 @@ static enum step fault_step(struct stack_task *t)
  * write_begin (find or add the page; read it first when the write covers
  * only part of a page that holds data), copy, mark_page_accessed,
  * write_end (dirty the page, extend i_size). O_SYNC then syncs the file. */
+/* A buffered write() in the kernel's order (3.10 __generic_file_aio_write,
+ * ext4_file_write / f2fs_file_write_iter): file_update_time, then
+ * generic_perform_write page by page (->write_begin, the copy,
+ * ->write_end and balance_dirty_pages_ratelimited), then, for O_SYNC,
+ * generic_write_sync. */
+enum write_phase {
+	WRITE_START = 0,           /* the inode's journal access and mtime */
+	WRITE_BALANCE,             /* f2fs_balance_fs (fs_ops.write_begin) */
+	WRITE_COPY,                /* generic_perform_write: the pages, one at a time */
+	WRITE_SYNC,                /* generic_write_sync -> vfs_fsync_range (O_SYNC) */
+	WRITE_DONE,
+};
+
 static enum step write_step(struct stack_task *t)
 {
 	struct stack *s = t->stack;
@@ -239,116 +252,117 @@ static enum step write_step(struct stack_task *t)
 	struct stack_file *f = os->op.file;
 	uint64_t off = os->op.off, end = os->op.off + os->op.len;
 
-	if (os->phase == 0) {
-		if (os->op.len == 0) {
-			os->phase = 2;
-		} else {
+	for (;;) {
+		switch ((enum write_phase)os->phase) {
+		case WRITE_START:
+			if (os->op.len == 0) {
+				os->phase = WRITE_DONE;
+				break;
+			}
 			/* ext4_dirty_inode -> do_get_write_access on the inode's
 			 * buffer: wait while the commit journals it (BH_Shadow) */
 			if (journal_get_write_access(t, f) == STEP_BLOCK)
 				return STEP_BLOCK;
 			os->idx = off >> STACK_PAGE_SHIFT;
 			os->end = ((end - 1) >> STACK_PAGE_SHIFT) + 1;
-			os->phase = s->fs.ops->write_begin ? 4 : 1;
+			os->phase = s->fs.ops->write_begin ? WRITE_BALANCE : WRITE_COPY;
 			/* file_update_time(): the inode joins the running transaction. */
 			s->fs.ops->dirty_inode(s, f, false);
-		}
-	}
-	if (os->phase == 4) {
-		/* f2fs_balance_fs: foreground cleaning when free sections run low */
-		if (s->fs.ops->write_begin(t, f) == STEP_BLOCK)
-			return STEP_BLOCK;
-		os->phase = 1;
-	}
-	if (os->phase == 1) {
-		/* i_size grew and the inode was marked dirty in this step */
-		bool size_dirtied = false;
-		/* nothing the loop calls changes t's op phase */
-		while (os->idx < os->end) {
-			if (t->fill.active && fill_run(t) == STEP_BLOCK)
+			break;
+		case WRITE_BALANCE:
+			/* f2fs_balance_fs: foreground cleaning when free sections run low */
+			if (s->fs.ops->write_begin(t, f) == STEP_BLOCK)
 				return STEP_BLOCK;
-			if (t->bdp_phase || t->nr_dirtied >= t->nr_dirtied_pause) {
-				if (task_pay_cpu(t) == STEP_BLOCK)
+			os->phase = WRITE_COPY;
+			break;
+		case WRITE_COPY: {
+			/* i_size grew and the inode was marked dirty in this step */
+			bool size_dirtied = false;
+			/* nothing the loop calls changes t's op phase */
+			while (os->idx < os->end) {
+				if (t->mm.fill.active && fill_run(t) == STEP_BLOCK)
 					return STEP_BLOCK;
-				if (wb_balance_dirty(t) == STEP_BLOCK)
-					return STEP_BLOCK;
-			}
-			/* ext4_da_write_begin -> ext4_journal_start: a page's
-			 * handle waits while the running tx is T_LOCKED (held only
-			 * for the copy: not counted in t_updates) */
-			if (s->jn.locked) {
-				if (task_pay_cpu(t) != STEP_BLOCK)
-					journal_handle_start(t, false);
-				return STEP_BLOCK;
-			}
-			uint64_t idx = os->idx;
-			uint64_t pstart = idx << STACK_PAGE_SHIFT, pend = pstart + STACK_PAGE_SIZE;
-			if (lookup_lock(t, idx) == STEP_BLOCK)
-				return STEP_BLOCK;
-			struct pc_page *pg = pc_lookup(f, idx);
-			if (!pg) {
-				/* a partial page (first or last) over data is read first */
-				if (pstart < f->size && (off > pstart || end < pend) &&
-				    fs_map(f, idx, NULL) != UINT64_MAX) {
-					fill_prepare(t, f, idx, 1, 0);
-					s->pc.misses++;
-					continue;
+				if (t->mm.bdp_phase || t->mm.nr_dirtied >= t->mm.nr_dirtied_pause) {
+					if (task_pay_cpu(t) == STEP_BLOCK)
+						return STEP_BLOCK;
+					if (wb_balance_dirty(t) == STEP_BLOCK)
+						return STEP_BLOCK;
 				}
-				if (task_pay_cpu(t) == STEP_BLOCK)
+				/* ext4_da_write_begin -> ext4_journal_start: a page's
+				 * handle waits while the running tx is T_LOCKED (held only
+				 * for the copy: not counted in t_updates) */
+				if (s->jn.locked) {
+					if (task_pay_cpu(t) != STEP_BLOCK)
+						journal_handle_start(t, false);
 					return STEP_BLOCK;
-				/* ext4's write_begin allocates GFP_NOFS (pc_add_page) */
-				if (pc_insert(t, f, idx, &pg, true) == STEP_BLOCK)
+				}
+				uint64_t idx = os->idx;
+				uint64_t pstart = idx << STACK_PAGE_SHIFT, pend = pstart + STACK_PAGE_SIZE;
+				if (lookup_lock(t, idx) == STEP_BLOCK)
 					return STEP_BLOCK;
+				struct pc_page *pg = pc_lookup(f, idx);
+				if (!pg) {
+					/* a partial page (first or last) over data is read first */
+					if (pstart < f->size && (off > pstart || end < pend) &&
+					    fs_map(f, idx, NULL) != UINT64_MAX) {
+						fill_prepare(t, f, idx, 1, 0);
+						s->pc.misses++;
+						continue;
+					}
+					if (task_pay_cpu(t) == STEP_BLOCK)
+						return STEP_BLOCK;
+					/* ext4's write_begin allocates GFP_NOFS (pc_add_page) */
+					if (pc_insert(t, f, idx, &pg, true) == STEP_BLOCK)
+						return STEP_BLOCK;
+					pg->flags |= PG_UPTODATE;
+					pc_clear_flags(s, pg, PG_LOCKED);
+				}
+				if (pg->flags & PG_LOCKED)
+					return wait_page_unlocked(t, pg);
+				t->cpu_debt += s->pc.p.write_copy_ns;
+				pc_accessed(&s->pc, pg);
 				pg->flags |= PG_UPTODATE;
-				pc_clear_flags(s, pg, PG_LOCKED);
-			}
-			if (pg->flags & PG_LOCKED)
-				return wait_page_unlocked(t, pg);
-			t->cpu_debt += s->pc.p.write_copy_ns;
-			pc_accessed(&s->pc, pg);
-			pg->flags |= PG_UPTODATE;
-			if (f->atomic) {
-				/* f2fs_set_data_page_dirty of an atomic file registers the
-				 * page in memory instead of dirtying it */
-				if (!(pg->flags & (PG_DIRTY | PG_ATOMIC))) {
-					pg->flags |= PG_ATOMIC;
-					f->nr_atomic++;
+				if (f->ei.atomic) {
+					/* f2fs_set_data_page_dirty of an atomic file registers the
+					 * page in memory instead of dirtying it */
+					if (!(pg->flags & (PG_DIRTY | PG_ATOMIC))) {
+						pg->flags |= PG_ATOMIC;
+						f->ei.nr_atomic++;
+					}
+				} else {
+					if (!(pg->flags & PG_DIRTY)) {
+						pg->flags |= PG_DIRTY;
+						wb_dirtied(s, pg);
+					}
+					t->mm.nr_dirtied++;
 				}
-			} else {
-				if (!(pg->flags & PG_DIRTY)) {
-					pg->flags |= PG_DIRTY;
-					wb_dirtied(s, pg);
+				uint64_t wend = end < pend ? end : pend;
+				if (wend > f->size) {
+					f->size = wend;
+					/* generic_write_end marks the inode dirty per page; a
+					 * repeat in the same step records nothing new (see
+					 * fs_ops.dirty_inode), so it is asked once per step */
+					if (!size_dirtied) {
+						s->fs.ops->dirty_inode(s, f, true);
+						size_dirtied = true;
+					}
 				}
-				t->nr_dirtied++;
+				os->idx++;
 			}
-			uint64_t wend = end < pend ? end : pend;
-			if (wend > f->size) {
-				f->size = wend;
-				/* generic_write_end marks the inode dirty per page; a
-				 * repeat in the same step records nothing new (see
-				 * fs_ops.dirty_inode), so it is asked once per step */
-				if (!size_dirtied) {
-					s->fs.ops->dirty_inode(s, f, true);
-					size_dirtied = true;
-				}
-			}
-			os->idx++;
+			if (task_pay_cpu(t) == STEP_BLOCK)
+				return STEP_BLOCK;
+			os->phase = (os->op.flags & STACK_OPF_SYNC) ? WRITE_SYNC : WRITE_DONE;
+			break;
 		}
-		if (task_pay_cpu(t) == STEP_BLOCK)
-			return STEP_BLOCK;
-		os->phase = (os->op.flags & STACK_OPF_SYNC) ? 3 : 2;
-		if (os->phase == 3) {
-			os->idx = 0;
-			os->tid = 0;
-			os->end = 0;
+		case WRITE_SYNC:
+			/* generic_write_sync() -> vfs_fsync_range(): the fs's fsync,
+			 * with its own cursor (os->fsync, untouched until now) */
+			return s->fs.ops->fsync(t, f, false);
+		case WRITE_DONE:
+		default:
+			return STEP_DONE;
 		}
 	}
-	if (os->phase == 3) {
-		/* generic_write_sync() -> vfs_fsync_range(): reuse the fsync
-		 * machine with its own phase counter in os->end. */
-		return s->fs.ops->fsync(t, f, false);
-	}
-	return STEP_DONE;
 }
 
 /* vfs open: the inode must be read (ext4_iget -> sb_bread of the inode
@@ -359,11 +373,11 @@ static enum step open_step(struct stack_task *t)
 	struct task_opstate *os = &t->os;
 	struct stack_file *f = os->op.file;
 	struct stack_file *meta = s->fs.meta;
-	if (f->inode_cached || !meta)
+	if (f->ei.inode_cached || !meta)
 		return STEP_DONE;
-	uint64_t idx = f->inode_lba >> (STACK_PAGE_SHIFT - SECTOR_SHIFT);
+	uint64_t idx = f->ei.inode_lba >> (STACK_PAGE_SHIFT - SECTOR_SHIFT);
 	for (;;) {
-		if (t->fill.active && fill_run(t) == STEP_BLOCK)
+		if (t->mm.fill.active && fill_run(t) == STEP_BLOCK)
 			return STEP_BLOCK;
 		struct pc_page *pg = pc_find(meta, idx);
 		if (!pg) {
@@ -375,7 +389,7 @@ static enum step open_step(struct stack_task *t)
 			return STEP_BLOCK;
 		}
 		pc_mark_accessed(s, pg);
-		f->inode_cached = true;
+		f->ei.inode_cached = true;
 		(void)os;
 		return STEP_DONE;
 	}
@@ -482,10 +496,12 @@ static enum step op_step(struct stack_task *t)
 static void task_exit(struct stack_task *t)
 {
 	struct stack *s = t->stack;
+	/* between ops: no jbd2 handle held, no lock section running */
+	SIM_ASSERT(!t->jhandle && !t->nopreempt && !t->os.active);
 	task_finish_plug(t);
 	t->state = TS_EXITED;
 	t->exit_ns = sim_now(s->sim);
-	if (t->kind == TASK_USER && s->user_alive > 0)
+	if (!t->kthread && s->user_alive > 0)
 		s->user_alive--;
 	if (t->src.exited)
 		t->src.exited(t, t->src.ctx);
@@ -528,8 +544,11 @@ struct stack_task *stack_task_create(struct stack *s, const struct stack_task_at
 		sim_errorf(err, SIM_E_INPUT, "task %s: no op source", attr->name ? attr->name : "?");
 		return NULL;
 	}
-	struct stack_task *t = task_new(s, TASK_USER, attr->name, attr->uid, attr->ioprio_class,
-					attr->ioprio_level);
+	struct stack_task *t = task_new(s, attr->name, stack_user_run, NULL);
+	if (t) {
+		task_set_user(t, attr->uid);
+		task_set_ioprio(t, attr->ioprio_class, attr->ioprio_level);
+	}
 	if (!t) {
 		sim_errorf(err, SIM_E_NOMEM, "out of memory creating a task");
 		return NULL;

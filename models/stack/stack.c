@@ -1,6 +1,5 @@
 /* The upper stack as one object: construction from the scenario's
- * sections (registering with the sched layer what each kind of task runs
- * and the per-task set-up of mm), the stack bios' pool, result JSON
+ * sections (registering with the sched layer the per-task set-up of mm), the stack bios' pool, result JSON
  * (models/stack/stack.h). The models themselves live in models/sched/
  * (task.c, cpu.c), models/mm/, models/fs/ (the file table in vfs.c) and
  * models/stack/ops.c; this file only wires them together.
@@ -24,18 +23,12 @@
 
 /* ------------------------------------------------------------- tasks */
 
-/* The f2fs threads run what the file system kind says (fs_ops->kthread_run). */
-static void fs_kthread_run(struct stack_task *t)
-{
-	t->stack->fs.ops->kthread_run(t);
-}
-
 /* mm's per-task state of a new task (task_struct's nr_dirtied_pause and
  * the reclaim state). */
 static void stack_task_init(struct stack_task *t)
 {
-	t->nr_dirtied_pause = 32; /* ratelimit_pages (mm/page-writeback.c) */
-	mm_reclaim_task_init(&t->rc);
+	t->mm.nr_dirtied_pause = 32; /* ratelimit_pages (mm/page-writeback.c) */
+	mm_reclaim_task_init(&t->mm.rc);
 }
 
 /* ------------------------------------------------------- fg timeline */
@@ -153,16 +146,11 @@ static int stack_build(struct sim *sim, struct blk_queue *q, struct cfg_node *ro
 	sim_event_init(&s->jn.timer, NULL);
 	/* a nested (host) stack's pids stay clear of the run's own on the timeline */
 	s->next_pid = nested ? 1000000 : 100;
-	/* each submitter sets its bios' end_io (models/stack/stack_types.h) */
+	/* each submitter sets its bios' end_io (models/sched/task.h) */
 	bio_pool_init(&s->bios, sizeof(struct stack_bio), offsetof(struct stack_bio, free_next),
 		      SBIO_SLAB);
-	/* what each kind of task runs, and their per-task set-up above sched,
-	 * before the first task_new (models/sched/sched.h) */
-	s->task_run_fn[TASK_USER] = stack_user_run;
-	s->task_run_fn[TASK_FLUSHER] = flusher_run;
-	s->task_run_fn[TASK_JBD2] = jbd2_run;
-	s->task_run_fn[TASK_KSWAPD] = kswapd_run;
-	s->task_run_fn[TASK_FS] = fs_kthread_run;
+	/* the per-task set-up above sched, before the first task_new
+	 * (models/sched/sched.h) */
 	s->task_init = stack_task_init;
 	list_init(&s->tasks);
 	list_init(&s->files);
@@ -201,13 +189,12 @@ static int stack_build(struct sim *sim, struct blk_queue *q, struct cfg_node *ro
 		goto fail;
 	if ((rc = writeback_init(s, n_wb, err)) || (rc = fg_parse(s, cfg_get(root, "fg"), err)))
 		goto fail;
-	s->pc.kswapd = task_new(s, TASK_KSWAPD, "kswapd0", 0, IOPRIO_CLASS_BE, IOPRIO_NORM);
+	s->pc.kswapd = mm_kswapd_new(s);
 	s->fs.meta = stack_file_new(s, "(bdev)", true);
 	if (!s->pc.kswapd || !s->fs.meta) {
 		rc = sim_errorf(err, SIM_E_NOMEM, "out of memory");
 		goto fail;
 	}
-	s->pc.kswapd->state = TS_IDLE;
 	if (s->pc.mp.cached_bytes > 0) {
 		struct stack_file *other = stack_file_new(s, "(other apps)", false);
 		if (!other) {
@@ -263,8 +250,8 @@ void stack_destroy(struct stack *s)
 	list_for_each_safe(pos, tmp, &s->files) {
 		struct stack_file *f = list_entry(pos, struct stack_file, all_node);
 		free(f->name);
-		free(f->ext);
-		pc_index_free(&f->pages);
+		free(f->ei.ext);
+		pc_index_free(&f->mapping.pages);
 		free(f);
 	}
 	if (s->sim)
@@ -275,6 +262,7 @@ void stack_destroy(struct stack *s)
 	bio_pool_destroy(&s->bios);
 	free(s->fhash);
 	free(s->fg_tl);
+	free(s->tp);
 	free(s);
 }
 
@@ -315,8 +303,6 @@ struct json_t *stack_to_json(const struct stack *s)
 {
 	return pagecache_to_json(s);
 }
-
-static const char *const task_kind_names[] = { "user", "flusher", "jbd2", "kswapd", "fs" };
 
 /* fio-style numbers of one task over its life (start to exit, or to now). */
 static json_t *task_io_json(const struct stack *s, const struct stack_task *t)
@@ -360,7 +346,7 @@ struct json_t *stack_stats_json(const struct stack *s)
 		const struct stack_task *t = list_entry(pos, struct stack_task, all_node);
 		json_t *j = json_object();
 		json_object_set_new(j, "name", json_string(t->name));
-		json_object_set_new(j, "kind", json_string(task_kind_names[t->kind]));
+		json_object_set_new(j, "kind", json_string(t->kind));
 		json_object_set_new(j, "pid", json_integer(t->ioc.pid));
 		json_object_set_new(j, "uid", json_integer(t->uid));
 		json_object_set_new(j, "ioprio_class", json_integer(t->ioc.ioprio_class));
@@ -371,7 +357,7 @@ struct json_t *stack_stats_json(const struct stack *s)
 		json_object_set_new(j, "bytes_written", json_integer((json_int_t)t->bytes_written));
 		if (t->dio_einval)
 			json_object_set_new(j, "direct_einval", json_integer((json_int_t)t->dio_einval));
-		if (t->kind == TASK_USER) {
+		if (!t->kthread) {
 			json_object_set_new(j, "start_ns", json_integer(t->start_ns));
 			/* null until it exits: the key is there before the run, so a
 			 * sweep can check a metric path against it (sim/cli/sweep_check.c) */
@@ -384,7 +370,7 @@ struct json_t *stack_stats_json(const struct stack *s)
 			if (t->wait_total[c] > 0)
 				json_object_set_new(w, sim_wait_names[c], json_integer(t->wait_total[c]));
 		json_object_set_new(j, "wait_ns", w);
-		if (t->kind == TASK_USER)
+		if (!t->kthread)
 			json_object_set_new(j, "io", task_io_json(s, t));
 		json_array_append_new(tasks, j);
 	}

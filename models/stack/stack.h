@@ -9,7 +9,8 @@
  *    `fg:`) and talks to sim->blk through models/block/block.h.
  *  - Workload sources (traces/workloads/synthetic.c, ftrace replay) create files and
  *    tasks and feed each task an op stream through a struct stack_op_source.
- *  - Policies fill struct stack_hooks (stack_hooks()).
+ *  - Policies fill struct stack_hooks (stack_hooks(); its hook points are
+ *    models/policies/policy_hooks.h).
  *  - results.c puts stack_to_json() under "pagecache" and
  *    stack_stats_json() under "stack".
  *
@@ -27,6 +28,7 @@
 
 #include "models/block/request.h"
 #include "models/fs/vfs.h"
+#include "models/policies/policy_hooks.h"
 #include "models/stack/stack_op.h"
 #include "sim/config.h"
 #include "sim/error.h"
@@ -48,25 +50,7 @@ struct stack_task_attr {
 
 /* ---------------------------------------------------------------- hooks */
 
-/* Policy hook points (docs/architecture.md). Any may be NULL. */
-struct stack_hooks {
-	void *ctx;
-	/* A task is about to sleep in wait_on_page_writeback on a page whose
-	 * async writeback bio starts at sector page_lba. */
-	void (*on_wait_writeback)(struct stack_task *t, uint64_t page_lba, void *ctx);
-	/* Before a task inserts a page into the page cache: return 0 to go
-	 * on, or a delay in ns after which the check is repeated (the task
-	 * sleeps, wait cause SIM_WAIT_POLICY). */
-	int64_t (*pagecache_may_insert)(struct stack_task *t, void *ctx);
-	/* After a task inserted a valid page (read completion or write). */
-	void (*on_page_insert)(struct stack_task *t, void *ctx);
-	/* A bio is about to enter the block layer from task t (REQ_FG
-	 * already set): a policy may add flags (models/policies/policy.h). */
-	void (*classify_bio)(struct stack_task *t, struct bio *bio, void *ctx);
-	/* Reclaim (kswapd or a direct reclaimer t) is about to free a clean
-	 * page of f: true keeps it (it is activated, as a referenced page). */
-	bool (*reclaim_protect)(const struct stack_file *f, struct stack_task *t, void *ctx);
-};
+/* struct stack_hooks, the policies' hook points: models/policies/policy_hooks.h. */
 
 /* ---------------------------------------------------------------- stack */
 

@@ -48,7 +48,7 @@ enum step launch_op_step(struct stack_task *t)
 		os->phase = 1;
 	}
 	while (os->phase == 1) {
-		if (t->fill.active && fill_run(t) == STEP_BLOCK)
+		if (t->mm.fill.active && fill_run(t) == STEP_BLOCK)
 			return STEP_BLOCK;
 		if (os->idx >= os->end) {
 			os->phase = 2;
@@ -86,15 +86,15 @@ enum step launch_op_step(struct stack_task *t)
 
 const char *stack_file_name(const struct stack_file *f) { return f->name; }
 bool stack_file_is_blockdev(const struct stack_file *f) { return f->is_meta; }
-uint32_t stack_file_extent_count(const struct stack_file *f) { return f->next_ext; }
-uint64_t stack_file_inode_lba(const struct stack_file *f) { return f->inode_lba; }
+uint32_t stack_file_extent_count(const struct stack_file *f) { return f->ei.next_ext; }
+uint64_t stack_file_inode_lba(const struct stack_file *f) { return f->ei.inode_lba; }
 uint32_t stack_file_owner_uid(const struct stack_file *f) { return f->owner_uid; }
 
 int stack_file_prefill(struct stack *s, struct stack_file *f, uint64_t npages, uint32_t uid,
 		       struct sim_error *err)
 {
 	uint64_t fpages = (f->size + STACK_PAGE_SIZE - 1) >> STACK_PAGE_SHIFT;
-	if (f->nr_pages)
+	if (f->mapping.nr_pages)
 		return sim_errorf(err, SIM_E_INPUT, "%s: a warm start needs a file with no cached pages",
 				  f->name);
 	if (npages > fpages)
@@ -109,7 +109,7 @@ int stack_file_prefill(struct stack *s, struct stack_file *f, uint64_t npages, u
 void stack_file_extent(const struct stack_file *f, uint32_t i, uint64_t *page, uint64_t *lba,
 		       uint64_t *npages)
 {
-	const struct fs_extent *e = &f->ext[i];
+	const struct fs_extent *e = &f->ei.ext[i];
 	*page = e->page;
 	*lba = e->lba;
 	*npages = e->npages;

@@ -3,7 +3,7 @@
  * source that hands a task its ops, and the page size. Shared by every
  * layer of the upper stack like include/uapi's syscall ABI: the stack's
  * public interface (models/stack/stack.h) includes it, the per-task op
- * state embeds struct stack_op (models/stack/stack_types.h) and fs_ops
+ * state embeds struct stack_op (models/sched/task.h) and fs_ops
  * takes the op kind (models/fs/fs.h). Types only, no call.
  */
 #ifndef MODELS_STACK_OP_H

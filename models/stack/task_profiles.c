@@ -83,7 +83,10 @@ static bool uid_listed(const char *list, uint32_t uid)
 
 int task_profiles_init(struct stack *s, struct cfg_node *node, struct sim_error *err)
 {
-	struct task_profiles *tp = &s->tp;
+	struct task_profiles *tp = calloc(1, sizeof(*tp));
+	if (!tp)
+		return sim_errorf(err, SIM_E_NOMEM, "out of memory");
+	s->tp = tp;
 	int rc = cfg_apply(tp_params_table, node, &tp->p, err);
 	if (rc)
 		return rc;
@@ -105,18 +108,18 @@ enum tp_state { TP_SYSTEM = 0, TP_TOP_APP, TP_FOREGROUND, TP_BACKGROUND };
 
 static enum tp_state task_state(const struct stack *s, const struct stack_task *t)
 {
-	if (t->kind != TASK_USER || t->uid < TP_AID_APP_START)
+	if (t->kthread || t->uid < TP_AID_APP_START)
 		return TP_SYSTEM;
 	if (t->uid == s->fg_uid)
 		return TP_TOP_APP;
-	if (uid_listed(s->tp.p.foreground_uids, t->uid))
+	if (uid_listed(s->tp->p.foreground_uids, t->uid))
 		return TP_FOREGROUND;
 	return TP_BACKGROUND;
 }
 
 void task_profiles_apply(struct stack *s, struct stack_task *t)
 {
-	struct task_profiles *tp = &s->tp;
+	struct task_profiles *tp = s->tp;
 	if (!tp->p.enabled)
 		return;
 	struct io_context *ioc = &t->ioc;
@@ -139,7 +142,7 @@ void task_profiles_apply_all(struct stack *s)
 
 struct json_t *task_profiles_to_json(const struct stack *s)
 {
-	const struct task_profiles *tp = &s->tp;
+	const struct task_profiles *tp = s->tp;
 	json_t *o = json_object();
 	json_object_set_new(o, "moves", json_integer((json_int_t)tp->moves));
 	json_object_set_new(o, "params", cfg_params_to_json(tp_params_table, &tp->p));

@@ -51,6 +51,7 @@
 #include "sim/cli/plot.h"
 #include "sim/cli/progress.h"
 #include "sim/cli/rows_out.h"
+#include "sim/cli/run_options.h"
 #include "sim/cli/sweep.h"
 #include "sim/cli/warnings.h"
 #include "sim/results.h"
@@ -829,18 +830,12 @@ static void uq_print(FILE *f, const char *path, int nrow, json_t *table,
 int cmd_compare(int argc, char **argv)
 {
 	static const struct option opts[] = {
+		CLI_RUN_OPTIONS,
 		{ "policies", required_argument, NULL, 'p' },
-		{ "set", required_argument, NULL, 's' },
-		{ "seed", required_argument, NULL, 'S' },
 		{ "repeat", required_argument, NULL, 'R' },
 		{ "uncertainty", required_argument, NULL, 'U' },
 		{ "uq-seed", required_argument, NULL, 'E' },
-		{ "out", required_argument, NULL, 'o' },
 		{ "plot", required_argument, NULL, 'G' },
-		{ "db", required_argument, NULL, 'D' },
-		{ "requests-csv", required_argument, NULL, 'C' },
-		{ "plugin", required_argument, NULL, 'P' },
-		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -848,7 +843,7 @@ int cmd_compare(int argc, char **argv)
 	const char **plugins = calloc((size_t)argc + 1, sizeof(char *));
 	struct compare_set *sets = calloc(COMPARE_MAX_SETS, sizeof(*sets));
 	json_t *res[COMPARE_MAX_SETS] = { 0 };
-	int nkv = 0, nplugins = 0, c, status = 2;
+	int nkv = 0, c, status = 2;
 	const char *policies = NULL, *out = NULL, *plot = NULL, *db_path = NULL, *csv_path = NULL;
 	struct cli_cdf_series *cdf = NULL; /* --plot: per set, every run's latencies */
 	struct rdb *db = NULL;
@@ -874,23 +869,20 @@ int cmd_compare(int argc, char **argv)
 	so.quiet = true; /* the runs print nothing themselves */
 	bool quiet = false;
 	optind = 1;
+	struct cli_run_options ro = { .sets = sets_kv, .plugins = plugins, .so = &so };
 	while ((c = getopt_long(argc, argv, "p:s:o:qh", opts, NULL)) != -1) {
+		struct sim_error oerr;
+		int k = cli_run_option(&ro, c, optarg, &oerr);
+		if (k < 0) {
+			cli_report(&oerr);
+			goto done;
+		}
+		if (k)
+			continue;
 		switch (c) {
 		case 'p':
 			policies = optarg;
 			break;
-		case 's':
-			sets_kv[nkv++] = optarg;
-			break;
-		case 'S': {
-			struct sim_error serr;
-			if (sim_seed_parse(optarg, &so.seed, &serr)) {
-				cli_report(&serr);
-				goto done;
-			}
-			so.seed_given = true;
-			break;
-		}
 		case 'R': {
 			char *end;
 			long v = strtol(optarg, &end, 10);
@@ -919,23 +911,8 @@ int cmd_compare(int argc, char **argv)
 				uq_seed = v;
 			break;
 		}
-		case 'o':
-			out = optarg;
-			break;
 		case 'G':
 			plot = optarg;
-			break;
-		case 'D':
-			db_path = optarg;
-			break;
-		case 'C':
-			csv_path = optarg;
-			break;
-		case 'P':
-			plugins[nplugins++] = optarg;
-			break;
-		case 'q':
-			quiet = true;
 			break;
 		case 'h':
 			compare_usage(stdout);
@@ -946,6 +923,11 @@ int cmd_compare(int argc, char **argv)
 			goto done;
 		}
 	}
+	nkv = ro.nsets;
+	out = ro.out;
+	db_path = ro.db_path;
+	csv_path = ro.csv_path;
+	quiet = ro.quiet;
 	if (optind != argc - 1 || !policies) {
 		if (!policies && optind == argc - 1)
 			fprintf(stderr, "mobisim: compare: --policies is required\n");

@@ -14,6 +14,7 @@
 #include "sim/cli/cli.h"
 #include "sim/cli/progress.h"
 #include "sim/cli/rows_out.h"
+#include "sim/cli/run_options.h"
 #include "sim/results.h"
 #include "sim/sim.h"
 #include "sim/cli/summary.h"
@@ -145,23 +146,17 @@ bool cli_out_unwritable(const char *opt, const char *out)
 int cmd_run(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "set", required_argument, NULL, 's' },
-		{ "seed", required_argument, NULL, 'S' },
-		{ "out", required_argument, NULL, 'o' },
+		CLI_RUN_OPTIONS,
 		{ "trace-out", required_argument, NULL, 't' },
 		{ "timeline", required_argument, NULL, 'T' },
 		{ "timeline-format", required_argument, NULL, 'F' },
-		{ "db", required_argument, NULL, 'D' },
-		{ "requests-csv", required_argument, NULL, 'C' },
-		{ "quiet", no_argument, NULL, 'q' },
 		{ "lenient", no_argument, NULL, 'L' },
-		{ "plugin", required_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	char **sets = calloc((size_t)argc, sizeof(char *));
 	const char **plugins = calloc((size_t)argc + 1, sizeof(char *));
-	int nsets = 0, nplugins = 0;
+	int nsets = 0;
 	struct sim_options so = { 0 };
 	if (!sets || !plugins) {
 		fprintf(stderr, "mobisim: out of memory\n");
@@ -173,23 +168,17 @@ int cmd_run(int argc, char **argv)
 	const char *out = NULL, *trace_out = NULL, *timeline = NULL, *db_path = NULL, *csv_path = NULL;
 	int c, status = 2, tl_format = TIMELINE_AUTO;
 	optind = 1;
+	struct cli_run_options ro = { .sets = sets, .plugins = plugins, .so = &so };
 	while ((c = getopt_long(argc, argv, "s:o:qh", opts, NULL)) != -1) {
-		switch (c) {
-		case 's':
-			sets[nsets++] = optarg;
-			break;
-		case 'S': {
-			struct sim_error serr;
-			if (sim_seed_parse(optarg, &so.seed, &serr)) {
-				cli_report(&serr);
-				goto done;
-			}
-			so.seed_given = true;
-			break;
+		struct sim_error oerr;
+		int k = cli_run_option(&ro, c, optarg, &oerr);
+		if (k < 0) {
+			cli_report(&oerr);
+			goto done;
 		}
-		case 'o':
-			out = optarg;
-			break;
+		if (k)
+			continue;
+		switch (c) {
 		case 't':
 			trace_out = optarg;
 			break;
@@ -204,20 +193,8 @@ int cmd_run(int argc, char **argv)
 				goto done;
 			}
 			break;
-		case 'D':
-			db_path = optarg;
-			break;
-		case 'C':
-			csv_path = optarg;
-			break;
-		case 'q':
-			so.quiet = true;
-			break;
 		case 'L':
 			so.lenient = true;
-			break;
-		case 'P':
-			plugins[nplugins++] = optarg;
 			break;
 		case 'h':
 			run_usage(stdout);
@@ -228,6 +205,11 @@ int cmd_run(int argc, char **argv)
 			goto done;
 		}
 	}
+	nsets = ro.nsets;
+	out = ro.out;
+	db_path = ro.db_path;
+	csv_path = ro.csv_path;
+	so.quiet = ro.quiet;
 	if (optind != argc - 1) {
 		run_usage(stderr);
 		goto done;

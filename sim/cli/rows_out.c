@@ -20,7 +20,7 @@
 
 #include "models/block/request.h"
 #include "models/device/device.h"
-#include "models/stack/stack_types.h"
+#include "models/stack/stack_int.h"
 #include "sim/results.h"
 #include "sim/sim.h"
 
@@ -93,7 +93,7 @@ static const char *app_scan(const struct stack *st, int32_t tgid)
 	const struct list_head *pos;
 	list_for_each(pos, &st->tasks) {
 		const struct stack_task *t = container_of(pos, struct stack_task, all_node);
-		if (t->kind == TASK_USER && t->ioc.pid == tgid)
+		if (!t->kthread && t->ioc.pid == tgid)
 			return t->name;
 	}
 	return NULL;

@@ -3,8 +3,10 @@
 # no object calls a function (or names a table) defined in a layer above its
 # own, except the crossings scripts/check-layers lists with their reasons;
 # and the check is not blind: a planted upward include fails it, so does the
-# upper stack's shared structures included from mm's own header, a function
-# declared in a shared types header, and a planted upward call.
+# an mm or fs file including a header of a layer above (the stack's, or a
+# types-only part of fs that only the sched layer's task may embed), a
+# function declared in a shared or embedded types header, and a planted
+# upward call.
 set -u
 bin=$1 src=$2
 build=$(cd "$(dirname "$bin")" && pwd)
@@ -18,11 +20,23 @@ printf '#include "models/policies/policy.h"\n' >>"$tmp/t/models/device/ideal.c"
 out=$(python3 "$src/scripts/check-layers" "$tmp/t") && { echo "FAIL: planted upward include not found"; exit 1; }
 echo "$out" | grep -q "models/device/ideal.c (device) includes models/policies/policy.h" ||
 	{ echo "$out"; echo "FAIL: wrong report"; exit 1; }
-# mm's own header names the stack's types by pointer only
-printf '#include "models/stack/stack_types.h"\n' >>"$tmp/t/models/mm/mm.h"
-out=$(python3 "$src/scripts/check-layers" "$tmp/t") && { echo "FAIL: stack_types.h in mm.h not found"; exit 1; }
-echo "$out" | grep -q "models/mm/mm.h (mm) includes models/stack/stack_types.h" ||
-	{ echo "$out"; echo "FAIL: wrong report for mm.h"; exit 1; }
+# an mm or fs file including a header of a layer above fails: mm the
+# stack's, fs the stack's internal one, and mm fs's types-only part, which
+# only the sched layer's task may embed
+printf '#include "models/stack/stack.h"\n' >>"$tmp/t/models/mm/mm.h"
+printf '#include "models/stack/stack_int.h"\n' >>"$tmp/t/models/fs/journal.c"
+printf '#include "models/fs/fs_types.h"\n' >>"$tmp/t/models/mm/reclaim.c"
+out=$(python3 "$src/scripts/check-layers" "$tmp/t") && { echo "FAIL: upper headers in mm and fs not found"; exit 1; }
+for w in "models/mm/mm.h (mm) includes models/stack/stack.h (stack)" \
+	"models/fs/journal.c (fs) includes models/stack/stack_int.h (stack)" \
+	"models/mm/reclaim.c (mm) includes models/fs/fs_types.h (fs)"; do
+	echo "$out" | grep -qF "$w" || { echo "$out"; echo "FAIL: no report '$w'"; exit 1; }
+done
+# an embedded part declares no call either
+printf 'void mm_types_planted(int x);\n' >>"$tmp/t/models/mm/mm_types.h"
+out=$(python3 "$src/scripts/check-layers" "$tmp/t") && { echo "FAIL: function in an embedded header not found"; exit 1; }
+echo "$out" | grep -q "models/mm/mm_types.h (embedded) declares a function" ||
+	{ echo "$out"; echo "FAIL: wrong report for mm_types.h"; exit 1; }
 # a shared header declares no call
 printf 'void stack_op_planted(int x);\n' >>"$tmp/t/models/stack/stack_op.h"
 out=$(python3 "$src/scripts/check-layers" "$tmp/t") && { echo "FAIL: function in a shared header not found"; exit 1; }

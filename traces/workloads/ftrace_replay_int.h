@@ -20,7 +20,7 @@
 #include "traces/workloads/overload.h"
 #include "traces/workloads/replay_common.h"
 
-#define FR_REGION_DEPTH 8        /* STACK_REGION_DEPTH in models/stack/stack_types.h */
+#define FR_REGION_DEPTH 8        /* STACK_REGION_DEPTH in models/sched/task.h */
 #define FR_MAX_PATTERNS 64
 #define FR_MAX_FD 65536          /* fds above this are not tracked (counted) */
 #define FR_POS_SLOTS 4096        /* kprobe file positions, direct-mapped by struct file */

@@ -82,7 +82,7 @@ static void test_direct_read_writes_back_dirty_range_first(void **state)
 	assert_int_equal(count_d(h, REQ_DIRECT, REQ_WRITE), 1);
 	assert_true(h->d_flags[h->nd - 1] & REQ_DIRECT);
 	assert_int_equal(stack_file_cached_pages(f), 4);
-	assert_int_equal(f->nr_dirty, 0);
+	assert_int_equal(f->mapping.nr_dirty, 0);
 	/* a range with nothing dirty flushes nothing */
 	struct sh *h2 = sh_new(DIO_DEV DIO_FS DIO_NOJ);
 	struct stack_file *f2 = sh_file(h2, "data", 1 << 20);
@@ -93,7 +93,7 @@ static void test_direct_read_writes_back_dirty_range_first(void **state)
 	sh_run(h2, 100 * MS);
 	assert_int_equal(h2->st->fs.dio.flushed_pages, 0);
 	assert_int_equal(count_d(h2, REQ_WRITE, 0), 0);
-	assert_int_equal(f2->nr_dirty, 4);
+	assert_int_equal(f2->mapping.nr_dirty, 4);
 	sh_free(h2);
 	sh_free(h);
 }
@@ -186,11 +186,11 @@ static void test_direct_write_allocates_through_ext4_journal(void **state)
 	sh_script_task(h, "w", 10001, 0, &s);
 	sh_run(h, 100 * MS);
 	assert_true(s.exited_at > 0);
-	assert_int_equal(f->alloc_pages, 16);
+	assert_int_equal(f->ei.alloc_pages, 16);
 	assert_int_equal(h->st->fs.dio.alloc_pages, 16);
 	assert_int_equal(stack_file_size(f), 64 << 10);
-	assert_true(f->datasync_tid != 0);
-	assert_int_equal(f->ordered_tid, 0);
+	assert_true(f->ei.datasync_tid != 0);
+	assert_int_equal(f->ei.ordered_tid, 0);
 	assert_int_equal(stack_file_cached_pages(f), 0);
 	assert_int_equal(count_d(h, REQ_DIRECT | REQ_WRITE, 0), 1);
 	assert_int_equal(h->d_sector[0], stack_file_lba(f, 0));
@@ -198,14 +198,14 @@ static void test_direct_write_allocates_through_ext4_journal(void **state)
 
 	h = sh_new(DIO_DEV DIO_FS);
 	f = sh_file(h, "old", 1 << 20);
-	uint64_t alloc = f->alloc_pages;
+	uint64_t alloc = f->ei.alloc_pages;
 	struct sh_script s2 = { 0 };
 	sh_op_direct(&s2, STACK_OP_WRITE, f, 0, 64 << 10, 0);
 	sh_script_task(h, "w", 10001, 0, &s2);
 	sh_run(h, 100 * MS);
-	assert_int_equal(f->alloc_pages, alloc);
+	assert_int_equal(f->ei.alloc_pages, alloc);
 	assert_int_equal(h->st->fs.dio.alloc_pages, 0);
-	assert_int_equal(f->datasync_tid, 0);
+	assert_int_equal(f->ei.datasync_tid, 0);
 	assert_int_equal(stack_file_size(f), 1 << 20);
 	sh_free(h);
 }

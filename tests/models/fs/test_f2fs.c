@@ -219,7 +219,7 @@ static void test_f2fs_atomic_commit_ordering(void **state)
 	sh_script_task(h, "app", 10050, 0, &s);
 	sh_run(h, 39 * SEC);
 	assert_int_equal(h->nd, 0);
-	assert_int_equal(f->nr_atomic, 4);
+	assert_int_equal(f->ei.nr_atomic, 4);
 	sh_run(h, 42 * SEC);
 	assert_true(s.exited_at > 0);
 	assert_int_equal(F(h)->atomic_commits, 1);

@@ -183,7 +183,7 @@ static void test_journal_fs_fragmentation_splits_requests(void **state)
 			      "memory: {total_bytes: 512MiB, reserved_bytes: 128MiB}\n"
 			      "fs: {extent_mean_bytes: 64KiB, gap_mean_bytes: 1MiB}\n");
 	struct stack_file *f = sh_file(h, "frag.apk", 8 << 20);
-	assert_true(f->next_ext > 32);
+	assert_true(f->ei.next_ext > 32);
 	struct sh_gen g = { .kind = STACK_OP_READ, .f = f, .len = 128 << 10, .count = 64 };
 	sh_gen_task(h, "reader", 10050, 0, &g);
 	sh_run(h, SIM_TIME_MAX);
@@ -192,11 +192,11 @@ static void test_journal_fs_fragmentation_splits_requests(void **state)
 		total += h->d_sectors[i];
 		/* no request crosses an extent */
 		uint64_t page = 0, run = 0;
-		for (uint32_t e = 0; e < f->next_ext; e++)
-			if (h->d_sector[i] >= f->ext[e].lba &&
-			    h->d_sector[i] < f->ext[e].lba + f->ext[e].npages * 8) {
+		for (uint32_t e = 0; e < f->ei.next_ext; e++)
+			if (h->d_sector[i] >= f->ei.ext[e].lba &&
+			    h->d_sector[i] < f->ei.ext[e].lba + f->ei.ext[e].npages * 8) {
 				page = 1;
-				run = f->ext[e].lba + f->ext[e].npages * 8 - h->d_sector[i];
+				run = f->ei.ext[e].lba + f->ei.ext[e].npages * 8 - h->d_sector[i];
 			}
 		assert_int_equal(page, 1);
 		assert_true(h->d_sectors[i] <= run);
@@ -228,7 +228,7 @@ static void test_journal_create_unlink_rename_metadata(void **state)
 	assert_true(h->st->jn.blocks_written >= 1 + 3 + 1);
 	struct stack_file *dir = stack_file_find(h->st, "app/");
 	assert_non_null(dir);
-	assert_true(dir->meta_tid == 1);
+	assert_true(dir->ei.meta_tid == 1);
 	sh_free(h);
 
 	/* rename and unlink: the directory and the inode join the running
@@ -241,7 +241,7 @@ static void test_journal_create_unlink_rename_metadata(void **state)
 	sh_script_task(h, "app", 10050, 1 * MS, &u);
 	sh_run(h, 1 * SEC);
 	assert_true(u.exited_at > 0);
-	assert_int_equal(old->meta_tid, h->st->jn.running.tid);
+	assert_int_equal(old->ei.meta_tid, h->st->jn.running.tid);
 	assert_true(h->st->jn.running.nr_meta >= 3);
 	assert_int_equal(h->st->jn.commits, 0);
 	sh_free(h);
@@ -255,16 +255,16 @@ static void test_journal_truncate_frees_blocks(void **state)
 	(void)state;
 	struct sh *h = sh_new(J_YAML(""));
 	struct stack_file *j = sh_file(h, "app/app.db-journal", 64 << 10);
-	assert_int_equal(j->alloc_pages, 16);
+	assert_int_equal(j->ei.alloc_pages, 16);
 	struct sh_script s = { 0 };
 	sh_op(&s, STACK_OP_TRUNCATE, j, 0, 0, 0);
 	sh_script_task(h, "app", 10050, 1 * MS, &s);
 	sh_run(h, 1 * SEC);
 	assert_true(s.exited_at > 0);
 	assert_int_equal(stack_file_size(j), 0);
-	assert_int_equal(j->alloc_pages, 0);
+	assert_int_equal(j->ei.alloc_pages, 0);
 	assert_int_equal(stack_file_lba(j, 0), UINT64_MAX);
-	assert_int_equal(j->datasync_tid, h->st->jn.running.tid);
+	assert_int_equal(j->ei.datasync_tid, h->st->jn.running.tid);
 	assert_int_equal(h->st->jn.commits, 0);
 	sh_free(h);
 
@@ -320,7 +320,7 @@ static void test_journal_unlink_waits_writeback(void **state)
 	assert_true(s.exited_at > 0);
 	assert_true(sh_wait(h, SIM_CLASS_FG, SIM_WAIT_WRITEBACK) > 0);
 	assert_true(hook_calls > 0);
-	assert_int_equal(tmp->nr_writeback, 0);
+	assert_int_equal(tmp->mapping.nr_writeback, 0);
 	sh_free(h);
 }
 
@@ -349,7 +349,7 @@ static void test_journal_dirty_inode_repeat_is_a_no_op(void **state)
 	const struct journal *jn = &st->jn;
 	st->fs.ops->dirty_inode(st, f, true);
 	struct journal_tx tx = jn->running;
-	uint64_t meta = f->meta_tid, ds = f->datasync_tid;
+	uint64_t meta = f->ei.meta_tid, ds = f->ei.datasync_tid;
 	int64_t timer = jn->timer.when;
 	assert_true(tx.has_handles);
 	assert_int_equal(meta, tx.tid);
@@ -362,15 +362,15 @@ static void test_journal_dirty_inode_repeat_is_a_no_op(void **state)
 	assert_int_equal(jn->running.nr_meta, tx.nr_meta);
 	assert_int_equal(jn->running.start_ns, tx.start_ns);
 	assert_int_equal(jn->timer.when, timer);
-	assert_int_equal(f->meta_tid, meta);
-	assert_int_equal(f->datasync_tid, ds);
+	assert_int_equal(f->ei.meta_tid, meta);
+	assert_int_equal(f->ei.datasync_tid, ds);
 	/* the commit timer runs jbd2 (another task): the next call joins the
 	 * new transaction */
 	sh_run(h, SIM_TIME_MAX);
 	assert_true(jn->running.tid > tx.tid);
 	st->fs.ops->dirty_inode(st, f, true);
-	assert_int_equal(f->meta_tid, jn->running.tid);
-	assert_int_equal(f->datasync_tid, jn->running.tid);
+	assert_int_equal(f->ei.meta_tid, jn->running.tid);
+	assert_int_equal(f->ei.datasync_tid, jn->running.tid);
 	assert_int_equal(jn->running.nr_meta, 1);
 	sh_free(h);
 }

@@ -141,8 +141,8 @@ static void check_index(struct stack_file *f)
 		prev = pg;
 		n++;
 	}
-	assert_int_equal(n, f->nr_pages);
-	assert_ptr_equal(f->last, prev);
+	assert_int_equal(n, f->mapping.nr_pages);
+	assert_ptr_equal(f->mapping.last, prev);
 	if (!prev)
 		return;
 	struct pc_page *ge = NULL; /* the smallest page at or after i, from the top */
@@ -170,9 +170,9 @@ static void test_pagecache_index_scattered(void **state)
 	sh_run(h, SIM_TIME_MAX);
 	assert_true(g.exited_at > 0);
 	assert_true(h->st->pc.evicted > 0);
-	assert_true(f->nr_pages > 1000);
+	assert_true(f->mapping.nr_pages > 1000);
 	check_index(f);
-	uint64_t n = f->nr_pages, k = 0;
+	uint64_t n = f->mapping.nr_pages, k = 0;
 	struct pc_page **all = malloc(n * sizeof(*all));
 	assert_non_null(all);
 	for (struct pc_page *pg = pc_find_ge(f, 0); pg; pg = pc_next(pg))
@@ -193,7 +193,7 @@ static void test_pagecache_index_scattered(void **state)
 				check_index(f);
 		}
 	check_index(f);
-	assert_null(f->last);
+	assert_null(f->mapping.last);
 	free(all);
 	sh_free(h);
 }
@@ -213,8 +213,8 @@ static struct sh *freed_batch_run(struct stack_file **fa, struct stack_file **fb
 	sh_op(&s, STACK_OP_READ, *fb, 0, FB_PAGES * 4096, 0);
 	sh_script_task(h, "reader", 10001, 0, &s);
 	sh_run(h, SIM_TIME_MAX);
-	assert_int_equal((*fa)->nr_pages, FB_PAGES);
-	assert_int_equal((*fb)->nr_pages, FB_PAGES);
+	assert_int_equal((*fa)->mapping.nr_pages, FB_PAGES);
+	assert_int_equal((*fb)->mapping.nr_pages, FB_PAGES);
 	return h;
 }
 
@@ -253,16 +253,16 @@ static void test_pagecache_free_batch_as_page_by_page(void **state)
 	for (int f = 0; f < 2; f++) {
 		check_index(f1[f]);
 		check_index(f2[f]);
-		assert_int_equal(f1[f]->nr_pages, f2[f]->nr_pages);
-		assert_int_equal(f1[f]->last->index, f2[f]->last->index);
+		assert_int_equal(f1[f]->mapping.nr_pages, f2[f]->mapping.nr_pages);
+		assert_int_equal(f1[f]->mapping.last->index, f2[f]->mapping.last->index);
 		for (uint64_t i = 0; i < FB_PAGES; i++) {
 			assert_int_equal(!pc_find(f1[f], i), !pc_find(f2[f], i));
 			uint64_t l = i >> PC_LEAF_SHIFT;
-			assert_int_equal(!f1[f]->pages.leaf[l], !f2[f]->pages.leaf[l]);
+			assert_int_equal(!f1[f]->mapping.pages.leaf[l], !f2[f]->mapping.pages.leaf[l]);
 		}
 	}
-	assert_null(b1->pages.leaf[0]); /* emptied by one chunk */
-	assert_int_equal(a1->nr_pages + b1->nr_pages, 2 * FB_PAGES - total);
+	assert_null(b1->mapping.pages.leaf[0]); /* emptied by one chunk */
+	assert_int_equal(a1->mapping.nr_pages + b1->mapping.nr_pages, 2 * FB_PAGES - total);
 	assert_int_equal(h1->st->pc.used, h2->st->pc.used);
 	assert_int_equal(h1->st->pc.evicted, h2->st->pc.evicted);
 	/* the pool: the same pages (by file and index) in the same order */
@@ -298,11 +298,11 @@ static void test_pagecache_prefill(void **state)
 	const struct list_head *old_first = pc->inactive.next;
 	assert_int_equal(pagecache_prefill(h->st, f, 300, PC_WARM_INACTIVE_NEWEST, 0, &err), 0);
 	check_index(f);
-	assert_int_equal(f->nr_pages, 300);
-	assert_int_equal(f->last->index, 299);
+	assert_int_equal(f->mapping.nr_pages, 300);
+	assert_int_equal(f->mapping.last->index, 299);
 	assert_int_equal(pc->used, used + 300);
 	assert_int_equal(pc->nr_inactive, inactive + 300);
-	assert_int_equal(f->pages.leaf[4]->map, (1ull << 44) - 1); /* 300 = 4 x 64 + 44 */
+	assert_int_equal(f->mapping.pages.leaf[4]->map, (1ull << 44) - 1); /* 300 = 4 x 64 + 44 */
 	const struct list_head *q = pc->inactive.next;
 	for (uint64_t i = 300; i-- > 0; q = q->next) {
 		assert_ptr_equal(q->next->prev, q);
@@ -314,7 +314,7 @@ static void test_pagecache_prefill(void **state)
 	assert_ptr_equal(q, old_first);
 	assert_ptr_equal(q->prev, &pc_find(f, 0)->lru);
 	check_index(pre);
-	assert_int_equal(pre->nr_pages, 70);
+	assert_int_equal(pre->mapping.nr_pages, 70);
 	sh_free(h);
 }
 
@@ -339,7 +339,7 @@ static void test_pagecache_warm_positions(void **state)
 		struct stack_file *f = sh_file(h, "app/ws0", 10 * 4096);
 		uint64_t inactive = pc->nr_inactive, active = pc->nr_active;
 		assert_int_equal(stack_file_prefill(h->st, f, 10, 10080, &err), 0);
-		assert_int_equal(f->warm_prefilled, 10);
+		assert_int_equal(f->mapping.warm_prefilled, 10);
 		assert_int_equal(stack_file_owner_uid(f), 10080);
 		for (uint64_t i = 0; i < 10; i++)
 			assert_true(pc_find(f, i)->flags & PG_WARM);
@@ -390,12 +390,12 @@ static void test_pagecache_warm_counters(void **state)
 	sh_script_task(h, "gallery", 10080, 0, &s);
 	sh_run(h, SIM_TIME_MAX);
 	pc_page_free(h->st, pc_find(a, 6)); /* a in use, page 6 never read */
-	assert_int_equal(a->warm_hits, 4);
-	assert_int_equal(b->warm_hits, 7);
-	assert_int_equal(b->warm_reclaimed, 1);
-	assert_int_equal(a->warm_unused, 1);
-	assert_int_equal(a->warm_misses, 0);
-	assert_int_equal(b->warm_misses, 1);
+	assert_int_equal(a->mapping.warm_hits, 4);
+	assert_int_equal(b->mapping.warm_hits, 7);
+	assert_int_equal(b->mapping.warm_reclaimed, 1);
+	assert_int_equal(a->mapping.warm_unused, 1);
+	assert_int_equal(a->mapping.warm_misses, 0);
+	assert_int_equal(b->mapping.warm_misses, 1);
 	json_t *o = pagecache_to_json(h->st);
 	json_t *w = json_object_get(o, "warm");
 	assert_non_null(w);
@@ -433,17 +433,17 @@ static void check_walks(struct stack_file *f)
 {
 	struct pc_page *next_wb = NULL; /* the first page under writeback at or after i */
 	uint64_t run = 0;               /* contiguous dirty, not under writeback, from i */
-	uint64_t top = f->last ? (uint64_t)f->last->index + 2 : 1;
+	uint64_t top = f->mapping.last ? (uint64_t)f->mapping.last->index + 2 : 1;
 	for (uint64_t i = top; i-- > 0;) {
 		struct pc_page *pg = pc_find(f, i);
 		if (pg) {
-			const struct pc_leaf *lf = f->pages.leaf[i >> PC_LEAF_SHIFT];
+			const struct pc_leaf *lf = f->mapping.pages.leaf[i >> PC_LEAF_SHIFT];
 			bool tagged = (lf->wb >> (i & ((1u << PC_LEAF_SHIFT) - 1))) & 1;
 			assert_int_equal(tagged, !!(pg->flags & PG_WRITEBACK));
 			if (pg->flags & PG_WRITEBACK)
 				next_wb = pg;
-		} else if (i >> PC_LEAF_SHIFT < f->pages.nleaf && f->pages.leaf[i >> PC_LEAF_SHIFT]) {
-			const struct pc_leaf *lf = f->pages.leaf[i >> PC_LEAF_SHIFT];
+		} else if (i >> PC_LEAF_SHIFT < f->mapping.pages.nleaf && f->mapping.pages.leaf[i >> PC_LEAF_SHIFT]) {
+			const struct pc_leaf *lf = f->mapping.pages.leaf[i >> PC_LEAF_SHIFT];
 			assert_false((lf->wb >> (i & ((1u << PC_LEAF_SHIFT) - 1))) & 1);
 		}
 		run = pg && (pg->flags & (PG_DIRTY | PG_WRITEBACK)) == PG_DIRTY ? run + 1 : 0;
@@ -485,8 +485,8 @@ static void test_pagecache_writeback_tags(void **state)
 	for (int64_t t = 20 * MS; t < 4 * SEC; t += 97 * MS) {
 		sh_run(h, t);
 		check_walks(f);
-		seen_wb += f->nr_writeback > 0;
-		seen_holes += f->last && f->nr_pages < (uint64_t)f->last->index + 1;
+		seen_wb += f->mapping.nr_writeback > 0;
+		seen_holes += f->mapping.last && f->mapping.nr_pages < (uint64_t)f->mapping.last->index + 1;
 	}
 	assert_true(seen_wb > 5);
 	assert_true(seen_holes > 5);

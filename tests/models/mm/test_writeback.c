@@ -165,8 +165,8 @@ static void test_writeback_new_inode_after_more_io(void **state)
 	uint64_t at_dirty = UINT64_MAX;
 	for (int64_t t = 1 * MS; t < 10 * SEC && at_dirty == UINT64_MAX; t += MS / 4) {
 		sh_run(h, t);
-		if (b->nr_dirty > 0)
-			at_dirty = a->alloc_pages;
+		if (b->mapping.nr_dirty > 0)
+			at_dirty = a->ei.alloc_pages;
 	}
 	sh_run(h, SIM_TIME_MAX);
 	assert_true(ga.exited_at > 0 && ga.exited_at < 100 * MS);
@@ -213,41 +213,41 @@ static void wb_sleeper_check(const char *fs, bool locks_run)
 	for (int64_t t = MS; t < 20 * SEC && !seen; t += MS) {
 		sh_run(h, t);
 		if (fl->state != TS_BLOCKED || fl->wait_cause != SIM_WAIT_GET_REQUEST ||
-		    fl->wb_file != f || f->nr_dirty == 0)
+		    fl->wb.file != f || f->mapping.nr_dirty == 0)
 			continue;
 		seen = true;
 		uint64_t pend = 0;
-		for (const struct stack_bio *sb = fl->pend; sb; sb = sb->free_next)
+		for (const struct stack_bio *sb = fl->wb.pend; sb; sb = sb->free_next)
 			pend += sb->npages;
 		/* the page after the last one handed to a bio */
-		uint64_t next = fl->wb_cursor;
+		uint64_t next = fl->wb.cursor;
 		const struct pc_page *pg = pc_find(f, next);
 		assert_non_null(pg);
-		const struct pc_leaf *lf = f->pages.leaf[next >> PC_LEAF_SHIFT];
+		const struct pc_leaf *lf = f->mapping.pages.leaf[next >> PC_LEAF_SHIFT];
 		bool tagged = (lf->wb >> (next & ((1u << PC_LEAF_SHIFT) - 1))) & 1;
 		if (locks_run) {
 			assert_true(pend > 0);
 			assert_true(pc_find(f, next - 1)->flags & PG_WRITEBACK);
 		} else {
 			assert_int_equal(pend, 0);
-			assert_null(fl->pend);
+			assert_null(fl->wb.pend);
 			assert_true(pg->flags & PG_DIRTY);
 			assert_false(pg->flags & PG_WRITEBACK);
 			assert_false(tagged);
 			/* more of the chunk is left to write, all of it dirty */
-			assert_true(fl->wb_left > 0);
-			assert_true(next < fl->wb_map_end);
-			assert_int_equal(pc_dirty_run(f, next, fl->wb_map_end - next),
-					 fl->wb_map_end - next);
+			assert_true(fl->wb.left > 0);
+			assert_true(next < fl->wb.map_end);
+			assert_int_equal(pc_dirty_run(f, next, fl->wb.map_end - next),
+					 fl->wb.map_end - next);
 		}
 		/* the pages under writeback are those of bios built: submitted
 		 * ones (in the queue or the device) and, ext4, pending ones */
-		assert_int_equal(f->nr_writeback, h->st->wb.pages_async - h->st->wb.written_total);
+		assert_int_equal(f->mapping.nr_writeback, h->st->wb.pages_async - h->st->wb.written_total);
 	}
 	assert_true(seen);
 	sh_run(h, 30 * SEC); /* f2fs's kthreads never end */
-	assert_int_equal(f->nr_writeback, 0);
-	assert_int_equal(f->nr_dirty, 0);
+	assert_int_equal(f->mapping.nr_writeback, 0);
+	assert_int_equal(f->mapping.nr_dirty, 0);
 	assert_int_equal(h->st->wb.pages_async, 128 * 256);
 	sh_free(h);
 }

@@ -79,7 +79,7 @@ static void test_task_waits_add_up_to_latency(void **state)
 	/* run time: copies plus every lock hold (lru_lock drains, the file's
 	 * tree_lock inserts, zone->lock per-cpu refills) */
 	int64_t run = 256 * h->st->pc.p.read_copy_ns + h->st->lock.l.hold_ns +
-		      f->tree_lock.hold_ns + h->st->zone_lock.hold_ns;
+		      f->mapping.tree_lock.hold_ns + h->st->zone_lock.hold_ns;
 	assert_true(m->wait[SIM_WAIT_READ_IO].total_ns > 0);
 	assert_int_equal(lat, waits + run);
 	assert_int_equal(s.exited_at, lat);

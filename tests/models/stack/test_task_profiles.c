@@ -44,7 +44,7 @@ static void test_task_profiles_groups_follow_fg(void **state)
 	assert_int_equal(ip->blkcg_bfq_weight, 10);
 	/* the flusher (a kernel thread) stays in the root group */
 	assert_int_equal(stack_flusher_ioc(h->st)->blkcg_id, 0);
-	assert_true(h->st->tp.moves >= 4);
+	assert_true(h->st->tp->moves >= 4);
 	sh_run(h, SIM_TIME_MAX);
 	sh_free(h);
 }

@@ -1,92 +1,51 @@
-/* The upper stack's shared types: struct stack (the run's container of the
- * sched, mm and fs state), struct stack_file (the inode with its page cache
- * and file-system fields), struct stack_bio (a bio with what its completion
- * needs) and struct stack_task (the task_struct, with the per-task state of
- * every layer). Like Linux's include/linux/sched.h, fs.h and mm_types.h,
- * these definitions are read by every layer of the upper stack (sched, mm,
- * fs, stack); they declare no function, so what a layer may call is still
- * its own and lower layers' headers (scripts/check-layers checks both).
- * The sched layer's calls are in models/sched/sched.h, mm's in
- * models/mm/mm.h, fs's in models/fs/fs.h, the stack's in
- * models/stack/stack.h and stack_int.h.
+/* The task (task_struct), the inode and the run's container of the upper
+ * stack, and the stack bio: the sched layer's structures, which the layers
+ * above it read. Each embeds the parts its layers own, defined in their
+ * types-only headers (as Linux's task_struct embeds nr_dirtied and
+ * reclaim_state, and ext4_inode_info embeds the inode and its mapping):
+ * mm's per-task state, writeback's chunk and the page-cache mapping
+ * (models/mm/mm_types.h); the fsync cursor and the file system's inode
+ * info (models/fs/fs_types.h); each layer's state in struct stack. The
+ * calls are in each layer's own header (models/sched/sched.h, mm/mm.h,
+ * fs/fs.h); scripts/check-layers lets this header, and only it, include
+ * those types-only parts of the layers above.
  */
-#ifndef MODELS_STACK_TYPES_H
-#define MODELS_STACK_TYPES_H
+#ifndef MODELS_SCHED_TASK_H
+#define MODELS_SCHED_TASK_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "models/block/block.h"
-#include "models/fs/fs.h"
-#include "models/mm/mm.h"
+#include "models/fs/fs_types.h"
+#include "models/mm/mm_types.h"
+#include "models/policies/policy_hooks.h"
 #include "models/sched/sched.h"
-#include "models/stack/stack.h"
+#include "models/stack/stack_op.h"
 #include "sim/engine.h"
 #include "sim/list.h"
 #include "sim/metrics.h"
-#include "sim/rbtree.h"
-#include "sim/rng.h"
+
+struct task_profiles;
 
 /* Nested regions per task. */
 #define STACK_REGION_DEPTH 8
 
-struct tp_params {
-	bool enabled;
-	int64_t root_weight, bg_weight, bg_bfq_weight;
-	int bg_prio_policy;
-	const char *foreground_uids;
-};
-
 /* ------------------------------------------------------------- files */
 
+/* The inode of a file (or of the block device's metadata mapping). */
 struct stack_file {
 	uint32_t id;
 	char *name;
 	uint64_t size;             /* i_size */
-	struct pc_index pages;
-	struct pc_page *last;      /* the page of highest index (appends look past it) */
-	uint64_t nr_pages, nr_dirty, nr_writeback;
-	struct mm_lock tree_lock;  /* mapping->tree_lock */
-
-	struct fs_extent *ext;     /* sorted by page */
-	uint32_t next_ext, cap_ext;
-	uint64_t alloc_pages;      /* pages [0, alloc_pages) have blocks */
-	uint64_t inode_lba;
-	uint32_t inode_group;
-	bool inode_cached;
-
-	/* writeback: b_dirty list (dirtied_when order) */
-	struct list_head dirty_node;
-	bool on_dirty_list;
-	int64_t dirtied_when;
-	uint64_t writeback_index;
-
-	struct ra_state ra;
-
-	/* journal */
-	uint64_t meta_tid;         /* transaction holding this inode's metadata, 0 none */
-	uint64_t datasync_tid;     /* last tx that changed size/allocation */
-	uint64_t ordered_tid;      /* tx whose ordered list holds this inode */
-	struct list_head ordered_node;
-	bool ordered_next;         /* allocated again while its tx commits: join the next one */
-	uint64_t prealloc_lba, prealloc_left; /* mballoc-like per-inode preallocation (sectors) */
-	uint64_t wb_old, wb_cur;   /* pages under writeback before / since the last epoch flip */
-	uint64_t wb_epoch;         /* bumped when a commit starts waiting for this inode's data */
-
+	struct pc_mapping mapping; /* mm's: its pages and writeback (models/mm/mm_types.h) */
+	struct ra_state ra;        /* mm's: file_ra_state */
+	struct fs_inode ei;        /* fs's: block map, journal (models/fs/fs_types.h) */
 	struct list_head all_node; /* stack->files, creation order */
 	struct stack_file *hnext;  /* name hash chain */
 	bool is_meta;              /* the block device's metadata mapping */
 	uint32_t owner_uid;        /* uid of the first non-root task that inserted one of its pages
 	                            * (or stack_file_prefill's), 0 none: whose app it is */
-	/* a warm start's accounting (stack_file_prefill; pagecache.warm in the result) */
-	uint64_t warm_prefilled;   /* pages put in at t = 0, 0: not a warm file */
-	uint64_t warm_reclaimed;   /* ... of them freed before the file's first use */
-	uint64_t warm_unused;      /* ... freed unused after the file's first use */
-	uint64_t warm_hits;        /* ... of them found cached at their first use */
-	uint64_t warm_misses;      /* pages of the file read from storage after t = 0 */
-	bool atomic;               /* inside F2FS_IOC_START_ATOMIC_WRITE .. COMMIT */
-	uint64_t nr_atomic;        /* pages held (PG_ATOMIC) */
-	void *fs_priv;             /* the file system's per-inode state (f2fs) */
 };
 
 /* --------------------------------------------------------------- bios */
@@ -118,10 +77,8 @@ struct task_opstate {
 	uint64_t idx, end;         /* page cursor */
 	uint64_t tid;              /* fsync: transaction to wait for */
 	bool ra_tried;             /* sync readahead done for idx */
-	int fphase;                /* fsync machine (also after an O_SYNC write) */
 	uint64_t lookup_paid;      /* scope global: idx + 1 whose lookup took the lock */
-	uint64_t fcursor;
-	uint64_t fmap_start, fmap_end; /* fsync: run mapped, its bios built one at a time */
+	struct fsync_cursor fsync; /* fs's: an fsync's progress (models/fs/fs_types.h) */
 	bool own_plug;
 	/* O_DIRECT (models/fs/direct.c): byte cursor and end of the bios to
 	 * submit; einval: the op failed its alignment check (not measured) */
@@ -131,7 +88,10 @@ struct task_opstate {
 
 struct stack_task {
 	struct stack *stack;
-	enum task_kind kind;
+	task_fn fn;                /* what it runs when it resumes (task_new) */
+	void *data;                /* fn's argument (kthread_create's data) */
+	bool kthread;              /* PF_KTHREAD: not an app's thread */
+	const char *kind;          /* its role, the result's tasks[].kind: "user", "jbd2" ... */
 	char *name;
 	uint32_t uid;
 	struct io_context ioc;
@@ -165,7 +125,6 @@ struct stack_task {
 	/* op stream */
 	struct stack_op_source src;
 	struct task_opstate os;
-	struct pc_fill fill;
 	const char *regions[STACK_REGION_DEPTH];
 	int64_t region_start[STACK_REGION_DEPTH];
 	double region_energy_j[STACK_REGION_DEPTH][2]; /* device, CPU at the begin */
@@ -179,14 +138,9 @@ struct stack_task {
 		double lat_sum;
 	} io[SIM_NOP];
 
-	/* dirty throttling (task_struct nr_dirtied, nr_dirtied_pause) */
-	uint64_t nr_dirtied, nr_dirtied_pause;
-	int bdp_phase;
-
-	/* lru pagevec fill */
-	uint32_t pvec;
-	/* reclaim this task is doing (direct reclaim, or kswapd's) */
-	struct mm_reclaim rc;
+	/* mm's: dirty throttling, the lru pagevec, reclaim, a page-cache fill
+	 * (models/mm/mm_types.h) */
+	struct mm_task mm;
 	/* a section run on a core (cpu_run_section): its length is known when
 	 * the core is taken (lock spins); it cannot be preempted */
 	int64_t (*on_core)(struct stack_task *t, int64_t now);
@@ -195,13 +149,9 @@ struct stack_task {
 	/* lock spins inside cpu_debt, charged to their cause when it is paid */
 	int64_t spin_debt[MM_NSPIN];
 
-	/* kernel threads: writeback chunk in progress */
-	struct stack_bio *pend;    /* built, not yet submitted (chained by free_next) */
-	struct stack_file *wb_file;
-	uint64_t wb_cursor, wb_left, wb_wrote;
-	uint64_t wb_map_start, wb_map_end; /* run mapped, its bios built one at a time */
-	bool wb_wrapped;
-	uint32_t zero_chunks;
+	/* writeback's: the chunk a kernel thread or an fsync is writing
+	 * (models/mm/mm_types.h) */
+	struct wb_task wb;
 
 	struct list_head all_node;
 	struct list_head jwait_node; /* waiting for a commit */
@@ -220,11 +170,6 @@ struct stack_task {
 
 /* ------------------------------------------------------------ the stack */
 
-struct task_profiles {
-	struct tp_params p;
-	uint64_t moves;               /* group changes applied */
-};
-
 struct stack {
 	struct sim *sim;
 	struct blk_queue *q;
@@ -235,6 +180,7 @@ struct stack {
 	int32_t next_pid;
 	uint32_t next_file_id;
 
+	/* each layer's state: sched's (sched.h), mm's (mm_types.h), fs's (fs_types.h) */
 	struct cpu_model cpu;
 	struct pglock lock;
 	struct mm_lock zone_lock;     /* zone->lock (buddy allocator) */
@@ -243,21 +189,20 @@ struct stack {
 	struct writeback wb;
 	struct fs fs;
 	struct journal jn;
-	struct task_profiles tp;
+	struct task_profiles *tp;     /* the stack's (models/stack/task_profiles.c) */
 
 	struct list_head tasks;       /* creation order */
 	uint32_t ntasks, user_alive;
-	struct list_head files;
+	struct list_head files;       /* the file table (fs's, models/fs/vfs.c) */
 	struct stack_file **fhash;
 	uint32_t fhash_size, nfiles;
 
 	struct bio_pool bios;         /* struct stack_bio (sbio_alloc) */
 
 	/* registered by stack_create before its first task (models/sched/sched.h) */
-	task_fn task_run_fn[TASK_NKINDS]; /* what each kind of task runs */
 	task_fn task_init;            /* per-task set-up of the layers above sched */
 
-	/* fg timeline */
+	/* fg timeline (the stack's, models/stack/stack.c) */
 	struct stack_fg_switch { int64_t at; uint32_t uid; } *fg_tl;
 	uint32_t fg_n, fg_next;
 	struct sim_event fg_ev;
