@@ -275,7 +275,8 @@ struct json_t *sim_metrics_waits_json(const struct sim_metrics *m)
 	return a;
 }
 
-struct json_t *sim_metrics_regions_json(const struct sim_metrics *m)
+/* The region list, with each region's energy or without. */
+static struct json_t *regions_json(const struct sim_metrics *m, bool energy)
 {
 	json_t *a = json_array();
 	if (!a)
@@ -289,6 +290,11 @@ struct json_t *sim_metrics_regions_json(const struct sim_metrics *m)
 			err |= json_object_set_new(e, "task", metrics_json_str(r->task));
 			err |= json_object_set_new(e, "start_ns", json_integer(r->start_ns));
 			err |= json_object_set_new(e, "duration_ns", json_integer(r->duration_ns));
+		}
+		if (e && energy) {
+			err |= json_object_set_new(e, "device_j", json_real(r->device_j));
+			err |= json_object_set_new(e, "cpu_j", json_real(r->cpu_j));
+			err |= json_object_set_new(e, "total_j", json_real(r->device_j + r->cpu_j));
 		}
 		if (err) {
 			json_decref(e);
@@ -303,30 +309,12 @@ struct json_t *sim_metrics_regions_json(const struct sim_metrics *m)
 	return a;
 }
 
+struct json_t *sim_metrics_regions_json(const struct sim_metrics *m)
+{
+	return regions_json(m, false);
+}
+
 struct json_t *sim_metrics_region_energy_json(const struct sim_metrics *m)
 {
-	json_t *a = json_array();
-	if (!a)
-		return NULL;
-	for (uint32_t i = 0; i < m->nregions; i++) {
-		const struct sim_region *r = &m->regions[i];
-		json_t *e = json_object();
-		int err = !e;
-		if (e) {
-			err |= json_object_set_new(e, "name", metrics_json_str(r->name));
-			err |= json_object_set_new(e, "task", metrics_json_str(r->task));
-			err |= json_object_set_new(e, "start_ns", json_integer(r->start_ns));
-			err |= json_object_set_new(e, "duration_ns", json_integer(r->duration_ns));
-			err |= json_object_set_new(e, "device_j", json_real(r->device_j));
-			err |= json_object_set_new(e, "cpu_j", json_real(r->cpu_j));
-			err |= json_object_set_new(e, "total_j", json_real(r->device_j + r->cpu_j));
-		}
-		if (err || json_array_append_new(a, e)) {
-			if (err)
-				json_decref(e);
-			json_decref(a);
-			return NULL;
-		}
-	}
-	return a;
+	return regions_json(m, true);
 }
