@@ -31,6 +31,7 @@ struct stack_bio;
 struct bio;
 struct sim;
 struct cfg_node;
+struct cfg_param;
 struct sim_error;
 struct json_t;
 
@@ -44,7 +45,17 @@ struct fs_params {
 	uint64_t group_bytes;         /* ext4 block group */
 	bool cold_metadata;           /* inode blocks not cached at start */
 	int64_t layout_seed;          /* placement stream's seed (0: the run's) */
+	int atime;                    /* enum fs_atime: the mount's atime option */
+	int64_t atime_age_ns;         /* files that exist at the start: atime this old */
 };
+
+/* The mount's atime rule (fs/atime.c). */
+enum fs_atime {
+	FS_NOATIME = 0,   /* -o noatime: reads never update atime */
+	FS_RELATIME,      /* 2.6.30+ relatime_need_update: atime <= mtime/ctime or a day old */
+	FS_STRICTATIME,   /* every read (at 1 s granularity): 2.6.23's default */
+};
+extern const char *const fs_atime_names[];
 
 struct journal_params {
 	bool enabled;
@@ -58,6 +69,9 @@ struct journal_params {
 	bool shadow_wait;             /* BH_Shadow: a handle waits for its buffer's log write */
 	bool wait_by_phase;           /* book a commit's waiters by what the commit waits for */
 	bool discard;                 /* mount -o discard: the commit discards the blocks it freed */
+	bool ordered_submit;          /* jbd: the commit writes the ordered inodes' dirty data itself */
+	bool barrier;                 /* commit block with FLUSH|FUA (mount -o barrier=1) */
+	bool sync_writes;             /* log and commit blocks as WRITE_SYNC (jbd2); else WRITE */
 };
 
 /* What the ordered-mode commit waits for in each inode of its list. */
@@ -126,6 +140,8 @@ struct journal {
 	uint32_t discard_next;        /* the commit callback's next freed extent */
 	uint64_t discards, discard_sectors;
 	int64_t discard_ns_total, discard_ns_max, discard_start_ns;
+	/* ordered_submit: data pages the commit thread wrote itself */
+	uint64_t ordered_pages_submitted;
 };
 
 /* O_DIRECT (models/fs/direct.c): the `direct:` section and its counters. */
@@ -161,6 +177,7 @@ struct fs {
 	gsl_rng *rng;
 	struct sim_rng_set *layout_rngs; /* layout_seed: the set rng comes from */
 	struct fs_direct dio;         /* O_DIRECT (direct.c) */
+	uint64_t atime_updates;       /* touch_atime that dirtied an inode (atime.c) */
 };
 
 /* ---------------------------------------------------------- fsync.c */
@@ -228,6 +245,10 @@ struct fs_ops {
 	 * transaction, f2fs's dirty flags - is undone only by jbd2's commit,
 	 * a checkpoint or an fsync): write_step asks it once per step. */
 	void (*dirty_inode)(struct stack *s, struct stack_file *f, bool datasync);
+	/* file_accessed -> touch_atime at the end of a read() (do_generic_mapping_read);
+	 * NULL: atime not modelled. STEP_BLOCK while the handle or the inode
+	 * buffer waits. */
+	enum step (*accessed)(struct stack_task *t, struct stack_file *f);
 	/* ->fsync (and the tail of an O_SYNC write). */
 	enum step (*fsync)(struct stack_task *t, struct stack_file *f, bool datasync);
 	/* Before write() dirties pages (f2fs_balance_fs); NULL: nothing. */
@@ -243,6 +264,17 @@ struct fs_ops {
 
 const struct fs_ops *fs_kind_find(const char *name);
 extern const struct fs_ops ext4_fs_ops;
+extern const struct fs_ops ext3_fs_ops;
+/* fs.c: create/unlink/rename/truncate, shared by ext4 and ext3 (the same
+ * inode, directory and bitmap updates in a handle). */
+enum step ext4_namespace(struct stack_task *t, struct stack_file *f, enum stack_op_kind kind);
+
+/* ------------------------------------------------------- atime.c */
+
+/* touch_atime of f by t's read (fs_ops.accessed of ext4 and ext3). */
+enum step fs_touch_atime(struct stack_task *t, struct stack_file *f);
+/* file_update_time: f's mtime and ctime are now. */
+void fs_update_mtime(struct stack *s, struct stack_file *f);
 extern const struct fs_ops f2fs_fs_ops;
 
 /* fsync.c: filemap_write_and_wait_range over the whole file (fphase 0..2);
@@ -267,6 +299,11 @@ enum step task_submit_pending(struct stack_task *t);
 /* -------------------------------------------------------- journal.c */
 
 int journal_init(struct stack *s, struct cfg_node *node, struct sim_error *err);
+/* journal_init for a kind whose defaults differ: kind_table holds the keys
+ * whose defaults (and sources) are the kind's, applied over the shared
+ * table; name is the commit thread's (jbd2/sda-8, kjournald). */
+int journal_init_kind(struct stack *s, struct cfg_node *node, const struct cfg_param *kind_table,
+		      const char *name, struct sim_error *err);
 void journal_free(struct stack *s);
 /* A handle dirtied f's inode (and, if alloc, a bitmap of group): joins the running tx. */
 void journal_dirty_inode(struct stack *s, struct stack_file *f, bool datasync);

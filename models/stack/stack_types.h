@@ -19,6 +19,7 @@
 #include "models/block/block.h"
 #include "models/fs/fs.h"
 #include "models/mm/mm.h"
+#include "models/sched/latencytop.h"
 #include "models/sched/sched.h"
 #include "models/stack/stack.h"
 #include "sim/engine.h"
@@ -81,6 +82,10 @@ struct stack_file {
 	bool atomic;               /* inside F2FS_IOC_START_ATOMIC_WRITE .. COMMIT */
 	uint64_t nr_atomic;        /* pages held (PG_ATOMIC) */
 	void *fs_priv;             /* the file system's per-inode state (f2fs) */
+	/* atime and mtime (= ctime), ns of the run's clock (models/fs/atime.c);
+	 * times_set false: not yet given (a file that exists at the start) */
+	int64_t atime_ns, mtime_ns;
+	bool times_set;
 };
 
 /* --------------------------------------------------------------- bios */
@@ -236,6 +241,7 @@ struct stack {
 	struct fs fs;
 	struct journal jn;
 	struct task_profiles tp;
+	struct latencytop lt;         /* models/sched/latencytop.c */
 
 	struct list_head tasks;       /* creation order */
 	uint32_t ntasks, user_alive;
