@@ -71,8 +71,13 @@
  * commit's waiters are woken (j_wait_done_commit) only after the callback,
  * so an fsync waits for the discards too (journal_discard with
  * wait_by_phase). 3.10: fs/jbd2/commit.c T_COMMIT_CALLBACK, fs/ext4/mballoc.c.
+ * jbd, ext3's journal (2.6.23 fs/jbd/commit.c; models/fs/ext3.c sets it
+ * up): ordered_submit makes the commit thread write the ordered inodes'
+ * dirty pages itself before waiting for them (jbd_ordered_data below);
+ * barrier off sends the commit block without FLUSH|FUA; sync_writes off
+ * sends the log and commit blocks as plain WRITE (async to CFQ).
  * Left out: checkpointing (journalled metadata written in place later),
- * revoke records, journal-full stalls, the ordered-data *submission* of
+ * revoke records, journal-full stalls, jbd2's ordered-data *submission* of
  * dirty pages that already have blocks (journal_submit_inode_data_buffers;
  * ext4's ->writepage skips delalloc pages anyway), do_get_write_access'
  * lock_buffer waits (a metadata buffer is locked only while it is written
