@@ -18,7 +18,7 @@ _mobisim() {
 	COMPREPLY=()
 	cur=${COMP_WORDS[COMP_CWORD]}
 	prev=${COMP_WORDS[COMP_CWORD - 1]}
-	local commands="run compare list device sweep validate sensitivity calibrate workload trace"
+	local commands="run compare list device sweep validate sensitivity calibrate latencytop workload trace"
 	if [ "$COMP_CWORD" -eq 1 ]; then
 		COMPREPLY=($(compgen -W "$commands --help --version" -- "$cur"))
 		return
@@ -57,6 +57,7 @@ _mobisim() {
 	validate) opts="--jobs --fast --strict --doc --tsv --work --resume --quiet --help" ;;
 	sensitivity) opts="--metric --params --factors --scale --set --repeat --jobs --out --top --list --quiet --help" ;;
 	calibrate) opts="-o --strict --help" ;;
+	latencytop) opts="--policies --set --class --help" ;;
 	workload) opts="-o --out --chunk --by --device --scheduler --seed --no-run --check --format --columns --strict --from --until --comm --pid --app --max-gap --gap --set --help" ;;
 	trace) opts="--format --columns --strict --window --disksim-time --to -o --out --fg --from --until --comm --pid --app --max-gap --gap --help" ;;
 	device) opts="--qd --requests --pattern --seed --set --help" ;;

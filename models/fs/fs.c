@@ -56,6 +56,16 @@ static const struct cfg_param fs_params_table[] = {
 	  9007199254740991.0, "scenario: a phone's files stay where they are from run to run",
 	  "seed of the placement of existing files (stream fs) instead of the run's (0: the run's): "
 	  "the same disk in every run, e.g. under a launch profile recorded in another run", NULL },
+	{ "atime", CFG_T_ENUM, offsetof(struct fs_params, atime), "", "noatime", CFG_NO_RANGE,
+	  "Android fstabs mount /data noatime (RECALL: AOSP device fstab.*; 3.10's own default "
+	  "is relatime)",
+	  "atime updates on read: noatime, relatime (atime <= mtime or a day old), strictatime",
+	  fs_atime_names },
+	{ "atime_age_ms", CFG_T_TIME, offsetof(struct fs_params, atime_age_ns), "ms", "60min", 0,
+	  2.592e9,
+	  "ASSUMPTION (0-30 days): files that exist at the start were last read an hour ago and "
+	  "written before that",
+	  "age of the atime of files that exist when the run starts (relatime's day rule)", NULL },
 	CFG_PARAM_END,
 };
 
@@ -346,7 +356,7 @@ static struct stack_file *ext4_parent_dir(struct stack *s, struct stack_file *f)
  * synced or never wrote), the orphan list's superblock write,
  * htree directories, auto_da_alloc's flush on a rename over an existing
  * file. */
-static enum step ext4_namespace(struct stack_task *t, struct stack_file *f, enum stack_op_kind kind)
+enum step ext4_namespace(struct stack_task *t, struct stack_file *f, enum stack_op_kind kind)
 {
 	struct stack *s = t->stack;
 	struct task_opstate *os = &t->os;
@@ -399,6 +409,14 @@ static enum step ext4_namespace(struct stack_task *t, struct stack_file *f, enum
 	return STEP_DONE;
 }
 
+/* ext4_dirty_inode: file_update_time (datasync false) also sets mtime. */
+static void ext4_dirty_inode(struct stack *s, struct stack_file *f, bool datasync)
+{
+	if (!datasync)
+		fs_update_mtime(s, f);
+	journal_dirty_inode(s, f, datasync);
+}
+
 const struct fs_ops ext4_fs_ops = {
 	.name = "ext4",
 	.init = ext4_init,
@@ -411,8 +429,9 @@ const struct fs_ops ext4_fs_ops = {
 	.handle_start = journal_handle_start,
 	.handle_stop = journal_handle_stop,
 	.bmap = fs_map,
-	.dirty_inode = journal_dirty_inode,
+	.dirty_inode = ext4_dirty_inode,
 	.fsync = fsync_step,
+	.accessed = fs_touch_atime,
 	.atomic = ext4_atomic,
 	.namespace = ext4_namespace,
 	.to_json = fs_to_json,
@@ -422,7 +441,9 @@ struct json_t *fs_to_json(const struct stack *s)
 {
 	const struct fs *fs = &s->fs;
 	json_t *o = json_object();
-	json_object_set_new(o, "kind", json_string("ext4"));
+	json_object_set_new(o, "kind", json_string(fs->ops ? fs->ops->name : "ext4"));
+	if (fs->p.atime != FS_NOATIME)
+		json_object_set_new(o, "atime_updates", json_integer((json_int_t)fs->atime_updates));
 	json_object_set_new(o, "files", json_integer(s->nfiles));
 	json_object_set_new(o, "allocated_bytes",
 			    json_integer((json_int_t)(fs->allocated_sectors << SECTOR_SHIFT)));

@@ -19,6 +19,10 @@
 #include "sim/list.h"
 #include "sim/rng.h"
 
+struct cfg_param;
+
+extern const char *const fs_atime_names[]; /* enum fs_atime (fs.c) */
+
 /* Buckets of the file table's name hash (vfs.c). */
 #define STACK_FHASH 4096u
 /* A new file in the table; meta: the block device's own mapping "(bdev)",
@@ -51,6 +55,17 @@ struct json_t *fs_to_json(const struct stack *s);
 
 const struct fs_ops *fs_kind_find(const char *name);
 extern const struct fs_ops ext4_fs_ops;
+extern const struct fs_ops ext3_fs_ops;
+/* fs.c: create/unlink/rename/truncate, shared by ext4 and ext3 (the same
+ * inode, directory and bitmap updates in a handle). */
+enum step ext4_namespace(struct stack_task *t, struct stack_file *f, enum stack_op_kind kind);
+
+/* ------------------------------------------------------- atime.c */
+
+/* touch_atime of f by t's read (fs_ops.accessed of ext4 and ext3). */
+enum step fs_touch_atime(struct stack_task *t, struct stack_file *f);
+/* file_update_time: f's mtime and ctime are now. */
+void fs_update_mtime(struct stack *s, struct stack_file *f);
 extern const struct fs_ops f2fs_fs_ops;
 
 /* fsync.c: filemap_write_and_wait_range over the whole file (fphase 0..2);
@@ -75,6 +90,11 @@ enum step task_submit_pending(struct stack_task *t);
 /* -------------------------------------------------------- journal.c */
 
 int journal_init(struct stack *s, struct cfg_node *node, struct sim_error *err);
+/* journal_init for a kind whose defaults differ: kind_table holds the keys
+ * whose defaults (and sources) are the kind's, applied over the shared
+ * table; name is the commit thread's (jbd2/sda-8, kjournald). */
+int journal_init_kind(struct stack *s, struct cfg_node *node, const struct cfg_param *kind_table,
+		      const char *name, struct sim_error *err);
 void journal_free(struct stack *s);
 /* A handle dirtied f's inode (and, if alloc, a bitmap of group): joins the running tx. */
 void journal_dirty_inode(struct stack *s, struct stack_file *f, bool datasync);

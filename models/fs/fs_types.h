@@ -40,6 +40,15 @@ struct fs_params {
 	uint64_t group_bytes;         /* ext4 block group */
 	bool cold_metadata;           /* inode blocks not cached at start */
 	int64_t layout_seed;          /* placement stream's seed (0: the run's) */
+	int atime;                    /* enum fs_atime: the mount's atime option */
+	int64_t atime_age_ns;         /* files that exist at the start: atime this old */
+};
+
+/* The mount's atime rule (fs/atime.c). */
+enum fs_atime {
+	FS_NOATIME = 0,   /* -o noatime: reads never update atime */
+	FS_RELATIME,      /* 2.6.30+ relatime_need_update: atime <= mtime/ctime or a day old */
+	FS_STRICTATIME,   /* every read (at 1 s granularity): 2.6.23's default */
 };
 
 struct journal_params {
@@ -54,6 +63,9 @@ struct journal_params {
 	bool shadow_wait;             /* BH_Shadow: a handle waits for its buffer's log write */
 	bool wait_by_phase;           /* book a commit's waiters by what the commit waits for */
 	bool discard;                 /* mount -o discard: the commit discards the blocks it freed */
+	bool ordered_submit;          /* jbd: the commit writes the ordered inodes' dirty data itself */
+	bool barrier;                 /* commit block with FLUSH|FUA (mount -o barrier=1) */
+	bool sync_writes;             /* log and commit blocks as WRITE_SYNC (jbd2); else WRITE */
 };
 
 /* What the ordered-mode commit waits for in each inode of its list. */
@@ -122,6 +134,8 @@ struct journal {
 	uint32_t discard_next;        /* the commit callback's next freed extent */
 	uint64_t discards, discard_sectors;
 	int64_t discard_ns_total, discard_ns_max, discard_start_ns;
+	/* ordered_submit: data pages the commit thread wrote itself */
+	uint64_t ordered_pages_submitted;
 };
 
 /* O_DIRECT (models/fs/direct.c): the `direct:` section and its counters. */
@@ -157,6 +171,7 @@ struct fs {
 	gsl_rng *rng;
 	struct sim_rng_set *layout_rngs; /* layout_seed: the set rng comes from */
 	struct fs_direct dio;         /* O_DIRECT (direct.c) */
+	uint64_t atime_updates;       /* touch_atime that dirtied an inode (atime.c) */
 };
 
 /* ------------------------------------------------ fs kinds (fs_kind.c) */
@@ -201,6 +216,10 @@ struct fs_ops {
 	 * transaction, f2fs's dirty flags - is undone only by jbd2's commit,
 	 * a checkpoint or an fsync): write_step asks it once per step. */
 	void (*dirty_inode)(struct stack *s, struct stack_file *f, bool datasync);
+	/* file_accessed -> touch_atime at the end of a read() (do_generic_mapping_read);
+	 * NULL: atime not modelled. STEP_BLOCK while the handle or the inode
+	 * buffer waits. */
+	enum step (*accessed)(struct stack_task *t, struct stack_file *f);
 	/* ->fsync (and the tail of an O_SYNC write). */
 	enum step (*fsync)(struct stack_task *t, struct stack_file *f, bool datasync);
 	/* Before write() dirties pages (f2fs_balance_fs); NULL: nothing. */
@@ -246,6 +265,10 @@ struct fs_inode {
 	bool atomic;               /* inside F2FS_IOC_START_ATOMIC_WRITE .. COMMIT */
 	uint64_t nr_atomic;        /* pages held (PG_ATOMIC) */
 	void *fs_priv;             /* the file system's per-inode state (f2fs) */
+	/* atime and mtime (= ctime), ns of the run's clock (models/fs/atime.c);
+	 * times_set false: not yet given (a file that exists at the start) */
+	int64_t atime_ns, mtime_ns;
+	bool times_set;
 };
 
 #endif

@@ -71,8 +71,13 @@
  * commit's waiters are woken (j_wait_done_commit) only after the callback,
  * so an fsync waits for the discards too (journal_discard with
  * wait_by_phase). 3.10: fs/jbd2/commit.c T_COMMIT_CALLBACK, fs/ext4/mballoc.c.
+ * jbd, ext3's journal (2.6.23 fs/jbd/commit.c; models/fs/ext3.c sets it
+ * up): ordered_submit makes the commit thread write the ordered inodes'
+ * dirty pages itself before waiting for them (jbd_ordered_data below);
+ * barrier off sends the commit block without FLUSH|FUA; sync_writes off
+ * sends the log and commit blocks as plain WRITE (async to CFQ).
  * Left out: checkpointing (journalled metadata written in place later),
- * revoke records, journal-full stalls, the ordered-data *submission* of
+ * revoke records, journal-full stalls, jbd2's ordered-data *submission* of
  * dirty pages that already have blocks (journal_submit_inode_data_buffers;
  * ext4's ->writepage skips delalloc pages anyway), do_get_write_access'
  * lock_buffer waits (a metadata buffer is locked only while it is written
@@ -144,6 +149,19 @@ static const struct cfg_param journal_params_table[] = {
 	  "ext4_issue_discard, run from jbd2's commit callback before j_wait_done_commit",
 	  "after a commit, one synchronous discard per data extent freed in it; its waiters wait "
 	  "(journal_discard)", NULL },
+	{ "ordered_submit", CFG_T_BOOL, offsetof(struct journal_params, ordered_submit), "", "false",
+	  CFG_NO_RANGE,
+	  "3.10 ext4: ->writepage skips delalloc pages, so jbd2's journal_submit_inode_data_buffers "
+	  "submits nothing of note (false); jbd (ext3) journal_submit_data_buffers: true",
+	  "the commit thread itself writes the ordered inodes' dirty pages (plain WRITE, its own "
+	  "io_context) before waiting for them", NULL },
+	{ "barrier", CFG_T_BOOL, offsetof(struct journal_params, barrier), "", "true", CFG_NO_RANGE,
+	  "3.10 ext4 default barrier=1 (fs/ext4/super.c set_opt(sb, BARRIER))",
+	  "the commit block goes out with FLUSH|FUA", NULL },
+	{ "sync_writes", CFG_T_BOOL, offsetof(struct journal_params, sync_writes), "", "true",
+	  CFG_NO_RANGE,
+	  "3.10 fs/jbd2/commit.c: log blocks WRITE_SYNC, commit block WRITE_FLUSH_FUA",
+	  "log and commit blocks are sync requests (false: plain WRITE, async in CFQ)", NULL },
 	CFG_PARAM_END,
 };
 
@@ -162,8 +180,16 @@ static void tx_init(struct journal_tx *tx, uint64_t tid)
 
 int journal_init(struct stack *s, struct cfg_node *node, struct sim_error *err)
 {
+	return journal_init_kind(s, node, NULL, "jbd2/sda-8", err);
+}
+
+int journal_init_kind(struct stack *s, struct cfg_node *node, const struct cfg_param *kind_table,
+		      const char *name, struct sim_error *err)
+{
 	struct journal *jn = &s->jn;
 	int rc = cfg_apply(journal_params_table, node, &jn->p, err);
+	if (!rc && kind_table)
+		rc = cfg_apply(kind_table, node, &jn->p, err);
 	if (rc)
 		return rc;
 	tx_init(&jn->running, 1);
@@ -182,7 +208,7 @@ int journal_init(struct stack *s, struct cfg_node *node, struct sim_error *err)
 	if (!jn->group_tid)
 		return sim_errorf(err, SIM_E_NOMEM, "out of memory");
 	if (jn->p.enabled) {
-		jn->jbd2 = task_new(s, "jbd2/sda-8", jbd2_run, jn);
+		jn->jbd2 = task_new(s, name, jbd2_run, jn);
 		if (!jn->jbd2)
 			return sim_errorf(err, SIM_E_NOMEM, "out of memory");
 		jn->jbd2->kind = "jbd2";
@@ -463,6 +489,15 @@ static void journal_flush(struct stack *s, struct stack_task *j)
 	journal_queue_bio(s, j, &tail, 0, 0, REQ_WRITE | REQ_SYNC | REQ_FLUSH);
 }
 
+/* The log's and the commit block's request flags: 3.10 jbd2 WRITE_SYNC
+ * with REQ_META; 2.6.23 jbd submit_bh(WRITE) and sync_dirty_buffer's
+ * WRITE, neither sync nor meta to CFQ (rq_is_sync, rq_is_meta). */
+static uint32_t log_flags(const struct journal *jn)
+{
+	return jn->p.sync_writes ? REQ_WRITE | REQ_SYNC | REQ_META | REQ_JOURNAL
+				 : REQ_WRITE | REQ_JOURNAL;
+}
+
 static enum step jbd2_submit(struct stack_task *j)
 {
 	while (j->wb.pend) {
@@ -524,6 +559,97 @@ static void journal_discard_build(struct stack *s, struct stack_task *j, const s
 		lba += n;
 		left -= n;
 	}
+}
+
+/* jbd's data phase (2.6.23 fs/jbd/commit.c journal_submit_data_buffers,
+ * then the t_locked_list wait): the commit thread walks the ordered
+ * inodes, writes their dirty pages itself as plain WRITE bios of its own
+ * io_context (so CFQ queues them in its async queue: BE/4, or RT with
+ * jprio), and then waits for every page of them under writeback, its own
+ * and the flusher's (buffers locked by other I/O sit on t_locked_list
+ * too). Pages dirtied after the transaction switched are written as well
+ * (jbd writes only buffers filed on the committing transaction; a buffer
+ * re-dirtied meanwhile is refiled to the running one): an
+ * over-approximation of the data the commit carries. fphase of the
+ * thread's opstate: 0 start, 1 submitting (ow_file, fcursor), 2 waiting. */
+static struct stack_file *ordered_first(struct journal *jn)
+{
+	struct list_head *h = &jn->committing.ordered;
+	return h->next == h ? NULL : list_entry(h->next, struct stack_file, ei.ordered_node);
+}
+
+static struct stack_file *ordered_next(struct journal *jn, struct stack_file *f)
+{
+	struct list_head *n = f->ei.ordered_node.next;
+	return n == &jn->committing.ordered ? NULL : list_entry(n, struct stack_file, ei.ordered_node);
+}
+
+static enum step jbd_ordered_data(struct stack *s, struct stack_task *j)
+{
+	struct journal *jn = &s->jn;
+	struct task_opstate *os = &j->os;
+	if (os->fsync.phase == 0) {
+		jn->ordered_start_ns = sim_now(s->sim);
+		jn->ow_file = ordered_first(jn);
+		os->fsync.cursor = 0;
+		os->fsync.phase = 1;
+		if (s->q)
+			task_start_plug(j);
+	}
+	while (os->fsync.phase == 1) {
+		if (task_submit_pending(j) == STEP_BLOCK)
+			return STEP_BLOCK;
+		struct stack_file *f = jn->ow_file;
+		if (!f) {
+			task_finish_plug(j);
+			jn->ow_file = ordered_first(jn);
+			os->fsync.cursor = 0;
+			os->fsync.phase = 2;
+			break;
+		}
+		struct pc_page *pg = pc_find_ge(f, os->fsync.cursor);
+		while (pg && !(pg->flags & PG_DIRTY))
+			pg = pc_next(pg);
+		if (!pg) {
+			jn->ow_file = ordered_next(jn, f);
+			os->fsync.cursor = 0;
+			continue;
+		}
+		if (pg->flags & PG_WRITEBACK) {
+			/* dirty again while under writeback: lock_buffer waits */
+			os->fsync.cursor = pg->index;
+			ordered_wait_hook(s, j, pg);
+			task_wait_page(j, pg, PG_WRITEBACK, SIM_WAIT_WRITEBACK);
+			return STEP_BLOCK;
+		}
+		uint64_t n = pc_dirty_run(f, pg->index, UINT64_MAX);
+		if (wb_map_run(s, f, pg->index, n, false))
+			return STEP_DONE;
+		uint64_t m = wb_build_bios(s, f, pg->index, pg->index + n, false, &j->wb.pend);
+		if (!m)
+			return STEP_DONE;
+		jn->ordered_pages_submitted += m;
+		os->fsync.cursor = pg->index + m;
+	}
+	for (; jn->ow_file; jn->ow_file = ordered_next(jn, jn->ow_file), os->fsync.cursor = 0) {
+		struct pc_page *pg = pc_find_writeback(jn->ow_file, os->fsync.cursor, UINT64_MAX);
+		if (pg) {
+			if (os->fsync.cursor == 0 && jn->ow_file == ordered_first(jn))
+				jn->ordered_waits++;
+			jn->ordered_pages_waited++;
+			os->fsync.cursor = pg->index;
+			ordered_wait_hook(s, j, pg);
+			commit_waiters_rebook(jn, SIM_WAIT_JOURNAL_ORDERED);
+			task_wait_page(j, pg, PG_WRITEBACK, SIM_WAIT_WRITEBACK);
+			return STEP_BLOCK;
+		}
+	}
+	int64_t d = sim_now(s->sim) - jn->ordered_start_ns;
+	jn->ordered_wait_ns_total += d;
+	if (d > jn->ordered_wait_ns_max)
+		jn->ordered_wait_ns_max = d;
+	os->fsync.phase = 0;
+	return STEP_DONE;
 }
 
 enum {
@@ -592,6 +718,12 @@ void jbd2_run(struct stack_task *j)
 		}
 		case JP_ORDERED: {
 			struct list_head *pos;
+			if (jn->p.ordered_submit) {
+				if (jbd_ordered_data(s, j) == STEP_BLOCK)
+					return;
+				os->phase = JP_LOG;
+				break;
+			}
 			if (!j->wb.file)
 				jn->ordered_start_ns = sim_now(s->sim);
 			if (jn->p.ordered_wait == JOURNAL_WAIT_WHOLE_FILE) {
@@ -663,11 +795,10 @@ void jbd2_run(struct stack_task *j)
 			j->wb.left = 0;
 			if (s->q)
 				task_start_plug(j);
-			journal_build(s, j, 1 + jn->committing.nr_meta,
-				      REQ_WRITE | REQ_SYNC | REQ_META | REQ_JOURNAL);
+			journal_build(s, j, 1 + jn->committing.nr_meta, log_flags(jn));
 			/* async commit: the commit block rides along, no barrier */
 			if (jn->p.async_commit)
-				journal_build(s, j, 1, REQ_WRITE | REQ_SYNC | REQ_META | REQ_JOURNAL);
+				journal_build(s, j, 1, log_flags(jn));
 			os->phase = JP_LOG_WAIT;
 			break;
 		case JP_LOG_WAIT:
@@ -692,9 +823,9 @@ void jbd2_run(struct stack_task *j)
 				journal_flush(s, j);
 			else
 				journal_build(s, j, 1,
-					      REQ_WRITE | REQ_SYNC | REQ_META | REQ_JOURNAL | REQ_FLUSH |
-						      REQ_FUA);
-			jn->flushes++;
+					      log_flags(jn) |
+						      (jn->p.barrier ? REQ_FLUSH | REQ_FUA : 0u));
+			jn->flushes += jn->p.async_commit || jn->p.barrier;
 			os->phase = JP_COMMIT_WAIT;
 			break;
 		case JP_COMMIT_WAIT: {
@@ -782,6 +913,9 @@ struct json_t *journal_to_json(const struct stack *s)
 							: 0));
 	json_object_set_new(o, "ordered_wait_ns_max", json_integer(jn->ordered_wait_ns_max));
 	json_object_set_new(o, "flushes", json_integer((json_int_t)jn->flushes));
+	if (jn->p.ordered_submit)
+		json_object_set_new(o, "ordered_pages_submitted",
+				    json_integer((json_int_t)jn->ordered_pages_submitted));
 	json_object_set_new(o, "locked_commits", json_integer((json_int_t)jn->locked_commits));
 	json_object_set_new(o, "locked_handle_waits", json_integer((json_int_t)jn->locked_handle_waits));
 	json_object_set_new(o, "locked_ns_mean",

@@ -37,6 +37,19 @@
  *    value is rounded up like a sysfs store (msecs_to_jiffies);
  *  - kernel_variant 4.4: cfq_registered_queue() sets slice_idle = 0 on a
  *    non-rotational queue;
+ *  - kernel_variant 2.6.23 (block/cfq-iosched.c of 2.6.23.17, read in
+ *    zheharry/linux-sh4-2.6.23.17_stm23_A18B): what that kernel lacks or
+ *    does otherwise, on the 3.10 structure - cfq_dispatch_requests lets a
+ *    queue dispatch up to quantum (cfq_quantum = 4 there: set it) per
+ *    round and 4 x quantum when it is the only busy queue, async waits for
+ *    sync in flight, and nothing else (no drain before idling, no async
+ *    depth ramp: low_latency and group idling do not exist, so they are
+ *    off whatever the keys say); cfq_should_preempt has no class rule (an
+ *    RT request does not preempt a BE slice: RT goes first at the next
+ *    selection) and no sync-noidle or empty-queue rules. Kept from 3.10,
+ *    not 2.6.23's: the per-class workload trees (2.6.23 has one service
+ *    tree ordered by class then rb_key) and their slices, the meta rule
+ *    (REQ_PRIO for 2.6.23's rq_is_meta);
  *  - kernel_variant samsung-exynos7420: 3.10 with Samsung's change to
  *    cfq_may_dispatch (jcadduono/android_kernel_samsung_universal7420
  *    4a185d09, the Galaxy S6 kernel; the same code in the community copies
@@ -182,8 +195,13 @@
 enum cfq_wl_class { BE_WORKLOAD = 0, RT_WORKLOAD = 1, IDLE_WORKLOAD = 2, CFQ_PRIO_NR };
 enum cfq_wl_type { ASYNC_WORKLOAD = 0, SYNC_NOIDLE_WORKLOAD = 1, SYNC_WORKLOAD = 2, CFQ_WL_TYPES };
 
-enum cfq_variant { CFQ_KERNEL_3_10 = 0, CFQ_KERNEL_4_4 = 1, CFQ_KERNEL_SAMSUNG_7420 = 2 };
-static const char *const cfq_variant_names[] = { "3.10", "4.4", "samsung-exynos7420", NULL };
+enum cfq_variant {
+	CFQ_KERNEL_3_10 = 0,
+	CFQ_KERNEL_4_4 = 1,
+	CFQ_KERNEL_SAMSUNG_7420 = 2,
+	CFQ_KERNEL_2_6_23 = 3,
+};
+static const char *const cfq_variant_names[] = { "3.10", "4.4", "samsung-exynos7420", "2.6.23", NULL };
 /* Samsung's tunables at their kernel defaults (cfq_max_async_dispatch,
  * cfq_throttle_async in the universal7420 block/cfq-iosched.c). */
 #define CFQ_SAMSUNG_MAX_ASYNC_DISPATCH 4
@@ -1543,9 +1561,24 @@ static bool cfq_slice_used_soon(const struct cfq_data *cfqd, const struct cfq_qu
 			    cfqq->slice_end);
 }
 
+/* 2.6.23 cfq_dispatch_requests' per-queue limits. */
+static bool cfq_may_dispatch_2623(const struct cfq_data *cfqd, const struct cfq_queue *cfqq)
+{
+	unsigned max_dispatch = cfq_class_idle(cfqq) ? 1 : cfqd->cfq_quantum;
+	if (cfqd->rq_in_flight[1] && !cfqq->sync)
+		return false;
+	if ((unsigned)cfqq->dispatched >= max_dispatch &&
+	    (cfqd->busy_queues > 1 || (unsigned)cfqq->dispatched >= 4 * max_dispatch))
+		return false;
+	return true;
+}
+
 static bool cfq_may_dispatch(struct cfq_data *cfqd, struct cfq_queue *cfqq)
 {
 	unsigned max_dispatch;
+
+	if (cfqd->kernel_variant == CFQ_KERNEL_2_6_23)
+		return cfq_may_dispatch_2623(cfqd, cfqq);
 
 	/* Drain async requests before starting sync I/O we will idle on.
 	 * Not for an FG queue: FG first, it does not wait for BG writes. */
@@ -1850,6 +1883,23 @@ static bool cfq_should_preempt(struct cfq_data *cfqd, struct cfq_queue *new_cfqq
 	 * each other, and FG takes the device from BG in cfq_select_queue */
 	if (cfqq->fg || new_cfqq->on_fg_list)
 		return false;
+	if (cfqd->kernel_variant == CFQ_KERNEL_2_6_23) {
+		/* 2.6.23: slice used, idle class, sync over async, and a
+		 * request close to the one it idles for; no class rule */
+		if (cfq_slice_used(cfqq))
+			return true;
+		if (cfq_class_idle(new_cfqq))
+			return false;
+		if (cfq_class_idle(cfqq))
+			return true;
+		if (rq_sync(rq) && !cfqq->sync)
+			return true;
+		if ((rq->flags & REQ_PRIO) && !cfqq->prio_pending)
+			return true;
+		if (!cfqd->active_cic || !cfqq->wait_request)
+			return false;
+		return cfq_rq_close(cfqd, rq);
+	}
 	if (cfq_class_idle(new_cfqq))
 		return false;
 	if (cfq_class_idle(cfqq))
@@ -2034,6 +2084,12 @@ static void cfq_defaults_to_jiffies(struct cfq_data *cfqd)
 	cfqd->cfq_slice_idle = CFQ_J(cfqd->slice_idle_ns, 8, hz / 125);
 	cfqd->cfq_group_idle = CFQ_J(cfqd->group_idle_ns, 8, hz / 125);
 	cfqd->cfq_latency = cfqd->low_latency;
+	if (cfqd->kernel_variant == CFQ_KERNEL_2_6_23) {
+		/* neither low_latency (2.6.32) nor group idling (2.6.33) exists */
+		cfqd->cfq_latency = false;
+		cfqd->group_idle_ns = 0;
+		cfqd->cfq_group_idle = 0;
+	}
 	cfqd->cfq_target_latency = CFQ_J(cfqd->target_latency_ns, 300, hz * 3 / 10);
 #undef CFQ_J
 	/* cfq_init(): "could be 0 on HZ < 1000 setups" - the defaults are
@@ -2647,7 +2703,8 @@ static const struct cfg_param cfq_params[] = {
 	  .source = "torvalds/linux block/cfq-iosched.c ~4.3 cfq_registered_queue; "
 		    "jcadduono/android_kernel_samsung_universal7420 4a185d09 block/cfq-iosched.c",
 	  .help = "4.4: slice_idle forced to 0 on non-rotational queues; samsung-exynos7420: 3.10 "
-		  "with Samsung's cfq_may_dispatch (max_async_dispatch, throttle_async)" },
+		  "with Samsung's cfq_may_dispatch (max_async_dispatch, throttle_async); 2.6.23: "
+		  "its dispatch limits and preemption rules, no low_latency or group idle" },
 	{ .key = "max_async_dispatch", .type = CFG_T_INT,
 	  .offset = offsetof(struct cfq_data, max_async_dispatch), .unit = "", .def = "4", .min = 1,
 	  .max = 1024,

@@ -66,6 +66,7 @@ static void task_account(struct stack_task *t, enum sim_wait cause, int64_t star
 	t->wait_total[cause] += ns;
 	if (!t->kthread && !t->stack->nested)
 		sim_metrics_wait(&t->stack->sim->metrics, task_class(t), cause, ns);
+	latencytop_account(t, cause, ns);
 	task_timeline_slice(t, "wait", sim_wait_names[cause], start_ns, ns);
 	if (t->stack->sim->observer) {
 		struct sim_wait_rec w = { .task = t->name, .pid = t->ioc.tgid, .tid = t->ioc.pid,

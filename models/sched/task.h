@@ -20,6 +20,7 @@
 #include "models/fs/fs_types.h"
 #include "models/mm/mm_types.h"
 #include "models/policies/policy_hooks.h"
+#include "models/sched/latencytop.h"
 #include "models/sched/sched.h"
 #include "models/stack/stack_op.h"
 #include "sim/engine.h"
@@ -190,6 +191,7 @@ struct stack {
 	struct fs fs;
 	struct journal jn;
 	struct task_profiles *tp;     /* the stack's (models/stack/task_profiles.c) */
+	struct latencytop lt;         /* models/sched/latencytop.c */
 
 	struct list_head tasks;       /* creation order */
 	uint32_t ntasks, user_alive;

@@ -173,7 +173,13 @@ static enum step read_step(struct stack_task *t)
 		os->idx++;
 		os->ra_tried = false;
 	}
-	return task_pay_cpu(t);
+	if (os->phase == 1) {
+		if (task_pay_cpu(t) == STEP_BLOCK)
+			return STEP_BLOCK;
+		os->phase = 2;
+	}
+	/* file_accessed -> touch_atime, after the copy */
+	return s->fs.ops->accessed ? s->fs.ops->accessed(t, f) : STEP_DONE;
 }
 
 /* filemap_fault(): a present page runs do_async_mmap_readahead, a

@@ -159,7 +159,7 @@ static int stack_build(struct sim *sim, struct blk_queue *q, struct cfg_node *ro
 		free(s);
 		return sim_errorf(err, SIM_E_NOMEM, "out of memory");
 	}
-	struct cfg_node *n_cpu, *n_mem, *n_pc, *n_lock, *n_ra, *n_wb, *n_fs, *n_jn, *n_tp, *n_dio;
+	struct cfg_node *n_cpu, *n_mem, *n_pc, *n_lock, *n_ra, *n_wb, *n_fs, *n_jn, *n_tp, *n_dio, *n_lt;
 	int rc;
 	if ((rc = section(root, "cpu", &n_cpu, err)) || (rc = section(root, "memory", &n_mem, err)) ||
 	    (rc = section(root, "pagecache", &n_pc, err)) ||
@@ -168,7 +168,8 @@ static int stack_build(struct sim *sim, struct blk_queue *q, struct cfg_node *ro
 	    (rc = section(root, "writeback", &n_wb, err)) || (rc = section(root, "fs", &n_fs, err)) ||
 	    (rc = section(root, "journal", &n_jn, err)) ||
 	    (rc = section(root, "task_profiles", &n_tp, err)) ||
-	    (rc = section(root, "direct", &n_dio, err)))
+	    (rc = section(root, "direct", &n_dio, err)) ||
+	    (rc = section(root, "latencytop", &n_lt, err)) || (rc = latencytop_init(s, n_lt, err)))
 		goto fail;
 	s->fs.ops = &ext4_fs_ops;
 	if (n_fs && cfg_get(n_fs, "kind")) {
@@ -178,7 +179,7 @@ static int stack_build(struct sim *sim, struct blk_queue *q, struct cfg_node *ro
 		s->fs.ops = kind ? fs_kind_find(kind) : NULL;
 		if (!s->fs.ops) {
 			s->fs.ops = &ext4_fs_ops;
-			rc = cfg_errorf(err, k, "unknown file system kind (expected ext4 or f2fs)");
+			rc = cfg_errorf(err, k, "unknown file system kind (expected ext4, ext3 or f2fs)");
 			goto fail;
 		}
 	}
@@ -333,10 +334,13 @@ struct json_t *stack_stats_json(const struct stack *s)
 	json_object_set_new(o, "fg_uid", json_integer(s->fg_uid));
 	json_object_set_new(o, "cpu", cpu_to_json(&s->cpu));
 	json_object_set_new(o, "writeback", writeback_to_json(s));
-	if (s->fs.ops == &ext4_fs_ops)
+	if (s->fs.ops == &ext4_fs_ops || s->fs.ops == &ext3_fs_ops)
 		json_object_set_new(o, "journal", journal_to_json(s));
 	json_object_set_new(o, "fs", s->fs.ops->to_json(s));
 	json_object_set_new(o, "task_profiles", task_profiles_to_json(s));
+	json_t *lt = latencytop_to_json(s); /* only with latencytop.enabled */
+	if (lt)
+		json_object_set_new(o, "latencytop", lt);
 	json_t *dio = fs_direct_to_json(s); /* only when a direct op was issued */
 	if (dio)
 		json_object_set_new(o, "direct", dio);

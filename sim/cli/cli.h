@@ -18,6 +18,7 @@ int cmd_sweep(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 int cmd_workload(int argc, char **argv);  /* workload fit TRACE */
+int cmd_latencytop(int argc, char **argv); /* latencytop RESULT|SCENARIO */
 int cmd_sensitivity(int argc, char **argv); /* sensitivity SCENARIO --metric PATH */   /* validate [FILES] [-j N] [--fast] */
 
 /* The scenario file arg names: arg itself when it is a file or a path,

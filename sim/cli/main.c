@@ -28,6 +28,7 @@ static const struct subcommand subcommands[] = {
 	{ "sweep", cmd_sweep, "sweep SWEEP.yaml [-j N] [--out DIR] [--resume] [--count|--list|--point K|--collect DIR]" },
 	{ "validate", cmd_validate, "validate [FILE.yaml|DIR]... [-j N] [--fast] [--strict] [--doc FILE.md] [--tsv FILE]" },
 	{ "sensitivity", cmd_sensitivity, "sensitivity SCENARIO.yaml|NAME --metric PATH [--params LIST|all] [--factors LO,HI] [-j N] [--out DIR]" },
+	{ "latencytop", cmd_latencytop, "latencytop RESULT.json|COMPARE.json|SCENARIO.yaml [--policies \"baseline;jprio\"] [--set KEY=VALUE]... [--class fg|bg|all]" },
 	{ "calibrate", cmd_calibrate, "calibrate TRACE [-o DEVICE.yaml]" },
 	{ "workload", cmd_workload, "workload fit TRACE [-o FIT.yaml] [--chunk TIME] [--by pid|comm|uid] [--check]" },
 	{ "trace", cmd_trace, "trace stat FILE|NAME|- | trace convert FILE --to blkparse|blktrace|mqsim [-o OUT]" },

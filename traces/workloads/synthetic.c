@@ -21,6 +21,9 @@
  *  app     a multi-threaded app launch (main, RenderThread, image workers,
  *          SQLite worker with Android 5's journal protocol):
  *          traces/workloads/app_launch.c;
+ *  kbuild  one job slot of a kernel build (make -j4 is `copies: 4`): per
+ *          unit fork/exec CPU, the .c and its headers read, compile CPU,
+ *          the .o created and written (traces/workloads/kbuild.c);
  *  burst   a camera burst: `shots` new files of `shot_bytes`, each created
  *          (a new inode and directory entry), written and fsynced, with
  *          `cpu_between` between shots.
@@ -55,10 +58,12 @@
 #include "sim/sim.h"
 #include "sim/workload.h"
 #include "traces/workloads/app_launch.h"
+#include "traces/workloads/kbuild.h"
 
-enum gen_kind { GEN_WRITER = 0, GEN_VIDEO, GEN_READER, GEN_LAUNCH, GEN_BURST, GEN_APP, GEN_COPY };
+enum gen_kind { GEN_WRITER = 0, GEN_VIDEO, GEN_READER, GEN_LAUNCH, GEN_BURST, GEN_APP, GEN_COPY,
+	       GEN_KBUILD };
 static const char *const gen_names[] = { "writer", "video", "reader", "launch", "burst", "app",
-					  "copy", NULL };
+					  "copy", "kbuild", NULL };
 static const char *const ioprio_names[] = { "none", "rt", "be", "idle", NULL };
 static const char *const pattern_names[] = { "seq", "random", NULL };
 
@@ -89,7 +94,7 @@ static const struct cfg_param start_param[] = {
 
 static const struct cfg_param common_params[] = {
 	{ "gen", CFG_T_ENUM, offsetof(struct task_common, gen), "", NULL, CFG_NO_RANGE, "scenario",
-	  "generator: writer, video, reader, launch, burst, app, copy", gen_names },
+	  "generator: writer, video, reader, launch, burst, app, copy, kbuild", gen_names },
 	{ "enabled", CFG_T_BOOL, offsetof(struct task_common, enabled), "", "true", CFG_NO_RANGE,
 	  "scenario", "run this task", NULL },
 	{ "uid", CFG_T_INT, offsetof(struct task_common, uid), "", "10000", 0, 4294967295.0,
@@ -315,7 +320,9 @@ struct wl_task {
 		struct launch_p l;
 		struct burst_p b;
 		struct copy_p cp;
+		struct kbuild_p k;
 	} p;
+	struct kbuild *kb;           /* kbuild */
 	struct stack_task *t;
 	struct app_launch *app;      /* app: the multi-threaded launch (t is its main thread) */
 	gsl_rng *rng;
@@ -742,6 +749,9 @@ static int wl_next(struct stack_task *t, struct stack_op *op, void *ctx)
 			case GEN_COPY:
 				r = copy_next(wt, op);
 				break;
+			case GEN_KBUILD:
+				r = kbuild_next(wt->kb, op);
+				break;
 			default:
 				r = burst_next(wt, op);
 				break;
@@ -887,6 +897,11 @@ static int task_setup(struct wl_state *ws, struct wl_task *wt, struct cfg_node *
 		}
 		break;
 	}
+	case GEN_KBUILD:
+		rc = cfg_apply(kbuild_params, n, &wt->p.k, err);
+		if (rc)
+			return rc;
+		return kbuild_create(s, wt->key, &wt->p.k, wt->rng, &wt->kb, err);
 	case GEN_BURST: {
 		rc = cfg_apply(burst_params, n, &wt->p.b, err);
 		if (rc)
@@ -1260,6 +1275,7 @@ static void wl_destroy(void *state)
 	for (uint32_t i = 0; i < ws->ntasks; i++) {
 		free(ws->tasks[i].key);
 		free(ws->tasks[i].files);
+		kbuild_free(ws->tasks[i].kb);
 		sim_rng_set_free(ws->tasks[i].app_rngs);
 		app_launch_destroy(ws->tasks[i].app);
 	}
@@ -1269,7 +1285,7 @@ static void wl_destroy(void *state)
 
 const struct workload_ops synthetic_workload_ops = {
 	.name = "synthetic",
-	.summary = "YAML task list: writer, video, reader, launch, burst, app generators",
+	.summary = "YAML task list: writer, video, reader, launch, burst, app, kbuild generators",
 	.create = wl_create,
 	.start = wl_start,
 	.done = wl_done,

@@ -261,7 +261,7 @@ static void test_f2fs_bad_kind(void **state)
 	assert_int_equal(device_create(sim, dev, &sim->device, &err), 0);
 	assert_int_equal(blk_queue_create(sim, sim->device, NULL, "noop", NULL, &sim->blk, &err), 0);
 	assert_int_equal(stack_create(sim, cfg_root(doc), &sim->stack, &err), SIM_E_INPUT);
-	assert_non_null(strstr(err.msg, "ext4 or f2fs"));
+	assert_non_null(strstr(err.msg, "ext4, ext3 or f2fs"));
 	sim_destroy(sim);
 }
 
