@@ -720,10 +720,14 @@ GAPS = """## Known gaps and differences
   launch: the intervals say how the launches vary with the BG writer's phase (ESL'20)
   and with an assumed launch-to-launch variation (FAST's last columns), not how they
   would for other apps of the same assumed sizes or on another disk.
-- **ESL'20.** Energy is not modelled. The kind of background I/O in the paper is unknown;
+- **ESL'20.** The kind of background I/O in the paper is unknown;
   the scenario uses an 8 MB/s buffered writer.
-- **LKML.** `fork` and `updating atime` stalls have no counterpart (no process creation or
-  atime updates are modelled); ext4/jbd2 data=ordered stands in for ext3.
+- **LKML.** This figure runs the thread's shape on ext4/jbd2 data=ordered. The thread's own
+  stack (ext3 with kjournald on a 2.6.23 CFQ, strictatime, a kernel build) is
+  `configs/scenarios/lkml2007-kbuild.yaml`, read with `mobisim latencytop`; it does not
+  reproduce the inversion (kjournald's class leaves the read maximum where it was), and
+  `fork` never sleeps in the model, so it has no counterpart there either.
+- **ESL'20 energy** is in `docs/energy.md` (the figures above predate the energy model).
 - **Device curves** (`out/figures/device-curves.png`) are drawn as PNG only (by
   `scripts/device-curves.gp`, which is not a paper figure).
 """
