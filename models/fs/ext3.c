@@ -91,12 +91,6 @@ static int ext3_init(struct stack *s, struct cfg_node *fs, struct cfg_node *jn,
 	return 0;
 }
 
-static void ext3_free(struct stack *s)
-{
-	journal_free(s);
-	fs_free(s);
-}
-
 /* The pages past the allocated end get blocks now (ext3_get_block, in the
  * write's handle): the bitmap joins the running transaction. */
 static void ext3_alloc_to_size(struct stack *s, struct stack_file *f)
@@ -141,7 +135,7 @@ static enum step ext3_atomic(struct stack_task *t, struct stack_file *f, bool co
 const struct fs_ops ext3_fs_ops = {
 	.name = "ext3",
 	.init = ext3_init,
-	.free = ext3_free,
+	.free = ext4_free,
 	.new_file = fs_new_file,
 	.alloc_existing = fs_alloc_existing,
 	.map_for_write = ext3_map_for_write,

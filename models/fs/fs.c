@@ -275,7 +275,7 @@ static int ext4_init(struct stack *s, struct cfg_node *fs, struct cfg_node *jn,
 	return 0;
 }
 
-static void ext4_free(struct stack *s)
+void ext4_free(struct stack *s)
 {
 	journal_free(s);
 	fs_free(s);

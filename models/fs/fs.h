@@ -59,6 +59,8 @@ extern const struct fs_ops ext3_fs_ops;
 /* fs.c: create/unlink/rename/truncate, shared by ext4 and ext3 (the same
  * inode, directory and bitmap updates in a handle). */
 enum step ext4_namespace(struct stack_task *t, struct stack_file *f, enum stack_op_kind kind);
+/* fs.c: ->free of ext4 and ext3 (the journal, then the partition). */
+void ext4_free(struct stack *s);
 
 /* ------------------------------------------------------- atime.c */
 
