@@ -28,6 +28,7 @@
  * data), md's superblock I/O and resync, dm's suspend and table reloads.
  * A sector past the array's end wraps (counted), as virtio-blk does.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -316,8 +317,16 @@ static int md_member_create(struct md *md, struct md_member *mb, struct cfg_node
 	struct cfg_node *bn = cfg_get(node, "block");
 	if (bn)
 		cfg_mark_used(bn, false);
-	if ((rc = blk_queue_create(sim, mb->dev, bn, sched, ssec, &mb->q, err)))
+	if ((rc = blk_queue_create(sim, mb->dev, bn, sched, ssec, &mb->q, err))) {
+		/* a message without a position (e.g. an sq scheduler on mq) gets the member's */
+		if (rc == SIM_E_INPUT && node->file &&
+		    strncmp(err->msg, node->file, strlen(node->file)) != 0) {
+			char msg[sizeof(err->msg)];
+			snprintf(msg, sizeof(msg), "%s", err->msg);
+			return cfg_errorf(err, sn ? sn : node, "%s", msg);
+		}
 		return rc;
+	}
 	/* the run's btt is the array's queue's (what the upper stack waited on) */
 	blk_queue_set_nested(mb->q);
 	return 0;

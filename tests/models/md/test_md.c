@@ -38,11 +38,12 @@ static void on_done(void *upper, struct io_request *rq)
 #define MEMBER "{device: {model: ideal, service: fixed, mean_us: 100}, " \
 	       "block: {max_sectors_kib: 1024}, scheduler: noop, size: 64MiB}"
 
-static void build(struct harness *h, const char *model, const char *extra)
+static void build_members(struct harness *h, const char *model, const char *extra,
+			  const char *member)
 {
 	char yaml[1024];
-	snprintf(yaml, sizeof(yaml), "model: %s\n%smembers:\n  - " MEMBER "\n  - " MEMBER "\n",
-		 model, extra);
+	snprintf(yaml, sizeof(yaml), "model: %s\n%smembers:\n  - %s\n  - %s\n", model, extra,
+		 member, member);
 	struct sim_error err = { 0 };
 	memset(h, 0, sizeof(*h));
 	h->sim = sim_new_bare(1);
@@ -53,6 +54,11 @@ static void build(struct harness *h, const char *model, const char *extra)
 		fail_msg("%s", err.msg);
 	h->dev->on_complete = on_done;
 	h->dev->upper = h;
+}
+
+static void build(struct harness *h, const char *model, const char *extra)
+{
+	build_members(h, model, extra, MEMBER);
 }
 
 static void teardown_h(struct harness *h)
@@ -186,6 +192,30 @@ static void test_linear_splits_at_member_end(void **state)
 	teardown_h(&h);
 }
 
+/* CFQ on both members: one process's I/O gets a cfq_io_cq on each queue
+ * (the kernel's per-queue io_cq), and each member serves its half. */
+static void test_stripe_cfq_members_share_an_ioc(void **state)
+{
+	(void)state;
+	struct harness h;
+	build_members(&h, "stripe", "chunk_bytes: 512KiB\n",
+		      "{device: {model: ideal, service: fixed, mean_us: 100}, scheduler: cfq, "
+		      "size: 64MiB}");
+	struct io_context ioc = { .pid = 7, .tgid = 7, .ioprio_class = IOPRIO_CLASS_BE,
+				  .ioprio_level = IOPRIO_NORM, .comm = "reader" };
+	struct io_request rq[4];
+	for (int i = 0; i < 4; i++) {
+		init_rq(&rq[i], (uint64_t)i * 1024, 1024, 0);
+		rq[i].ioc = &ioc;
+		device_submit(h.dev, &rq[i]);
+	}
+	sim_engine_run(&h.sim->engine, SIM_TIME_MAX);
+	assert_int_equal(h.completed, 4);
+	assert_int_equal(member_bytes(&h, 0), 1u << 20);
+	assert_int_equal(member_bytes(&h, 1), 1u << 20);
+	teardown_h(&h);
+}
+
 /* Bad members: one clear message naming the node. */
 static void test_md_config_errors(void **state)
 {
@@ -195,8 +225,10 @@ static void test_md_config_errors(void **state)
 		"model: stripe\nmembers: [{scheduler: noop}]\n",
 		"model: stripe\nchunk_bytes: 6KiB\nmembers: [{device: {model: ideal}}]\n",
 		"model: linear\nmembers: [{device: {model: ideal}, scheduler: nope}]\n",
+		"model: linear\nmembers: [{device: {model: ideal}, block: {kind: mq}, scheduler: cfq}]\n",
 	};
-	const char *want[] = { "members", "device", "multiple of 4 KiB", "unknown scheduler" };
+	const char *want[] = { "members", "device", "multiple of 4 KiB", "unknown scheduler",
+			       "members[0].scheduler: scheduler 'cfq' is a single-queue" };
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		struct sim *sim = sim_new_bare(1);
 		struct cfg_doc *doc = NULL;
@@ -219,6 +251,7 @@ int main(void)
 		cmocka_unit_test(test_stripe_pieces_merge_on_member),
 		cmocka_unit_test(test_stripe_flush_reaches_every_member_first),
 		cmocka_unit_test(test_linear_splits_at_member_end),
+		cmocka_unit_test(test_stripe_cfq_members_share_an_ioc),
 		cmocka_unit_test(test_md_config_errors),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
