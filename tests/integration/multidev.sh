@@ -24,8 +24,10 @@ run() { # name scenario args...
 "$bin" list devices | grep -q '^  stripe ' || { echo "FAIL: list devices lacks stripe"; exit 1; }
 "$bin" list devices | grep -q '^  linear ' || { echo "FAIL: list devices lacks linear"; exit 1; }
 run raid0 "$S/raid0-ufs21.yaml" --set workload.tasks.reader.bytes=64MiB
+"$bin" run "$S/raid0-ufs21.yaml" --set workload.tasks.reader.bytes=8MiB | grep -q '^  member 1 flash: ' ||
+	{ echo "FAIL: the summary lacks the members"; exit 1; }
 run single "$S/single-ufs21.yaml" --set workload.tasks.reader.bytes=64MiB
-sed -e '/chunk_bytes: 512KiB/d' -e 's/model: stripe/model: linear/' \
+sed -e '/chunk_bytes: 512KiB/d' -e 's/model: stripe/model: linear/' -e '/^  stripe: 256/d' -e 's/^fs:$/fs: {}/' \
     -e "s|\.\./devices|$src/configs/devices|" "$S/raid0-ufs21.yaml" >"$tmp/linear.yaml"
 run linear "$tmp/linear.yaml" --set fs.kind=f2fs --set workload.tasks.reader.gen=writer \
 	--set workload.tasks.reader.direct=false --set workload.tasks.reader.bytes=16MiB \
