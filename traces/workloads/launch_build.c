@@ -316,8 +316,8 @@ static int build_thread(const struct lb_recording *r, const struct lb_params *pr
 	size_t m = 0;
 	for (size_t i = 0; i < r->n; i++)
 		m += r->req[i].tid == t->tid;
-	size_t *ix = malloc(m * sizeof(*ix));
-	struct lb_op *pl = malloc(m * sizeof(*pl));
+	size_t *ix = malloc((m ? m : 1) * sizeof(*ix));
+	struct lb_op *pl = calloc(m ? m : 1, sizeof(*pl));
 	bool *opened = calloc(p->nfiles, sizeof(*opened));
 	if (!ix || !pl || !opened) {
 		free(ix);
