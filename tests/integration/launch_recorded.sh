@@ -5,7 +5,8 @@
 # recorded reads; the FAST prefetcher profiled on launch 1 makes launch 2
 # shorter than launch 2's cold start but misses (the assumed variation), and
 # a launch with misses gains less than one without; recording does not move
-# the cold launch; a broken recording is bad input naming file:line (exit 2).
+# the cold launch; with two recordings, launch 2 is the second and FAST
+# trained on the first misses on it; a broken recording is bad input naming file:line (exit 2).
 set -u
 bin=$1 src=$2
 tmp=$(mktemp -d)
@@ -28,6 +29,16 @@ run "$sc" --set policies=prefetch --set prefetch.profile="$prof" --out "$tmp/fas
 run "$sc" --set workload.tasks.demoapp.variation=0 --set workload.tasks.demoapp.cpu_jitter=0 \
 	--out "$tmp/exact.json"
 
+# recordings of repeated launches: launch 2 replays the second one
+two="[$src/traces/samples/launch/demoapp-cold.blkparse,$src/traces/samples/launch/demoapp-cold-2.blkparse]"
+set2=(--set workload.tasks.demoapp.trace="$two" --set workload.tasks.demoapp.variation=0
+	--set workload.tasks.demoapp.cpu_jitter=0)
+run "$sc" "${set2[@]}" --set policies=prefetch --set prefetch.mode=record \
+	--set prefetch.profile="$tmp/two.prof" --out "$tmp/two-rec.json"
+run "$sc" "${set2[@]}" --set workload.tasks.demoapp.launch_no=2 --out "$tmp/two-cold2.json"
+run "$sc" "${set2[@]}" --set workload.tasks.demoapp.launch_no=2 --set policies=prefetch \
+	--set prefetch.profile="$tmp/two.prof" --out "$tmp/two-fast2.json"
+
 # bad input: a broken line of the recording names the file and line, exit 2
 head -20 "$src/traces/samples/launch/demoapp-cold.blkparse" >"$tmp/bad.blkparse"
 echo "  8,0    0       21     0.00x000000  2001  Q   R 4096 + 8 [demoapp]" >>"$tmp/bad.blkparse"
@@ -49,6 +60,9 @@ fi
 python3 "$src/scripts/gen-launch-recording" "$tmp/gen.blkparse"
 cmp -s "$tmp/gen.blkparse" "$src/traces/samples/launch/demoapp-cold.blkparse" ||
 	{ echo "FAIL: scripts/gen-launch-recording does not write the bundled recording"; exit 1; }
+python3 "$src/scripts/gen-launch-recording" "$tmp/gen2.blkparse" 2
+cmp -s "$tmp/gen2.blkparse" "$src/traces/samples/launch/demoapp-cold-2.blkparse" ||
+	{ echo "FAIL: scripts/gen-launch-recording does not write the bundled launch 2"; exit 1; }
 python3 - "$tmp" <<'PY'
 import json, sys
 d = sys.argv[1]
@@ -84,5 +98,14 @@ if not gain1 > gain2 + 0.05:
     print("FAIL: misses did not cost gain"); ok = False
 if not launch(c2) != launch(c1):
     print("FAIL: launch 2 the same as launch 1"); ok = False
+tr, tc, tf = load("two-rec"), load("two-cold2"), load("two-fast2")
+rr = tc["workload"]["tasks"][0]["recording"]
+if rr["recordings"] != 2 or not rr["trace"].endswith("demoapp-cold-2.blkparse") or rr["reads"] != 344:
+    print("FAIL: launch 2 of two recordings", rr); ok = False
+pt = tf["policies"]["prefetch"]
+print(f"two recordings: launch 2 cold {launch(tc)/1e6:.1f} ms, FAST (launch 1's profile) "
+      f"{launch(tf)/1e6:.1f} ms, miss ratio {pt['miss_ratio']:.4f}")
+if not (launch(tf) < launch(tc) and pt["miss_ratio"] > 0):
+    print("FAIL: two recordings: FAST not faster, or no miss"); ok = False
 sys.exit(0 if ok else 1)
 PY

@@ -253,24 +253,31 @@ static uint32_t file_of(const struct lb_plan *p, uint64_t sector)
 	return (uint32_t)lo;
 }
 
-static int build_files(const struct lb_recording *r, const struct lb_params *prm,
-		       struct lb_plan *p)
+static int build_files(const struct lb_recording *const *recs, size_t nrec,
+		       const struct lb_params *prm, struct lb_plan *p)
 {
-	struct range *v = malloc(r->n * sizeof(*v));
+	size_t n = 0;
+	for (size_t k = 0; k < nrec; k++)
+		n += recs[k]->n;
+	struct range *v = malloc(n * sizeof(*v));
 	if (!v)
 		return SIM_E_NOMEM;
-	for (size_t i = 0; i < r->n; i++)
-		v[i] = (struct range){ r->req[i].sector, r->req[i].sector + r->req[i].nsect };
-	qsort(v, r->n, sizeof(*v), range_cmp);
-	p->files = calloc(r->n, sizeof(*p->files));
+	n = 0;
+	for (size_t k = 0; k < nrec; k++)
+		for (size_t i = 0; i < recs[k]->n; i++) {
+			const struct lb_req *q = &recs[k]->req[i];
+			v[n++] = (struct range){ q->sector, q->sector + q->nsect };
+		}
+	qsort(v, n, sizeof(*v), range_cmp);
+	p->files = calloc(n, sizeof(*p->files));
 	if (!p->files) {
 		free(v);
 		return SIM_E_NOMEM;
 	}
 	uint64_t gap = prm->file_gap_bytes / LB_SECTOR;
 	uint64_t lo = v[0].lo, hi = v[0].hi;
-	for (size_t i = 1; i <= r->n; i++) {
-		if (i < r->n && v[i].lo <= hi + gap) {
+	for (size_t i = 1; i <= n; i++) {
+		if (i < n && v[i].lo <= hi + gap) {
 			if (v[i].hi > hi)
 				hi = v[i].hi;
 			continue;
@@ -279,7 +286,7 @@ static int build_files(const struct lb_recording *r, const struct lb_params *prm
 		f->sector = lo;
 		f->span_bytes = page_up((hi - lo) * LB_SECTOR);
 		f->size_bytes = f->span_bytes + page_up((uint64_t)((double)f->span_bytes * prm->file_extra));
-		if (i < r->n) {
+		if (i < n) {
 			lo = v[i].lo;
 			hi = v[i].hi;
 		}
@@ -437,9 +444,21 @@ static int place_spawn(struct lb_plan *p, struct tl *tl, uint32_t c)
 int lb_build(const struct lb_recording *r, const struct lb_params *prm, gsl_rng *var,
 	     struct lb_plan *p, struct sim_error *err)
 {
+	return lb_build_set(&r, 1, 0, prm, var, p, err);
+}
+
+int lb_build_set(const struct lb_recording *const *recs, size_t nrec, size_t which,
+		 const struct lb_params *prm, gsl_rng *var, struct lb_plan *p,
+		 struct sim_error *err)
+{
 	memset(p, 0, sizeof(*p));
-	if (r->n == 0 || r->nth == 0)
-		return sim_errorf(err, SIM_E_INPUT, "%s: the recording has no read request", r->src);
+	for (size_t k = 0; k < nrec; k++)
+		if (recs[k]->n == 0 || recs[k]->nth == 0)
+			return sim_errorf(err, SIM_E_INPUT, "%s: the recording has no read request",
+					  recs[k]->src);
+	if (which >= nrec)
+		return sim_errorf(err, SIM_E_INPUT, "launch %zu of %zu recordings", which + 1, nrec);
+	const struct lb_recording *r = recs[which];
 	size_t main = 0;
 	if (prm->main_tid) {
 		while (main < r->nth && r->th[main].tid != prm->main_tid)
@@ -449,7 +468,7 @@ int lb_build(const struct lb_recording *r, const struct lb_params *prm, gsl_rng 
 					  "%s: main thread %d issued no read request of the app",
 					  r->src, (int)prm->main_tid);
 	}
-	int rc = build_files(r, prm, p);
+	int rc = build_files(recs, nrec, prm, p);
 	if (rc)
 		goto nomem;
 	p->th = calloc(r->nth, sizeof(*p->th));

@@ -111,6 +111,14 @@ struct lb_plan {
  * SIM_E_NOMEM. */
 int lb_build(const struct lb_recording *r, const struct lb_params *p, gsl_rng *var,
 	     struct lb_plan *out, struct sim_error *err);
+/* The same for launch recs[which] of a set of recordings of one app's
+ * repeated launches: the files are built from the union of every
+ * recording's sectors, so that each launch reads the same files (a launch
+ * profile of one applies to the next) and the recordings' own differences
+ * are the variation. */
+int lb_build_set(const struct lb_recording *const *recs, size_t nrec, size_t which,
+		 const struct lb_params *p, gsl_rng *var, struct lb_plan *out,
+		 struct sim_error *err);
 void lb_plan_free(struct lb_plan *p);
 
 #endif

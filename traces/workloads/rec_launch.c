@@ -26,8 +26,9 @@
 #include "traces/workloads/launch_build.h"
 #include "traces/workloads/replay_common.h"
 
+#define RL_MAX_RECORDINGS 16
+
 struct rec_p {
-	const char *trace;
 	const char *comm;
 	int64_t sel_pid;
 	int64_t main_tid;
@@ -40,9 +41,6 @@ struct rec_p {
 
 #define RO(f) offsetof(struct rec_p, f)
 static const struct cfg_param rec_params[] = {
-	{ "trace", CFG_T_STRING, RO(trace), "", NULL, CFG_NO_RANGE, "required",
-	  "the recorded cold start: a block trace with completions (blktrace, blkparse text, "
-	  "ftrace block events, Perfetto, a CSV with a response column)", NULL },
 	{ "comm", CFG_T_STRING, RO(comm), "", "", CFG_NO_RANGE, "scenario",
 	  "the app's threads in the trace: a POSIX extended regex on the recorded comm (a "
 	  "thread's own name in blktrace)", NULL },
@@ -67,7 +65,8 @@ static const struct cfg_param rec_params[] = {
 	  "launch_no", NULL },
 	{ "launch_no", CFG_T_INT, RO(launch_no), "", "1", 1, 1e9, "scenario",
 	  "which launch of the app this is: its variation comes from stream "
-	  "workload.KEY.launchN", NULL },
+	  "workload.KEY.launchN; with a list of recordings, launch N replays recording "
+	  "(N - 1) mod the list's length", NULL },
 	CFG_PARAM_END,
 };
 
@@ -86,8 +85,9 @@ struct rec_launch {
 	struct rec_p p;
 	struct app_launch_id id;
 	char *region;
-	char path[4096];
-	struct lb_recording rec;
+	char path[RL_MAX_RECORDINGS][4096];
+	struct lb_recording rec[RL_MAX_RECORDINGS];
+	size_t nrec, used;
 	struct lb_plan plan;
 	struct stack_file **files;
 	struct rl_thread *th;
@@ -222,16 +222,36 @@ int rec_launch_create(struct sim *sim, struct stack *s, struct cfg_node *n,
 		if (!a->region)
 			return sim_errorf(err, SIM_E_NOMEM, "out of memory");
 	}
-	rc = rpc_resolve_path(a->p.trace, cfg_get(n, "trace"), a->path, sizeof(a->path), err);
-	if (rc)
-		return rc;
+	/* `trace`: the recorded cold start, or a list of recordings of
+	 * repeated cold starts of the app (not in the tunables table: a
+	 * string or a sequence) */
+	struct cfg_node *tn = cfg_get(n, "trace");
+	if (!tn)
+		return cfg_errorf(err, n, "a recorded launch needs `trace:`, the recorded cold start "
+				  "(a block trace with completions), or a list of recordings of "
+				  "repeated cold starts");
+	cfg_mark_used(tn, true);
+	struct cfg_node *items = tn->kind == CFG_SEQ ? tn->child : tn;
+	for (struct cfg_node *c = items; c; c = tn->kind == CFG_SEQ ? c->next : NULL) {
+		if (c->kind != CFG_SCALAR || !c->value || !c->value[0])
+			return cfg_errorf(err, c, "expected a trace path");
+		if (a->nrec == RL_MAX_RECORDINGS)
+			return cfg_errorf(err, c, "at most %d recordings", RL_MAX_RECORDINGS);
+		rc = rpc_resolve_path(c->value, c, a->path[a->nrec], sizeof(a->path[0]), err);
+		if (rc)
+			return rc;
+		a->nrec++;
+	}
+	if (a->nrec == 0)
+		return cfg_errorf(err, tn, "expected a trace path or a list of them");
 	struct trace_fg *sel = NULL;
 	rc = rl_select(a, n, &sel, err);
-	if (!rc)
-		rc = lb_read_trace(a->path, sel, &a->rec, err);
+	for (size_t k = 0; !rc && k < a->nrec; k++)
+		rc = lb_read_trace(a->path[k], sel, &a->rec[k], err);
 	trace_fg_free(sel);
 	if (rc)
 		return rc;
+	a->used = (size_t)(a->p.launch_no - 1) % a->nrec;
 	gsl_rng *var = NULL;
 	if (a->p.variation > 0 || a->p.cpu_jitter > 0) {
 		char name[300];
@@ -246,7 +266,10 @@ int rec_launch_create(struct sim *sim, struct stack *s, struct cfg_node *n,
 		.variation = a->p.variation,
 		.main_tid = (int32_t)a->p.main_tid,
 	};
-	rc = lb_build(&a->rec, &bp, var, &a->plan, err);
+	const struct lb_recording *recs[RL_MAX_RECORDINGS];
+	for (size_t k = 0; k < a->nrec; k++)
+		recs[k] = &a->rec[k];
+	rc = lb_build_set(recs, a->nrec, a->used, &bp, var, &a->plan, err);
 	if (rc) {
 		if (rc == SIM_E_INPUT) {
 			char msg[SIM_ERRMSG_MAX];
@@ -319,11 +342,13 @@ struct stack_task *rec_launch_main(struct rec_launch *a)
 void rec_launch_stats_json(const struct rec_launch *a, json_t *obj)
 {
 	json_t *r = json_object();
-	json_object_set_new(r, "trace", json_string(a->path));
+	const struct lb_recording *rec = &a->rec[a->used];
+	json_object_set_new(r, "trace", json_string(a->path[a->used]));
+	json_object_set_new(r, "recordings", json_integer((json_int_t)a->nrec));
 	json_object_set_new(r, "launch_no", json_integer(a->p.launch_no));
-	json_object_set_new(r, "reads", json_integer((json_int_t)a->rec.n));
-	json_object_set_new(r, "reads_without_completion", json_integer((json_int_t)a->rec.uncompleted));
-	json_object_set_new(r, "writes_not_replayed", json_integer((json_int_t)a->rec.writes));
+	json_object_set_new(r, "reads", json_integer((json_int_t)rec->n));
+	json_object_set_new(r, "reads_without_completion", json_integer((json_int_t)rec->uncompleted));
+	json_object_set_new(r, "writes_not_replayed", json_integer((json_int_t)rec->writes));
 	json_object_set_new(r, "files", json_integer((json_int_t)a->plan.nfiles));
 	json_object_set_new(r, "reads_moved", json_integer((json_int_t)a->plan.moved));
 	json_object_set_new(r, "recorded_span_ns", json_integer(a->plan.span_ns));
@@ -357,7 +382,8 @@ void rec_launch_destroy(struct rec_launch *a)
 	if (!a)
 		return;
 	lb_plan_free(&a->plan);
-	lb_recording_free(&a->rec);
+	for (size_t k = 0; k < a->nrec; k++)
+		lb_recording_free(&a->rec[k]);
 	free(a->files);
 	free(a->th);
 	free(a->region);

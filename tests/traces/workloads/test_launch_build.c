@@ -4,7 +4,8 @@
  * queued while one is in flight are one batch; another thread is spawned
  * from the main thread at the recorded point with the rest as lead CPU;
  * the variation stays in its stated range, is the same for a stream and
- * moves reads only inside their file; a recording without completions and
+ * moves reads only inside their file; recordings of repeated launches
+ * share one file set; a recording without completions and
  * a broken trace line are bad input naming the file (and the line); on the
  * real NVMe readahead trace (tests/data/blktrace-nvme-readahead, one
  * dependent reader) CPU plus batch times add up to the recorded span. */
@@ -197,6 +198,50 @@ static void test_variation_range(void **st)
 	lb_recording_free(&r);
 }
 
+/* Two recordings of repeated launches share one file set (the union of
+ * their sectors): a sector both read is the same file and offset in both
+ * launches' plans; launch 2 is recording 2's requests and gaps. */
+static void test_recording_set(void **st)
+{
+	(void)st;
+	struct lb_recording r1, r2;
+	memset(&r1, 0, sizeof(r1));
+	memset(&r2, 0, sizeof(r2));
+	push(&r1, 10, 0, 100 * US, 0, 8);
+	push(&r1, 10, 300 * US, 400 * US, 5000000, 8);
+	push(&r2, 11, 0, 100 * US, 0, 8);
+	push(&r2, 11, 500 * US, 600 * US, 9000000, 8); /* only launch 2 reads here */
+	push(&r2, 11, 700 * US, 800 * US, 5000000, 8);
+	const struct lb_recording *set[2] = { &r1, &r2 };
+	struct lb_plan a, b;
+	struct sim_error err;
+	assert_int_equal(lb_build_set(set, 2, 0, &defaults, NULL, &a, &err), 0);
+	assert_int_equal(lb_build_set(set, 2, 1, &defaults, NULL, &b, &err), 0);
+	assert_int_equal(a.nfiles, 3);
+	assert_int_equal(b.nfiles, 3);
+	assert_int_equal(a.th[0].reads, 2);
+	assert_int_equal(b.th[0].reads, 3);
+	int64_t c[4];
+	assert_int_equal(cpus(&b.th[0], c, 4), 2);
+	assert_int_equal(c[0], 400 * US);
+	assert_int_equal(c[1], 100 * US);
+	/* sector 5000000: the same file in both */
+	uint32_t fa = UINT32_MAX, fb = UINT32_MAX;
+	for (size_t k = 0; k < a.th[0].n; k++)
+		if (a.th[0].v[k].kind == LB_FETCH)
+			fa = a.th[0].v[k].file;
+	for (size_t k = 0; k < b.th[0].n; k++)
+		if (b.th[0].v[k].kind == LB_FETCH)
+			fb = b.th[0].v[k].file;
+	assert_int_equal(fa, fb);
+	assert_int_equal(a.files[fa].sector, 5000000);
+	lb_plan_free(&a);
+	lb_plan_free(&b);
+	assert_int_equal(lb_build_set(set, 2, 2, &defaults, NULL, &a, &err), SIM_E_INPUT);
+	lb_recording_free(&r1);
+	lb_recording_free(&r2);
+}
+
 static char *write_tmp(const char *text)
 {
 	static char path[] = "/tmp/test_launch_build_XXXXXX";
@@ -308,6 +353,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_gaps_per_thread),
 		cmocka_unit_test(test_variation_range),
+		cmocka_unit_test(test_recording_set),
 		cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_read_pairs_completions),
 		cmocka_unit_test(test_real_nvme_trace),
