@@ -2,7 +2,7 @@
 # A launch built from a recorded cold start (gen: recorded,
 # configs/scenarios/launch-recorded.yaml): the bundled recording is what
 # scripts/gen-launch-recording writes; its three threads replay with their
-# recorded reads; the FAST prefetcher profiled on launch 1 makes launch 2
+# recorded reads (from blkparse text or the blktrace binary alike); the FAST prefetcher profiled on launch 1 makes launch 2
 # shorter than launch 2's cold start but misses (the assumed variation), and
 # a launch with misses gains less than one without; recording does not move
 # the cold launch; with two recordings, launch 2 is the second and FAST
@@ -28,6 +28,11 @@ run "$sc" --set workload.tasks.demoapp.launch_no=2 --set policies=prefetch \
 run "$sc" --set policies=prefetch --set prefetch.profile="$prof" --out "$tmp/fast1.json"
 run "$sc" --set workload.tasks.demoapp.variation=0 --set workload.tasks.demoapp.cpu_jitter=0 \
 	--out "$tmp/exact.json"
+
+# the same recording as a blktrace binary: the same launch
+"$bin" trace convert "$src/traces/samples/launch/demoapp-cold.blkparse" --to blktrace \
+	-o "$tmp/demoapp.bin" >/dev/null 2>&1 || { echo "FAIL: trace convert"; exit 1; }
+run "$sc" --set workload.tasks.demoapp.trace="$tmp/demoapp.bin" --out "$tmp/bin.json"
 
 # recordings of repeated launches: launch 2 replays the second one
 two="[$src/traces/samples/launch/demoapp-cold.blkparse,$src/traces/samples/launch/demoapp-cold-2.blkparse]"
@@ -79,6 +84,8 @@ if (t["recording"]["reads"], len(t["threads"]), t["recording"]["writes_not_repla
     print("FAIL: recording read", t["recording"], len(t["threads"])); ok = False
 if ex["workload"]["tasks"][0]["recording"]["reads_moved"] != 0:
     print("FAIL: variation 0 moved reads"); ok = False
+if launch(load("bin")) != launch(c1):
+    print("FAIL: the blktrace binary of the recording gives another launch"); ok = False
 if launch(rec) != launch(c1):
     print("FAIL: recording changed the cold launch"); ok = False
 pf2 = f2["policies"]["prefetch"]
