@@ -2,7 +2,7 @@
 # A launch built from a recorded cold start (gen: recorded,
 # configs/scenarios/launch-recorded.yaml): the bundled recordings are what
 # scripts/gen-launch-recording writes; the three threads replay their recorded
-# reads, from blkparse text or the blktrace binary alike; FAST profiled on
+# reads, from blkparse text, the blktrace binary or ftrace text alike; FAST profiled on
 # launch 1 makes launch 1 at least 15 % shorter, misses on launch 2 (the assumed
 # variation) and gains less there; recording does not move the cold launch;
 # with two recordings launch 2 is the second, and FAST trained on the first is
@@ -63,6 +63,22 @@ if ! command -v python3 >/dev/null 2>&1; then
 	echo "SKIP: python3 not installed, JSON not checked"
 	exit 0
 fi
+# the same recording as ftrace text (block_bio_queue / block_rq_complete, times
+# to the microsecond as ftrace prints them)
+python3 - "$src/traces/samples/launch/demoapp-cold.blkparse" >"$tmp/demoapp.ftrace" <<'PY'
+import sys
+for line in open(sys.argv[1]):
+    dev, cpu, seq, t, pid, act, rwbs, sec, _, n = line.split()[:10]
+    comm = line[line.rindex("[") + 1:line.rindex("]")]
+    s, ns = t.split(".")
+    if act == "Q":
+        print("%16s-%-5s [000] ....  %s.%s: block_bio_queue: %s %s %s + %s [%s]"
+              % (comm, pid, s, ns[:6], dev, rwbs, sec, n, comm))
+    elif act == "C":
+        print("%16s-%-5s [000] d.h.  %s.%s: block_rq_complete: %s %s () %s + %s [0]"
+              % ("<idle>", "0", s, ns[:6], dev, rwbs, sec, n))
+PY
+run "$sc" --set workload.tasks.demoapp.trace="$tmp/demoapp.ftrace" --out "$tmp/ftrace.json"
 python3 "$src/scripts/gen-launch-recording" "$tmp/gen.blkparse"
 cmp -s "$tmp/gen.blkparse" "$src/traces/samples/launch/demoapp-cold.blkparse" ||
 	{ echo "FAIL: scripts/gen-launch-recording does not write the bundled recording"; exit 1; }
@@ -85,6 +101,9 @@ if (t["recording"]["reads"], len(t["threads"]), t["recording"]["writes_not_repla
     print("FAIL: recording read", t["recording"], len(t["threads"])); ok = False
 if ex["workload"]["tasks"][0]["recording"]["reads_moved"] != 0:
     print("FAIL: variation 0 moved reads"); ok = False
+ft = load("ftrace")
+if ft["workload"]["tasks"][0]["recording"]["reads"] != 342 or abs(launch(ft) / launch(c1) - 1) > 0.001:
+    print("FAIL: the ftrace text of the recording gives another launch", launch(ft), launch(c1)); ok = False
 if launch(load("bin")) != launch(c1):
     print("FAIL: the blktrace binary of the recording gives another launch"); ok = False
 if launch(rec) != launch(c1):
