@@ -18,6 +18,9 @@
  *          evenly between the I/Os it actually issues (counted by a dry
  *          run on a copy of its stream); optional small database writes
  *          with periodic fsync;
+ *  recorded an app launch replayed from a recorded cold start: its threads,
+ *          requests and CPU gaps from a block trace
+ *          (traces/workloads/rec_launch.c, launch_build.c);
  *  app     a multi-threaded app launch (main, RenderThread, image workers,
  *          SQLite worker with Android 5's journal protocol):
  *          traces/workloads/app_launch.c;
@@ -59,11 +62,12 @@
 #include "sim/workload.h"
 #include "traces/workloads/app_launch.h"
 #include "traces/workloads/kbuild.h"
+#include "traces/workloads/rec_launch.h"
 
 enum gen_kind { GEN_WRITER = 0, GEN_VIDEO, GEN_READER, GEN_LAUNCH, GEN_BURST, GEN_APP, GEN_COPY,
-	       GEN_KBUILD };
+	       GEN_KBUILD, GEN_RECORDED };
 static const char *const gen_names[] = { "writer", "video", "reader", "launch", "burst", "app",
-					  "copy", "kbuild", NULL };
+					  "copy", "kbuild", "recorded", NULL };
 static const char *const ioprio_names[] = { "none", "rt", "be", "idle", NULL };
 static const char *const pattern_names[] = { "seq", "random", NULL };
 
@@ -94,7 +98,7 @@ static const struct cfg_param start_param[] = {
 
 static const struct cfg_param common_params[] = {
 	{ "gen", CFG_T_ENUM, offsetof(struct task_common, gen), "", NULL, CFG_NO_RANGE, "scenario",
-	  "generator: writer, video, reader, launch, burst, app, copy, kbuild", gen_names },
+	  "generator: writer, video, reader, launch, burst, app, copy, kbuild, recorded", gen_names },
 	{ "enabled", CFG_T_BOOL, offsetof(struct task_common, enabled), "", "true", CFG_NO_RANGE,
 	  "scenario", "run this task", NULL },
 	{ "uid", CFG_T_INT, offsetof(struct task_common, uid), "", "10000", 0, 4294967295.0,
@@ -325,6 +329,7 @@ struct wl_task {
 	struct kbuild *kb;           /* kbuild */
 	struct stack_task *t;
 	struct app_launch *app;      /* app: the multi-threaded launch (t is its main thread) */
+	struct rec_launch *rl;       /* recorded: the launch from a recording (t: its main thread) */
 	gsl_rng *rng;
 	struct sim_rng_set *app_rngs; /* app_seed: the set rng comes from (else the sim's) */
 	struct stack_file *file;     /* writer, reader */
@@ -871,7 +876,8 @@ static int task_setup(struct wl_state *ws, struct wl_task *wt, struct cfg_node *
 		break;
 	}
 	case GEN_APP:
-		break; /* app_launch_create reads its keys */
+	case GEN_RECORDED:
+		break; /* app_launch_create, rec_launch_create read their keys */
 	case GEN_COPY: {
 		rc = cfg_apply(copy_params, n, &wt->p.cp, err);
 		if (rc)
@@ -1030,6 +1036,23 @@ static int task_create_one(struct wl_state *ws, struct cfg_node *c, const struct
 		wt->t = app_launch_main(wt->app);
 		return 0;
 	}
+	if (wt->c.gen == GEN_RECORDED) {
+		struct app_launch_id id = {
+			.key = wt->key,
+			.comm = wt->c.name,
+			.uid = (uint32_t)wt->c.uid,
+			.pid = (int32_t)wt->c.pid,
+			.ioprio_class = (uint8_t)wt->c.ioprio_class,
+			.ioprio_level = (uint8_t)wt->c.ioprio_level,
+			.region = wt->c.region,
+			.become_fg = wt->c.become_fg,
+		};
+		rc = rec_launch_create(sim, ws->stack, c, &id, &wt->rl, err);
+		if (rc)
+			return rc;
+		wt->t = rec_launch_main(wt->rl);
+		return 0;
+	}
 	struct stack_op_source src = { .next = wl_next, .exited = wl_exited, .ctx = wt };
 	wt->t = stack_task_create(ws->stack, &a, &src, err);
 	if (!wt->t)
@@ -1102,7 +1125,7 @@ static int wl_create(struct sim *sim, struct cfg_node *node, void **state, struc
 /* A launch a planner policy hears of (with its start) at t = 0. */
 static bool planned_launch(const struct sim *sim, const struct wl_task *wt)
 {
-	return (wt->c.gen == GEN_LAUNCH || wt->c.gen == GEN_APP) &&
+	return (wt->c.gen == GEN_LAUNCH || wt->c.gen == GEN_APP || wt->c.gen == GEN_RECORDED) &&
 	       policy_set_has_planner(sim->policies);
 }
 
@@ -1132,6 +1155,8 @@ static void wl_start(struct sim *sim, void *state)
 		}
 		if (wt->app)
 			app_launch_start(wt->app, wt->c.start_ns);
+		else if (wt->rl)
+			rec_launch_start(wt->rl, wt->c.start_ns);
 		else
 			stack_task_start(wt->t, wt->c.start_ns);
 	}
@@ -1192,6 +1217,8 @@ static bool wl_release(struct sim *sim, void *state, const char *task, int64_t a
 	sim_at_reserved(sim, wt->held_seq);
 	if (wt->app)
 		app_launch_start(wt->app, at_ns);
+	else if (wt->rl)
+		rec_launch_start(wt->rl, at_ns);
 	else
 		stack_task_start(wt->t, at_ns);
 	bool one = !sim->at_reserved && sim->reserved_used == used + 1 &&
@@ -1204,6 +1231,8 @@ static bool task_done(const struct wl_task *wt)
 {
 	if (wt->app)
 		return app_launch_done(wt->app);
+	if (wt->rl)
+		return rec_launch_done(wt->rl);
 	return !wt->t || stack_task_exited(wt->t);
 }
 
@@ -1262,6 +1291,8 @@ static void wl_stats_json(struct sim *sim, void *state, struct json_t *obj)
 		}
 		if (wt->app)
 			app_launch_stats_json(wt->app, o);
+		if (wt->rl)
+			rec_launch_stats_json(wt->rl, o);
 		json_array_append_new(arr, o);
 	}
 	json_object_set_new(obj, "tasks", arr);
@@ -1278,6 +1309,7 @@ static void wl_destroy(void *state)
 		kbuild_free(ws->tasks[i].kb);
 		sim_rng_set_free(ws->tasks[i].app_rngs);
 		app_launch_destroy(ws->tasks[i].app);
+		rec_launch_destroy(ws->tasks[i].rl);
 	}
 	free(ws->tasks);
 	free(ws);
@@ -1285,7 +1317,7 @@ static void wl_destroy(void *state)
 
 const struct workload_ops synthetic_workload_ops = {
 	.name = "synthetic",
-	.summary = "YAML task list: writer, video, reader, launch, burst, app, kbuild generators",
+	.summary = "YAML task list: writer, video, reader, launch, burst, app, kbuild, recorded generators",
 	.create = wl_create,
 	.start = wl_start,
 	.done = wl_done,
