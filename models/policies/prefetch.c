@@ -624,21 +624,26 @@ static const struct cfg_param prefetch_params[] = {
 	  "user: a helper process of the app's uid opens each file and fadvises each extent; "
 	  "kernel: the sequence is issued from inside the kernel, without system calls or opens",
 	  pf_level_names },
-	{ "spawn_us", CFG_T_TIME, offsetof(struct prefetch, p.cost.spawn_ns), "us", "500us", 0, 1e8,
-	  "ASSUMED 200 us-2 ms [INFER]: fork + exec of the generated prefetcher by FAST's execve "
-	  "wrapper (lmbench fork+exec on 2000s x86 [RECALL])",
+	{ "spawn_us", CFG_T_TIME, offsetof(struct prefetch, p.cost.spawn_ns), "us", "0", 0, 1e8,
+	  "0 = not charged (the model before levels; fast-prefetch/fast-multi keep it); the FAST "
+	  "experiment scenarios set ASSUMED 500 us, range 200 us-2 ms [INFER]: "
+	  "fork + exec of the generated prefetcher by FAST's execve wrapper (lmbench "
+	  "fork+exec on 2000s x86 [RECALL])",
 	  "level user: from the app's exec to the prefetcher's first call", NULL },
-	{ "syscall_us", CFG_T_TIME, offsetof(struct prefetch, p.cost.syscall_ns), "us", "1us", 0, 1e8,
-	  "ASSUMED 0.3-5 us [INFER]: null system call 0.1-0.3 us on a Core 2 (lmbench lat_syscall "
+	{ "syscall_us", CFG_T_TIME, offsetof(struct prefetch, p.cost.syscall_ns), "us", "0", 0, 1e8,
+	  "0 = not charged (as spawn_us); the experiments set ASSUMED 1 us, range 0.3-5 us [INFER]: "
+	  "null system call 0.1-0.3 us on a Core 2 (lmbench lat_syscall "
 	  "[RECALL]) plus fdget, fadvise64 and force_page_cache_readahead's set-up",
 	  "level user: CPU of one posix_fadvise call, fixed part", NULL },
-	{ "page_probe_ns", CFG_T_TIME, offsetof(struct prefetch, p.cost.page_probe_ns), "ns", "100ns",
+	{ "page_probe_ns", CFG_T_TIME, offsetof(struct prefetch, p.cost.page_probe_ns), "ns", "0",
 	  0, 1e8,
-	  "ASSUMED 50-300 ns [INFER]: 2.6.32 __do_page_cache_readahead probes every page of the "
+	  "0 = not charged (as spawn_us); the experiments set ASSUMED 100 ns, range 50-300 ns [INFER]: "
+	  "2.6.32 __do_page_cache_readahead probes every page of the "
 	  "range (radix_tree_lookup under RCU), as pagecache.lookup_ns",
 	  "level user: CPU per page of a fadvised range", NULL },
-	{ "open_us", CFG_T_TIME, offsetof(struct prefetch, p.cost.open_ns), "us", "5us", 0, 1e8,
-	  "ASSUMED 2-20 us [INFER]: open + close with the dentry cached (lmbench lat_syscall open "
+	{ "open_us", CFG_T_TIME, offsetof(struct prefetch, p.cost.open_ns), "us", "0", 0, 1e8,
+	  "0 = not charged (as spawn_us); the experiments set ASSUMED 5 us, range 2-20 us [INFER]: "
+	  "open + close with the dentry cached (lmbench lat_syscall open "
 	  "on 2000s x86 [RECALL]); the inode block it may read is modelled as I/O",
 	  "level user: CPU of the open() and close() around a file's extents", NULL },
 	CFG_PARAM_END,
