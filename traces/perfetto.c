@@ -228,6 +228,17 @@ static void pf_copy(char *dst, size_t cap, const uint8_t *p, size_t len)
 	dst[n] = '\0';
 }
 
+/* TracePacket.system_info (45): SystemInfo.utsname (1) .release (3), the
+ * kernel's `uname -r` (protos/perfetto/trace/system_info.proto), kept for
+ * `workload fit`'s choice of a stack of the recording's era. */
+static void pf_system_info(struct pf_reader *f, const struct pw_field *si)
+{
+	struct pw_field u, r;
+	if (f->diag && pw_find(si->p, si->len, 1, &u) && u.wt == PW_LEN &&
+	    pw_find(u.p, u.len, 3, &r) && r.wt == PW_LEN)
+		pf_copy(f->diag->kernel_release, sizeof(f->diag->kernel_release), r.p, r.len);
+}
+
 static void pf_name_thread(struct pf_reader *f, int32_t tid, const uint8_t *p, size_t len)
 {
 	if (tid < 0 || !len)
@@ -1036,6 +1047,7 @@ static int pf_packet(struct pf_reader *f, struct sim_error *err)
 		case 2: bad = pf_process_tree(f, &x); break;
 		case 9: bad = pf_process_stats(f, &x); break;
 		case 47: bad = pf_packages(f, &x); break;
+		case 45: pf_system_info(f, &x); break;
 		case 60: bad = pf_track_descriptor(f, &x); break;
 		case 12: bad = pf_interned_data(f, &x, seq); break;
 		case 11: /* one per packet (a step pushes at most one item) */

@@ -180,6 +180,9 @@ struct trace_diag {
 	uint64_t unnamed;           /* csv with a comm column: records with an empty name */
 	uint32_t files;             /* files read (1, or the CPU files of a set) */
 	char set_base[256];         /* a per-CPU set NAME.blktrace.N: NAME ("" otherwise) */
+	/* the recording kernel's release (uname -r) where the format keeps it
+	 * (Perfetto SystemInfo.utsname.release), else "" */
+	char kernel_release[65];
 	uint32_t missing_files;     /* gaps in a per-CPU set NAME.blktrace.N */
 	uint32_t truncated_files;   /* files whose last record was cut */
 	uint64_t truncated_bytes;   /* bytes of cut records skipped */

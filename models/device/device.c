@@ -121,6 +121,8 @@ extern const struct device_ops table_device_ops;
 extern const struct device_ops ideal_device_ops;
 extern const struct device_ops hdd_device_ops;
 extern const struct device_ops virtio_blk_device_ops; /* models/virt/virtio_blk.c */
+extern const struct device_ops stripe_device_ops;     /* models/md/md.c */
+extern const struct device_ops linear_device_ops;     /* models/md/md.c */
 
 /* One explicit table (docs/architecture.md §6), in the order `mobisim list devices` prints. */
 static const struct device_ops *const device_table[] = {
@@ -129,6 +131,8 @@ static const struct device_ops *const device_table[] = {
 	&ideal_device_ops,
 	&hdd_device_ops,
 	&virtio_blk_device_ops,
+	&stripe_device_ops,
+	&linear_device_ops,
 	NULL,
 };
 

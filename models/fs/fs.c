@@ -8,10 +8,11 @@
  * from the seeded stream "fs" - this is the configurable fragmentation
  * (layout_seed: the same placement whatever the run's seed).
  * Files written by the workload get blocks at writeback (delayed
- * allocation) from a per-inode preallocation window of alloc_extent_bytes
- * taken at the allocator's cursor (mballoc's inode preallocation), so a
- * streaming writer is contiguous while interleaved writers fragment each
- * other. Inodes are 256 bytes, 16 per 4 KiB inode-table block; an inode's
+ * allocation) at the allocator's cursor: ext4 through mballoc's inode and
+ * locality-group preallocation (models/fs/mballoc.c), ext3 from a window of
+ * alloc_extent_bytes (fs_alloc_upto), so a streaming writer is contiguous
+ * while interleaved writers fragment each other as far as the
+ * preallocation lets them. Inodes are 256 bytes, 16 per 4 KiB inode-table block; an inode's
  * block group (128 MiB) holds the block bitmap its allocations dirty.
  * Left out: free-space reuse (the cursor wraps around), extent-tree index
  * blocks, directories, checkpointing of journalled metadata in place.
@@ -42,8 +43,11 @@ static const struct cfg_param fs_params_table[] = {
 	{ "gap_mean_bytes", CFG_T_SIZE, offsetof(struct fs_params, gap_mean_bytes), "KiB", "512KiB",
 	  0, 1e9, "fitted (INFER)", "mean hole between a file's extents", NULL },
 	{ "alloc_extent_bytes", CFG_T_SIZE, offsetof(struct fs_params, alloc_extent_bytes), "KiB",
-	  "8MiB", 4, 1e9, "fs/ext4/mballoc.c: inode preallocation window (INFER size)",
-	  "contiguous window granted to a file at delayed allocation", NULL },
+	  "8MiB", 4, 1e9,
+	  "fs/ext4/mballoc.c ext4_mb_normalize_request (5.10-6.6): its largest window is 8 MiB; "
+	  "a smaller value clips it (a what-if: no kernel tunable)",
+	  "largest inode preallocation a file's allocation may take (ext4; ext3: the "
+	  "reservation window)", NULL },
 	{ "max_bio_bytes", CFG_T_SIZE, offsetof(struct fs_params, max_bio_bytes), "KiB", "512", 4,
 	  1 << 20, "BLK_DEF_MAX_SECTORS 1024 = 512 KiB limits bio_add_page",
 	  "largest bio the file system builds", NULL },
@@ -105,14 +109,14 @@ static uint64_t fs_data_start(const struct fs *fs)
 	return fs->meta_start + (64ull << (20 - SECTOR_SHIFT));
 }
 
-static uint32_t fs_group_of(const struct stack *s, uint64_t lba)
+uint32_t fs_group_of(const struct stack *s, uint64_t lba)
 {
 	uint64_t g = (lba - s->fs.start_sector) / (s->fs.p.group_bytes >> SECTOR_SHIFT);
 	return (uint32_t)g;
 }
 
 /* Take sectors at the cursor (wrapping to the data start). */
-static uint64_t fs_take(struct fs *fs, uint64_t sectors)
+uint64_t fs_take(struct fs *fs, uint64_t sectors)
 {
 	if (fs->cursor + sectors > fs->end_sector)
 		fs->cursor = fs_data_start(fs);
@@ -122,7 +126,7 @@ static uint64_t fs_take(struct fs *fs, uint64_t sectors)
 	return lba;
 }
 
-static int fs_add_extent(struct stack_file *f, uint64_t page, uint64_t lba, uint64_t npages)
+int fs_add_extent(struct stack_file *f, uint64_t page, uint64_t lba, uint64_t npages)
 {
 	if (f->ei.next_ext > 0) {
 		struct fs_extent *last = &f->ei.ext[f->ei.next_ext - 1];
@@ -244,7 +248,7 @@ static int ext4_map_for_write(struct stack *s, struct stack_file *f, uint64_t in
 	(void)sync;
 	if (index + n <= f->ei.alloc_pages)
 		return 0;
-	if (fs_alloc_upto(s, f, index + n))
+	if (fs_mb_alloc_upto(s, f, index + n))
 		return SIM_E_RUNTIME;
 	journal_add_ordered(s, f);
 	journal_dirty_inode(s, f, true);
@@ -259,7 +263,7 @@ static int ext4_map_direct(struct stack *s, struct stack_file *f, uint64_t index
 {
 	if (index + n <= f->ei.alloc_pages)
 		return 0;
-	if (fs_alloc_upto(s, f, index + n))
+	if (fs_mb_alloc_upto(s, f, index + n))
 		return SIM_E_RUNTIME;
 	journal_dirty_inode(s, f, true);
 	return 0;
@@ -269,7 +273,7 @@ static int ext4_init(struct stack *s, struct cfg_node *fs, struct cfg_node *jn,
 		     struct sim_error *err)
 {
 	int rc = fs_init(s, fs, err);
-	if (rc || (rc = journal_init(s, jn, err)))
+	if (rc || (rc = fs_mb_init(s, fs, err)) || (rc = journal_init(s, jn, err)))
 		return rc;
 	fs_layout(s, s->jn.nr_sectors);
 	return 0;
@@ -448,5 +452,8 @@ struct json_t *fs_to_json(const struct stack *s)
 	json_object_set_new(o, "allocated_bytes",
 			    json_integer((json_int_t)(fs->allocated_sectors << SECTOR_SHIFT)));
 	json_object_set_new(o, "params", cfg_params_to_json(fs_params_table, &fs->p));
+	json_t *mb = fs_mb_to_json(s);
+	if (mb)
+		json_object_set_new(o, "mballoc", mb);
 	return o;
 }

@@ -46,8 +46,29 @@ void fs_free(struct stack *s);
 int fs_rng_open(struct stack *s, struct sim_error *err);
 /* Allocate blocks for an existing file of npages (fragmented). */
 int fs_alloc_existing(struct stack *s, struct stack_file *f, uint64_t npages);
-/* Delayed allocation at writeback: cover [alloc_pages, upto). */
+/* Delayed allocation at writeback: cover [alloc_pages, upto) from a window
+ * of alloc_extent_bytes at the cursor (ext3's reservation window). */
 int fs_alloc_upto(struct stack *s, struct stack_file *f, uint64_t upto);
+/* The bump allocator's cursor: take sectors there (wrapping to the data
+ * start); append an extent to f's map; the block group of a sector. */
+uint64_t fs_take(struct fs *fs, uint64_t sectors);
+int fs_add_extent(struct stack_file *f, uint64_t page, uint64_t lba, uint64_t npages);
+uint32_t fs_group_of(const struct stack *s, uint64_t lba);
+
+/* ------------------------------------------------------------ mballoc.c */
+
+/* ext4's mballoc: read `fs:`'s mb_* and stripe keys (ext4 only). */
+int fs_mb_init(struct stack *s, struct cfg_node *node, struct sim_error *err);
+/* Cover [alloc_pages, upto) as ext4_mb_new_blocks would: inode or
+ * locality-group preallocation, normalised request, stripe alignment. */
+int fs_mb_alloc_upto(struct stack *s, struct stack_file *f, uint64_t upto);
+/* ext4_mb_normalize_request's window for a request of len blocks at
+ * logical block lblk of a file of isize bytes: *start and *size in
+ * blocks (before the clip to blocks already allocated). For tests. */
+void fs_mb_normalize(uint64_t lblk, uint64_t len, uint64_t isize, uint64_t *start,
+		     uint64_t *size);
+/* The "mballoc" object of the fs result (NULL when not ext4's). */
+struct json_t *fs_mb_to_json(const struct stack *s);
 /* Sector of page index and pages left in its extent (*run), UINT64_MAX if unallocated. */
 uint64_t fs_map(const struct stack_file *f, uint64_t index, uint64_t *run);
 struct json_t *fs_to_json(const struct stack *s);

@@ -44,6 +44,26 @@ struct fs_params {
 	int64_t atime_age_ns;         /* files that exist at the start: atime this old */
 };
 
+/* ext4's multiblock allocator (models/fs/mballoc.c): its sysfs tunables
+ * and mount option, in 4 KiB blocks as the kernel keeps them. */
+struct fs_mb_params {
+	int64_t stream_req;           /* s_mb_stream_request: files up to this use the group PA */
+	int64_t group_prealloc;       /* s_mb_group_prealloc (0: no group PA, all stream) */
+	int64_t stripe;               /* s_stripe, mount -o stripe= (0: none) */
+};
+
+/* mballoc's state: the locality group's preallocation and the counters. */
+struct fs_mb {
+	struct fs_mb_params p;
+	bool enabled;                 /* ext4; ext3 keeps its reservation window */
+	uint64_t lg_lba, lg_left;     /* the locality group's PA: next sector, sectors left */
+	uint64_t inode_pas, group_pas;           /* preallocations made */
+	uint64_t inode_pa_blocks, group_pa_blocks; /* blocks handed out of them */
+	uint64_t pa_blocks;           /* blocks reserved by all PAs made */
+	uint64_t noprealloc_blocks;   /* blocks given exactly (closed file's tail) */
+	uint64_t stripe_aligned;      /* allocations moved to a stripe boundary */
+};
+
 /* The mount's atime rule (fs/atime.c). */
 enum fs_atime {
 	FS_NOATIME = 0,   /* -o noatime: reads never update atime */
@@ -172,6 +192,7 @@ struct fs {
 	struct sim_rng_set *layout_rngs; /* layout_seed: the set rng comes from */
 	struct fs_direct dio;         /* O_DIRECT (direct.c) */
 	uint64_t atime_updates;       /* touch_atime that dirtied an inode (atime.c) */
+	struct fs_mb mb;              /* ext4's mballoc (mballoc.c) */
 };
 
 /* ------------------------------------------------ fs kinds (fs_kind.c) */
@@ -262,6 +283,7 @@ struct fs_inode {
 	struct list_head ordered_node;
 	bool ordered_next;         /* allocated again while its tx commits: join the next one */
 	uint64_t prealloc_lba, prealloc_left; /* mballoc-like per-inode preallocation (sectors) */
+	bool write_closed;         /* closed after its last write: no writer holds it open */
 	bool atomic;               /* inside F2FS_IOC_START_ATOMIC_WRITE .. COMMIT */
 	uint64_t nr_atomic;        /* pages held (PG_ATOMIC) */
 	void *fs_priv;             /* the file system's per-inode state (f2fs) */

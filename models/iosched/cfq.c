@@ -269,10 +269,13 @@ struct cfq_queue {
 	bool on_fg_list, fg;
 };
 
-/* Per-process state (struct cfq_io_cq), kept behind ioc->elv_data. */
+/* Per-process state (struct cfq_io_cq), kept behind ioc->elv_data: one
+ * per queue the process does I/O on, chained as the kernel's ioc->icq_tree
+ * holds one io_cq per request_queue (a RAID0's members each run CFQ). */
 struct cfq_io_cq {
 	struct cfq_data *cfqd;
 	struct io_context *ioc;
+	struct cfq_io_cq *ioc_next;    /* the ioc's io_cq of another queue */
 	struct list_head node;         /* cfqd->cics */
 	struct cfq_queue *cfqq[2];     /* [sync] */
 	struct cfq_ttime ttime;
@@ -1768,7 +1771,8 @@ static struct cfq_io_cq *cfq_cic_lookup(struct cfq_data *cfqd, struct io_context
 	if (!ioc)
 		return cfqd->kernel_cic;
 	struct cfq_io_cq *cic = ioc->elv_data;
-	SIM_ASSERT(!cic || cic->cfqd == cfqd);
+	while (cic && cic->cfqd != cfqd)
+		cic = cic->ioc_next;
 	return cic;
 }
 
@@ -1784,8 +1788,10 @@ static struct cfq_io_cq *cfq_cic_create(struct cfq_data *cfqd, struct io_context
 	cic->ioprio = cfq_ioc_prio(ioc);
 	cic->ttime.last_end_request = cfq_jiffies(cfqd);
 	list_add_tail(&cic->node, &cfqd->cics);
-	if (ioc != &cfqd->kernel_ioc)
+	if (ioc != &cfqd->kernel_ioc) {
+		cic->ioc_next = ioc->elv_data;
 		ioc->elv_data = cic;
+	}
 	return cic;
 }
 

@@ -447,6 +447,8 @@ static enum step op_step(struct stack_task *t)
 	case STACK_OP_READ:
 		return (os->op.flags & STACK_OPF_DIRECT) ? fs_direct_step(t) : read_step(t);
 	case STACK_OP_WRITE:
+		if (os->op.file)
+			os->op.file->ei.write_closed = false;
 		return (os->op.flags & STACK_OPF_DIRECT) ? fs_direct_step(t) : write_step(t);
 	case STACK_OP_FAULT:
 		return fault_step(t);
@@ -474,6 +476,9 @@ static enum step op_step(struct stack_task *t)
 	case STACK_OP_OPEN:
 		return open_step(t);
 	case STACK_OP_CLOSE:
+		/* the last writer is gone (inode_is_open_for_write, what mballoc asks) */
+		if (os->op.file)
+			os->op.file->ei.write_closed = true;
 		return STEP_DONE;
 	case STACK_OP_FG:
 		stack_set_fg_uid(t->stack, (uint32_t)os->op.len);

@@ -23,6 +23,7 @@
 
 #include "models/block/block.h"
 #include "sim/cli/cli.h"
+#include "sim/cli/fit_era.h"
 #include "sim/cli/trace_options.h"
 #include "sim/config.h"
 #include "sim/results.h"
@@ -55,8 +56,11 @@ static void workload_usage(FILE *f)
 		"                          compress gaps longer than T to T, or end the trace there\n"
 		"  --by pid|comm|uid       one stream per process id (default), process name or\n"
 		"                          uid (Android: the app; where the trace records uids)\n"
-		"  --device NAME|FILE      device of the scenario (default ufs21)\n"
-		"  --scheduler NAME        I/O scheduler of the scenario (default cfq)\n"
+		"  --device NAME|FILE      device of the scenario (default: emmc51 for an MMC\n"
+		"                          device (major 179), else ufs21)\n"
+		"  --scheduler NAME        I/O scheduler of the scenario (default: mq-deadline on\n"
+		"                          blk-mq when the trace was recorded on Linux 5.0 or\n"
+		"                          later (Perfetto keeps uname), else cfq)\n"
 		"  --seed N                seed of the scenario and of the check run (default 1)\n"
 		"  --set KEY=VALUE         a key of the scenario (repeatable): written into FIT.yaml,\n"
 		"                          so the check run and later runs use it\n"
@@ -72,7 +76,7 @@ struct fit_args {
 	int64_t chunk_ns;
 	uint64_t seed;
 	enum tfit_by by;
-	bool no_run, check, chunk_given;
+	bool no_run, check, chunk_given, device_given, scheduler_given;
 	struct trace_opts topts;
 };
 
@@ -89,11 +93,12 @@ static bool legacy_scheduler(const char *s)
 
 /* Q when the trace has any, else D (traces that keep issues only). */
 static int choose_action(const struct fit_args *a, uint16_t *act, const char **fmt,
-			 struct sim_error *err)
+			 struct fit_era *era, struct sim_error *err)
 {
 	struct trace_reader r;
 	struct trace_rec rec;
 	uint64_t q = 0, d = 0;
+	uint32_t major = 0;
 	int rc = trace_open_named(a->trace, a->format, &a->topts, &r, err);
 	if (rc)
 		return rc;
@@ -101,10 +106,14 @@ static int choose_action(const struct fit_args *a, uint16_t *act, const char **f
 	for (uint32_t i = 0; i < FIT_PRESCAN && (rc = trace_next(&r, &rec, err)) == 1; i++) {
 		q += rec.kind == TRACE_REC_BLOCK && rec.action == TRACE_A_QUEUE;
 		d += rec.kind == TRACE_REC_BLOCK && rec.action == TRACE_A_ISSUE;
+		if (!major && rec.kind == TRACE_REC_BLOCK &&
+		    (rec.action == TRACE_A_QUEUE || rec.action == TRACE_A_ISSUE))
+			major = rec.dev_major;
 		if (q)
 			break;
 	}
 	bool none_kept = trace_filter_kept_nothing(&r.diag);
+	fit_era_pick(major, r.diag.kernel_release, era);
 	char rules[sizeof(r.diag.filter)];
 	snprintf(rules, sizeof(rules), "%s", r.diag.filter);
 	trace_close(&r);
@@ -551,9 +560,15 @@ static int do_fit(const struct fit_args *args, struct sim_error *err)
 	char tmpdir[] = "/tmp/mobisim-fit-XXXXXX";
 	char scen[4096], wl[4200];
 	bool tmp = !a->out;
-	int rc = choose_action(a, &act, &fmt, err);
+	struct fit_era era;
+	int rc = choose_action(a, &act, &fmt, &era, err);
 	if (rc)
 		return rc;
+	/* the stack of the trace's era, where it says so and the user did not */
+	if (!a->device_given && era.device)
+		chosen.device = era.device;
+	if (!a->scheduler_given && era.scheduler)
+		chosen.scheduler = era.scheduler;
 	rc = fit_trace(a, act, true, &orig, err);
 	if (rc)
 		goto done;
@@ -612,6 +627,10 @@ static int do_fit(const struct fit_args *args, struct sim_error *err)
 	       tmp ? "" : "\nwritten:  ", tmp ? "" : scen);
 	if (!tmp)
 		printf("          %s\n", wl);
+	if (!a->device_given && era.device_why[0])
+		printf("stack:    device %s: %s\n", a->device, era.device_why);
+	if (!a->scheduler_given && era.scheduler_why[0])
+		printf("stack:    scheduler %s: %s\n", a->scheduler, era.scheduler_why);
 	if (a->no_run)
 		goto done;
 	struct tfit_opts o = { .chunk_ns = a->chunk_ns, .by = a->by, .io_action = TRACE_A_QUEUE,
@@ -706,8 +725,8 @@ static int fit_main(int argc, char **argv)
 				goto out;
 			}
 			break;
-		case 'd': a.device = optarg; break;
-		case 's': a.scheduler = optarg; break;
+		case 'd': a.device = optarg; a.device_given = true; break;
+		case 's': a.scheduler = optarg; a.scheduler_given = true; break;
 		case 'S':
 			if (sim_seed_parse(optarg, &a.seed, &err))
 				goto bad;

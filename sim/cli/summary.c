@@ -83,6 +83,15 @@ void summary_print(FILE *f, const struct sim *s, const json_t *res)
 			json_string_value(json_object_get(dev, "model")), num(dev, "requests"),
 			num(dev, "bytes") / 1048576.0,
 			sim_ns > 0 ? 100.0 * num(dev, "busy_ns") / sim_ns : 0.0);
+		/* an array (models/md/md.c): each member's own figures */
+		json_t *mem = json_object_get(json_object_get(dev, "md"), "members");
+		for (size_t i = 0; i < json_array_size(mem); i++) {
+			json_t *md = json_object_get(json_array_get(mem, i), "device");
+			fprintf(f, "  member %zu %s: %.0f requests, %.1f MiB, busy %.1f %%\n", i,
+				json_string_value(json_object_get(md, "model")), num(md, "requests"),
+				num(md, "bytes") / 1048576.0,
+				sim_ns > 0 ? 100.0 * num(md, "busy_ns") / sim_ns : 0.0);
+		}
 	}
 	(void)s;
 }

@@ -41,6 +41,7 @@
 #include "sim/cli/results_db.h"
 #include "sim/cli/rows_out.h"
 #include "sim/cli/sweep_fork.h"
+#include "sim/cli/sweep_index.h"
 #include "sim/cli/warnings.h"
 #include "sim/config.h"
 #include "sim/results.h"
@@ -81,16 +82,46 @@ static void point_rows_path(char *buf, size_t len, const char *points_dir,
 	snprintf(buf, len, "%s/%s.sqlite", points_dir, p->id);
 }
 
+static char *read_text(const char *path, size_t *len);
+
+/* A result document read whole and parsed from memory (json_load_file reads
+ * a byte at a time through getc: 12 % of a summary's instructions). */
+static json_t *load_doc(const char *path)
+{
+	size_t len = 0;
+	char *text = read_text(path, &len);
+	if (!text)
+		return NULL;
+	json_error_t je;
+	json_t *doc = json_loadb(text, len, 0, &je);
+	free(text);
+	return doc;
+}
+
+static json_t *load_point(const struct sweep_point *p, const char *path)
+{
+	json_t *doc = load_doc(path);
+	const json_t *id = json_object_get(json_object_get(doc, "sweep"), "id");
+	if (json_is_string(id) && strcmp(json_string_value(id), p->id) == 0)
+		return doc;
+	json_decref(doc);
+	return NULL;
+}
+
 bool sweep_point_file_ok(const struct sweep_point *p, const char *path)
 {
-	json_error_t je;
-	json_t *doc = json_load_file(path, 0, &je);
-	if (!doc)
-		return false;
-	const json_t *id = json_object_get(json_object_get(doc, "sweep"), "id");
-	bool ok = json_is_string(id) && strcmp(json_string_value(id), p->id) == 0;
+	json_t *doc = load_point(p, path);
 	json_decref(doc);
-	return ok;
+	return doc != NULL;
+}
+
+/* Whether path holds p's finished result: its index row says so, else a
+ * parse does. */
+static bool point_done(struct sweep_index *ix, const struct sweep_point *p, const char *path)
+{
+	json_t *row = sweep_index_row(ix, p, path);
+	json_decref(row);
+	return row || sweep_point_file_ok(p, path);
 }
 
 /* ------------------------------------------------------- one point */
@@ -291,6 +322,12 @@ int sweep_point_write(const struct sweep *sw, const struct sweep_point *p, struc
 	json_object_set_new(meta, "seed", json_integer((json_int_t)s->seed));
 	json_object_set_new(res, "sweep", meta);
 	int rc = results_write_atomic(path, res, err);
+	if (!rc) {
+		json_t *row = sweep_row_from_doc(sw, p, res);
+		if (row)
+			sweep_index_append(sw, p, out_dir, path, row);
+		json_decref(row);
+	}
 	json_decref(res);
 	return rc;
 }
@@ -470,15 +507,17 @@ static int run_all(const struct sweep *sw, const struct sweep_run_opts *o, struc
 	}
 	struct progress pg = { .on = o->progress && o->log, .f = o->log, .total = sw->npoints };
 	int ntodo = 0;
+	struct sweep_index *ix = o->resume ? sweep_index_load(sw, o->out_dir) : NULL;
 	for (int i = 0; i < sw->npoints; i++) {
 		point_path(path, sizeof(path), dir, &sw->points[i]);
 		/* with --db, a point is done when its rows are in the database too */
-		if (o->resume && sweep_point_file_ok(&sw->points[i], path) &&
+		if (o->resume && point_done(ix, &sw->points[i], path) &&
 		    (!db || point_rows_ok(db, dir, &sw->points[i])))
 			pg.skipped++;
 		else
 			todo[ntodo++] = i;
 	}
+	sweep_index_free(ix);
 	/* A bad key or value usually breaks every point: catch it once, here,
 	 * before forking a pool of failing processes. */
 	if (ntodo > 0) {
@@ -522,17 +561,19 @@ static int run_all(const struct sweep *sw, const struct sweep_run_opts *o, struc
 	}
 	for (int i = 0; i < ntodo; i++)
 		plain[todo[i]] = true;
+	ix = nforked ? sweep_index_load(sw, o->out_dir) : NULL;
 	for (int i = 0; i < nall && nforked; i++) {
 		if (plain[orig[i]])
 			continue;
 		point_path(path, sizeof(path), dir, &sw->points[orig[i]]);
-		if (sweep_point_file_ok(&sw->points[orig[i]], path)) {
+		if (point_done(ix, &sw->points[orig[i]], path)) {
 			pg.done++;
 		} else {
 			pg.failed++; /* named on the log as it ended */
 			worst = fork_worst ? fork_worst : SIM_E_RUNTIME;
 		}
 	}
+	sweep_index_free(ix);
 	free(plain);
 	free(orig);
 	progress_draw(&pg, false);
@@ -705,16 +746,11 @@ static json_t *find_point(const struct sweep_point *p, const char *out_points,
 {
 	for (int d = -1; d < ndirs; d++) {
 		point_path(path, plen, d < 0 ? out_points : dirs[d], p);
-		json_error_t je;
-		json_t *doc = json_load_file(path, 0, &je);
-		if (!doc)
-			continue;
-		const json_t *id = json_object_get(json_object_get(doc, "sweep"), "id");
-		if (json_is_string(id) && strcmp(json_string_value(id), p->id) == 0) {
+		json_t *doc = load_point(p, path);
+		if (doc) {
 			*from_out = d < 0;
 			return doc;
 		}
-		json_decref(doc);
 	}
 	return NULL;
 }
@@ -841,18 +877,21 @@ int sweep_write_summary(const struct sweep *sw, const char *out_dir, const char 
 	}
 	for (size_t i = 0; vals && i < (size_t)sw->npoints * nm; i++)
 		vals[i] = NAN;
+	struct sweep_index *ix = sweep_index_load(sw, out_dir);
 	for (int i = 0; i < sw->npoints && warned; i++) {
 		const struct sweep_point *p = &sw->points[i];
 		bool from_out = false;
-		json_t *doc = find_point(p, out_points, dpaths, ndirs, path, sizeof(path), &from_out);
-		if (!doc) {
+		point_path(path, sizeof(path), out_points, p);
+		json_t *row = sweep_index_row(ix, p, path);
+		json_t *doc = row ? NULL : find_point(p, out_points, dpaths, ndirs, path, sizeof(path), &from_out);
+		if (!row && !doc) {
 			if (log)
 				fprintf(log, "mobisim: point %s: no result in %s%s\n", p->id, out_points,
 					ndirs ? " or the collected directories" : "");
 			(*nmissing)++;
 			continue;
 		}
-		if (copy && !from_out) {
+		if (doc && copy && !from_out) {
 			size_t len = 0;
 			char *text = read_text(path, &len);
 			char dst[4300];
@@ -865,65 +904,58 @@ int sweep_write_summary(const struct sweep *sw, const char *out_dir, const char 
 				break;
 			}
 		}
-		fputs(p->id, f);
-		const json_t *config = json_object_get(doc, "config");
-		char buf[512];
-		for (int c = 0; c < sw->nkeys; c++) {
-			if (p->vals[c]) {
-				put_cell(f, p->vals[c]->text);
-				continue;
+		if (doc) {
+			row = sweep_row_from_doc(sw, p, doc);
+			json_decref(doc);
+			if (!row) {
+				rc = sim_errorf(err, SIM_E_NOMEM, "out of memory");
+				break;
 			}
-			/* not assigned here: what the point ran with */
-			struct sweep_metric m = { .path = sw->keys[c], .scale = 1.0 };
-			if (!sweep_metric_format(&m, config, buf, sizeof(buf)))
-				snprintf(buf, sizeof(buf), "-");
-			put_cell(f, buf);
 		}
+		const json_t *keys = json_object_get(row, "keys"), *mets = json_object_get(row, "metrics");
+		fputs(p->id, f);
+		for (int c = 0; c < sw->nkeys; c++)
+			put_cell(f, json_string_value(json_array_get(keys, (size_t)c)));
 		present[i] = true;
 		char **gcells = cells + (size_t)p->group * (size_t)sw->nkeys;
-		for (int c = 0; c < sw->nkeys && !gcells[c]; c++) {
-			if (p->vals[c]) {
-				gcells[c] = strdup(p->vals[c]->text);
-			} else {
-				struct sweep_metric m = { .path = sw->keys[c], .scale = 1.0 };
-				if (!sweep_metric_format(&m, config, buf, sizeof(buf)))
-					snprintf(buf, sizeof(buf), "-");
-				gcells[c] = strdup(buf);
-			}
-		}
+		for (int c = 0; c < sw->nkeys && !gcells[c]; c++)
+			gcells[c] = strdup(json_string_value(json_array_get(keys, (size_t)c)));
+		char buf[64];
 		if (reps) {
 			snprintf(buf, sizeof(buf), "%d", p->rep);
 			put_cell(f, buf);
 		}
-		if (seeds) {
-			struct sweep_metric m = { .path = "mobisim.seed", .scale = 1.0 };
-			sweep_metric_format(&m, doc, buf, sizeof(buf));
-			put_cell(f, buf);
-		}
-		for (int m = 0; m < sw->nmetrics; m++) {
-			if (!sweep_metric_format(&sw->metrics[m], doc, buf, sizeof(buf)) && log &&
-			    !warned[m]) {
+		if (seeds)
+			put_cell(f, json_string_value(json_object_get(row, "seed")));
+		size_t ai;
+		json_t *av;
+		json_array_foreach(json_object_get(row, "absent"), ai, av) {
+			int m = (int)json_integer_value(av);
+			if (log && !warned[m]) {
 				fprintf(log, "mobisim: warning: %s:%d:%d: metric %s: '%s' is not in the result of point %s (written as NaN)\n",
 					sw->metrics[m].node->file, sw->metrics[m].node->line,
 					sw->metrics[m].node->col, sw->metrics[m].name,
 					sw->metrics[m].path, p->id);
 				warned[m] = true;
 			}
-			put_cell(f, buf);
+		}
+		for (int m = 0; m < sw->nmetrics; m++) {
+			const char *cell = json_string_value(json_array_get(mets, (size_t)m));
+			put_cell(f, cell);
 			char *end;
-			double d = strtod(buf, &end);
-			if (end != buf && !*end)
+			double d = strtod(cell, &end);
+			if (end != cell && !*end)
 				vals[(size_t)i * nm + (size_t)m] = d;
 		}
 		fputc('\n', f);
 		if (!phase_key[0])
-			cli_phase_key(doc, phase_key, sizeof(phase_key));
-		json_t *w = cli_result_warnings(doc);
-		cli_warn_tally_add(tally, w, p->id);
-		json_decref(w);
+			snprintf(phase_key, sizeof(phase_key), "%s",
+				 json_string_value(json_object_get(row, "phase_key")));
+		cli_warn_tally_add(tally, json_object_get(row, "warnings"), p->id);
 		npresent++;
-		json_decref(doc);
+		json_decref(row);
 	}
+	sweep_index_free(ix);
 	if (!rc && log && reps_identical(sw, vals, present)) {
 		fprintf(log, "mobisim: warning: the %d repetitions of every assignment gave the same "
 			"value of every metric: nothing the seed draws moves this scenario (fixed starts "

@@ -156,4 +156,28 @@ for bad in "device.x=1" "block=3" "nosuch.key=1"; do
 	[ $rc -eq 2 ] || err "--set $bad: exit $rc, expected 2: $(cat bad.err)"
 	[ ! -e bad.yaml ] && [ ! -e bad.workload.yaml ] || err "--set $bad left files"
 done
+# The stack of the trace's era (sim/cli/fit_era.c): a Perfetto trace whose SystemInfo says
+# Linux 5.10 gets blk-mq with mq-deadline, said on stdout; --scheduler overrides it
+python3 - era.pftrace "$SRC/tests/fuzz/corpus/perfetto/valid-synthetic" <<'PY'
+import sys
+def varint(n):
+    out = b""
+    while True:
+        b, n = n & 0x7f, n >> 7
+        if not n:
+            return out + bytes([b])
+        out += bytes([b | 0x80])
+def ld(fid, payload):  # a length-delimited field
+    return varint(fid << 3 | 2) + varint(len(payload)) + payload
+# Trace.packet (1) { system_info (45) { utsname (1) { release (3) } } }, then the corpus trace
+si = ld(1, ld(45, ld(1, ld(3, b"5.10.107-android13"))))
+open(sys.argv[1], "wb").write(si + open(sys.argv[2], "rb").read())
+PY
+"$BIN" workload fit era.pftrace -o era.yaml > era.txt 2>&1 || err "fit of a 5.10 Perfetto trace exited $?: $(tail -2 era.txt)"
+grep -q '^stack:    scheduler mq-deadline: recorded on Linux 5.10.107-android13' era.txt || err "no era line: $(cat era.txt)"
+grep -qx 'scheduler: mq-deadline' era.yaml && grep -qx '  kind: mq' era.yaml || err "5.10 trace: not blk-mq/mq-deadline: $(cat era.yaml)"
+"$BIN" run era.yaml --quiet --out era.json || err "the era scenario does not run"
+"$BIN" workload fit era.pftrace -o era2.yaml --scheduler cfq > era2.txt 2>&1 || err "fit --scheduler cfq exited $?"
+grep -q '^stack:    scheduler' era2.txt && err "--scheduler given, yet an era line: $(cat era2.txt)"
+grep -qx 'scheduler: cfq' era2.yaml || err "--scheduler cfq not kept: $(cat era2.yaml)"
 exit $fail

@@ -226,6 +226,43 @@ static void test_synthetic(void **state)
 	pw_buf_free(&t);
 }
 
+/* SystemInfo (packet field 45): utsname.release is the kernel's uname -r,
+ * which `workload fit` reads for the stack's era (sim/cli/fit_era.c). */
+static void test_system_info_release(void **state)
+{
+	struct pw_buf t = { 0 }, pkt = { 0 }, si = { 0 }, u = { 0 };
+	struct trace_reader r;
+	struct trace_rec rec;
+	struct sim_error err;
+
+	(void)state;
+	pw_put_str(&u, 1, "Linux");
+	pw_put_str(&u, 3, "5.10.107-android13-4-00001-g0123");
+	pw_put_str(&u, 4, "aarch64");
+	nest(&si, 1, &u);
+	pw_put_str(&si, 2, "google/bluejay/bluejay:13/TQ3A");
+	packet_msg(&t, &pkt, 45, &si);
+	build(&t);
+	assert_int_equal(trace_open_mem_auto(t.p, t.len, "t.pftrace", NULL, &r, &err), 0);
+	int n = 0, rc;
+	while ((rc = trace_next(&r, &rec, &err)) == 1)
+		n++;
+	assert_int_equal(rc, 0);
+	assert_int_equal(n, 3);
+	assert_string_equal(r.diag.kernel_release, "5.10.107-android13-4-00001-g0123");
+	trace_close(&r);
+	pw_buf_free(&t);
+
+	/* without it, nothing */
+	build(&t);
+	assert_int_equal(trace_open_mem_auto(t.p, t.len, "t.pftrace", NULL, &r, &err), 0);
+	while (trace_next(&r, &rec, &err) == 1)
+		;
+	assert_string_equal(r.diag.kernel_release, "");
+	trace_close(&r);
+	pw_buf_free(&t);
+}
+
 /* The recording's own foreground: process_stats gives each process's
  * oom_score_adj, oom_score_adj_update changes it; a block event of a
  * process at 0 (FOREGROUND_APP_ADJ, the top app) is TRACE_T_FG, and
@@ -363,6 +400,7 @@ int main(void)
 		cmocka_unit_test(test_malformed_packet_skipped),
 		cmocka_unit_test(test_oom_foreground),
 		cmocka_unit_test(test_pixel_trace),
+		cmocka_unit_test(test_system_info_release),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -82,7 +82,7 @@ static void test_device_registry_lookup(void **state)
 		assert_non_null((*d)->submit);
 		n++;
 	}
-	assert_int_equal(n, 5); /* flash, table, ideal, hdd, virtio-blk */
+	assert_int_equal(n, 7); /* flash, table, ideal, hdd, virtio-blk, stripe, linear */
 }
 
 static void expect_error(const char *yaml, const char *where, const char *what)
