@@ -23,6 +23,15 @@
  *                 batch; the plug still flushes at 16 requests and whenever
  *                 the thread sleeps). The app's own reads and faults then
  *                 hit the page cache or wait on the page in flight.
+ * level: user is FAST'11's prefetcher as above, started by its execve
+ * wrapper (spawn_us after the exec), paying a system call per fadvise and
+ * per open (syscall_us, open_us, page_probe_ns per page probed); its open()
+ * of a file waits for the inode block, so a cold inode splits the batch.
+ * level: kernel is the dissertation's in-kernel prefetcher: the same plan
+ * issued from inside the kernel at exec, with no system call, no open (the
+ * inode blocks are in the plan as metadata extents) and no probe cost
+ * (models/launch/pflevel.c). Both run as a thread of the app's uid at the
+ * same CPU and I/O priority.
  * One profile file holds every app of a scenario (keyed by task name).
  * Two phases in one simulation would need an app to launch twice with a
  * dropped cache in between, which the workloads do not describe; two
@@ -49,6 +58,7 @@
 #include "models/policies/launch_common.h"
 #include "models/launch/launchprof.h"
 #include "models/launch/launchrec.h"
+#include "models/launch/pflevel.h"
 #include "models/launch/pfplan.h"
 #include "models/policies/policy.h"
 #include "models/stack/stack.h"
@@ -57,6 +67,7 @@
 
 enum pf_mode { PF_RECORD = 0, PF_REPLAY };
 static const char *const pf_mode_names[] = { "record", "replay", NULL };
+static const char *const pf_level_names[] = { "user", "kernel", NULL };
 
 struct pf_params {
 	const char *profile;
@@ -66,6 +77,8 @@ struct pf_params {
 	bool shift_meta;
 	bool plug;
 	bool open_files;
+	int level; /* enum pflevel */
+	struct pflevel_costs cost;
 };
 
 /* A page of the app's working set, for the hit/miss figures. */
@@ -78,7 +91,7 @@ struct pf_page {
 };
 
 /* kinds of the prefetcher's struct lcom_step */
-enum pf_step_kind { PFS_PLUG, PFS_UNPLUG, PFS_OPEN, PFS_WILLNEED };
+enum pf_step_kind { PFS_PLUG, PFS_UNPLUG, PFS_OPEN, PFS_WILLNEED, PFS_CPU };
 
 struct pf_app {
 	struct prefetch *pf;
@@ -94,6 +107,9 @@ struct pf_app {
 	struct stack_task *helper;
 	int64_t helper_start_ns, helper_end_ns;
 	struct pfplan_stats plan;
+	/* the issuing thread's work at its level: system calls, CPU, opens */
+	uint64_t calls, files_opened;
+	int64_t cpu_ns, start_delay_ns;
 	struct rb_root pages;
 	uint64_t prefetched_pages;
 	/* first touches; hit_gone: prefetched but not in the cache at the
@@ -231,6 +247,10 @@ static int helper_next(struct stack_task *t, struct stack_op *op, void *ctx)
 	case PFS_PLUG: op->kind = STACK_OP_PLUG; break;
 	case PFS_UNPLUG: op->kind = STACK_OP_UNPLUG; break;
 	case PFS_OPEN: op->kind = STACK_OP_OPEN; break;
+	case PFS_CPU:
+		op->kind = STACK_OP_CPU;
+		op->ns = (int64_t)s->len;
+		return 1;
 	default: op->kind = STACK_OP_WILLNEED; break;
 	}
 	op->file = s->file;
@@ -249,6 +269,15 @@ static void helper_exited(struct stack_task *t, void *ctx)
 static int step_push(struct pf_app *a, size_t *cap, const struct lcom_step *s)
 {
 	return lcom_step_push(&a->steps, &a->nsteps, cap, s);
+}
+
+/* The issuing thread's CPU before its next step (none when 0). */
+static int cpu_push(struct pf_app *a, size_t *cap, int64_t ns)
+{
+	if (ns <= 0)
+		return 0;
+	a->cpu_ns += ns;
+	return step_push(a, cap, &(struct lcom_step){ .kind = PFS_CPU, .len = (uint64_t)ns });
 }
 
 /* Turn the app's profile into the prefetcher's op list. */
@@ -289,6 +318,7 @@ static int build_plan(struct prefetch *pf, struct pf_app *a, const struct lprof_
 		return sim_errorf(err, SIM_E_NOMEM, "out of memory");
 	}
 	size_t cap = 0;
+	enum pflevel lv = (enum pflevel)pf->p.level;
 	rc = 0;
 	if (pf->p.plug)
 		rc = step_push(a, &cap, &(struct lcom_step){ .kind = PFS_PLUG });
@@ -302,17 +332,27 @@ static int build_plan(struct prefetch *pf, struct pf_app *a, const struct lprof_
 			uint64_t off = 0, run = 0, next = UINT64_MAX, n;
 			if (out[k].kind == PFPLAN_DATA && lprof_map_lookup(&map, lba, &f, &off, &run, &next)) {
 				n = run < end - lba ? run : end - lba;
-				if (pf->p.open_files && !lprof_map_has_file(&opened, f)) {
+				if (pf->p.open_files && pflevel_opens_files(lv) &&
+				    !lprof_map_has_file(&opened, f)) {
 					rc = lprof_map_add_file(&opened, f);
+					if (!rc)
+						rc = cpu_push(a, &cap, pflevel_open_ns(lv, &pf->p.cost));
 					if (!rc)
 						rc = step_push(a, &cap,
 							       &(struct lcom_step){ .kind = PFS_OPEN, .file = f });
+					a->files_opened++;
+					a->calls += pflevel_open_calls(lv);
 				}
 			} else {
 				n = (out[k].kind == PFPLAN_DATA && next < end ? next : end) - lba;
 				f = bdev;
 				off = lba << SECTOR_SHIFT;
 			}
+			if (!rc)
+				rc = cpu_push(a, &cap,
+					      pflevel_extent_ns(lv, &pf->p.cost,
+								((n << SECTOR_SHIFT) + 4095) >> 12));
+			a->calls += pflevel_extent_calls(lv);
 			if (!rc)
 				rc = step_push(a, &cap,
 					       &(struct lcom_step){ .kind = PFS_WILLNEED, .file = f, .off = off,
@@ -407,14 +447,17 @@ static int prefetch_before_launch(struct policy *p, const struct policy_app *app
 	if (rc)
 		return rc;
 	char name[256];
-	snprintf(name, sizeof(name), "%s.prefetch", a->name);
+	snprintf(name, sizeof(name), pf->p.level == PFLEVEL_KERNEL ? "%s.kprefetch" : "%s.prefetch",
+		 a->name);
 	struct stack_task_attr attr = { .name = name, .uid = app->uid };
 	struct stack_op_source hs = { .next = helper_next, .exited = helper_exited, .ctx = a };
 	a->helper = stack_task_create(sim->stack, &attr, &hs, err);
 	if (!a->helper)
 		return err->code;
 	lrec_add_helper(a->obs, stack_task_pid(a->helper));
-	stack_task_start(a->helper, app->start_ns > sim_now(sim) ? app->start_ns : sim_now(sim));
+	a->start_delay_ns = pflevel_start_delay_ns((enum pflevel)pf->p.level, &pf->p.cost);
+	stack_task_start(a->helper, (app->start_ns > sim_now(sim) ? app->start_ns : sim_now(sim)) +
+					    a->start_delay_ns);
 	return 0;
 }
 
@@ -473,7 +516,8 @@ static void prefetch_stats(const struct policy *p, struct json_t *obj)
 	const struct prefetch *pf = p->priv;
 	lcom_stats_head(obj, pf_mode_names[pf->p.mode], pf->launches, pf->no_profile);
 	json_t *arr = json_array();
-	uint64_t th = 0, tt = 0, tm = 0, tu = 0, tp = 0;
+	uint64_t th = 0, tt = 0, tm = 0, tu = 0, tp = 0, tc = 0;
+	int64_t tcpu = 0;
 	for (const struct pf_app *a = pf->apps; a; a = a->next) {
 		json_t *o = json_object();
 		json_object_set_new(o, "app", json_string(a->name));
@@ -496,6 +540,12 @@ static void prefetch_stats(const struct policy *p, struct json_t *obj)
 					    json_integer((json_int_t)(a->plan.out_sectors << SECTOR_SHIFT)));
 			json_object_set_new(o, "plan", pl);
 			json_object_set_new(o, "prefetched_pages", json_integer((json_int_t)a->prefetched_pages));
+			json_object_set_new(o, "prefetch_syscalls", json_integer((json_int_t)a->calls));
+			json_object_set_new(o, "prefetch_files_opened",
+					    json_integer((json_int_t)a->files_opened));
+			json_object_set_new(o, "prefetch_cpu_ns", json_integer((json_int_t)a->cpu_ns));
+			json_object_set_new(o, "prefetch_start_delay_ns",
+					    json_integer((json_int_t)a->start_delay_ns));
 			json_object_set_new(o, "touched_pages", json_integer((json_int_t)a->touched));
 			json_object_set_new(o, "hit_pages", json_integer((json_int_t)hits));
 			json_object_set_new(o, "hit_ready_pages", json_integer((json_int_t)a->hit_ready));
@@ -514,10 +564,15 @@ static void prefetch_stats(const struct policy *p, struct json_t *obj)
 			tm += a->miss;
 			tu += unused;
 			tp += a->prefetched_pages;
+			tc += a->calls;
+			tcpu += a->cpu_ns;
 		}
 		json_array_append_new(arr, o);
 	}
 	json_object_set_new(obj, "apps", arr);
+	json_object_set_new(obj, "level", json_string(pf_level_names[pf->p.level]));
+	json_object_set_new(obj, "prefetch_syscalls", json_integer((json_int_t)tc));
+	json_object_set_new(obj, "prefetch_cpu_ns", json_integer((json_int_t)tcpu));
 	json_object_set_new(obj, "hit_ratio", ratio(th, tt));
 	json_object_set_new(obj, "miss_ratio", ratio(tm, tt));
 	json_object_set_new(obj, "unused_ratio", ratio(tu, tp));
@@ -563,6 +618,34 @@ static const struct cfg_param prefetch_params[] = {
 	{ "open_files", CFG_T_BOOL, offsetof(struct prefetch, p.open_files), "", "true",
 	  CFG_NO_RANGE, "posix_fadvise needs an open file: open() reads the inode",
 	  "the prefetcher opens each file before its first fadvise", NULL },
+	{ "level", CFG_T_ENUM, offsetof(struct prefetch, p.level), "", "user", CFG_NO_RANGE,
+	  "FAST'11: a user-level prefetcher (open + posix_fadvise); Joo 2013 dissertation: an "
+	  "in-kernel prefetcher issuing the sequence as block requests",
+	  "user: a helper process of the app's uid opens each file and fadvises each extent; "
+	  "kernel: the sequence is issued from inside the kernel, without system calls or opens",
+	  pf_level_names },
+	{ "spawn_us", CFG_T_TIME, offsetof(struct prefetch, p.cost.spawn_ns), "us", "0", 0, 1e8,
+	  "0 = not charged (the model before levels; fast-prefetch/fast-multi keep it); the FAST "
+	  "experiment scenarios set ASSUMED 500 us, range 200 us-2 ms [INFER]: "
+	  "fork + exec of the generated prefetcher by FAST's execve wrapper (lmbench "
+	  "fork+exec on 2000s x86 [RECALL])",
+	  "level user: from the app's exec to the prefetcher's first call", NULL },
+	{ "syscall_us", CFG_T_TIME, offsetof(struct prefetch, p.cost.syscall_ns), "us", "0", 0, 1e8,
+	  "0 = not charged (as spawn_us); the experiments set ASSUMED 1 us, range 0.3-5 us [INFER]: "
+	  "null system call 0.1-0.3 us on a Core 2 (lmbench lat_syscall "
+	  "[RECALL]) plus fdget, fadvise64 and force_page_cache_readahead's set-up",
+	  "level user: CPU of one posix_fadvise call, fixed part", NULL },
+	{ "page_probe_ns", CFG_T_TIME, offsetof(struct prefetch, p.cost.page_probe_ns), "ns", "0",
+	  0, 1e8,
+	  "0 = not charged (as spawn_us); the experiments set ASSUMED 100 ns, range 50-300 ns [INFER]: "
+	  "2.6.32 __do_page_cache_readahead probes every page of the "
+	  "range (radix_tree_lookup under RCU), as pagecache.lookup_ns",
+	  "level user: CPU per page of a fadvised range", NULL },
+	{ "open_us", CFG_T_TIME, offsetof(struct prefetch, p.cost.open_ns), "us", "0", 0, 1e8,
+	  "0 = not charged (as spawn_us); the experiments set ASSUMED 5 us, range 2-20 us [INFER]: "
+	  "open + close with the dentry cached (lmbench lat_syscall open "
+	  "on 2000s x86 [RECALL]); the inode block it may read is modelled as I/O",
+	  "level user: CPU of the open() and close() around a file's extents", NULL },
 	CFG_PARAM_END,
 };
 

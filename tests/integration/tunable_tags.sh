@@ -16,7 +16,8 @@ configs/platforms/nexus5.yaml:configs/scenarios/fasttrack-multibg-nexus5.yaml
 configs/platforms/nexus6.yaml:configs/scenarios/fasttrack-multibg-nexus6.yaml
 configs/platforms/pixel.yaml:configs/scenarios/fasttrack-multibg-pixel.yaml
 configs/platforms/desktop-kvm.yaml:configs/scenarios/hotstorage24-guest-randread-buffered.yaml
-configs/platforms/pixel-pkvm.yaml:configs/scenarios/hotstorage24-pkvm-randread.yaml"
+configs/platforms/pixel-pkvm.yaml:configs/scenarios/hotstorage24-pkvm-randread.yaml
+configs/platforms/galaxy-nexus.yaml:configs/scenarios/fast-gnexus.yaml"
 for p in configs/platforms/*.yaml; do
 	echo "$pairs" | grep -q "^$p:" || fail "$p: no scenario listed here to read its tunables"
 done

@@ -2,7 +2,8 @@
  * (models/launch/pfplan.c), launch profiles and the LBA-to-extent tree
  * (models/launch/launchprof.c), and the prefetch policy end to end: it shortens
  * a launch whose CPU work can overlap its I/O, does no harm to an
- * I/O-only launch, and its pages are the ones the app touches.
+ * I/O-only launch, and its pages are the ones the app touches; the user
+ * and kernel levels (models/launch/pflevel.c) cost what they say.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,6 +18,7 @@
 #include <jansson.h>
 
 #include "models/launch/launchprof.h"
+#include "models/launch/pflevel.h"
 #include "models/launch/pfplan.h"
 #include "models/stack/stack.h"
 #include "sim/config.h"
@@ -545,6 +547,83 @@ static void test_prefetch_many_apps_launched_together(void **state)
 	unlink(prof);
 }
 
+/* The issue costs of the two levels (models/launch/pflevel.c). */
+static void test_prefetch_level_costs(void **state)
+{
+	(void)state;
+	struct pflevel_costs c = { .spawn_ns = 500000, .syscall_ns = 1000, .page_probe_ns = 100,
+				   .open_ns = 5000 };
+	assert_int_equal(pflevel_extent_ns(PFLEVEL_USER, &c, 32), 1000 + 32 * 100);
+	assert_int_equal(pflevel_extent_ns(PFLEVEL_KERNEL, &c, 32), 0);
+	assert_int_equal(pflevel_open_ns(PFLEVEL_USER, &c), 5000);
+	assert_int_equal(pflevel_open_ns(PFLEVEL_KERNEL, &c), 0);
+	assert_true(pflevel_opens_files(PFLEVEL_USER));
+	assert_false(pflevel_opens_files(PFLEVEL_KERNEL));
+	assert_int_equal(pflevel_start_delay_ns(PFLEVEL_USER, &c), 500000);
+	assert_int_equal(pflevel_start_delay_ns(PFLEVEL_KERNEL, &c), 0);
+	assert_int_equal(pflevel_extent_calls(PFLEVEL_USER), 1);
+	assert_int_equal(pflevel_open_calls(PFLEVEL_USER), 2);
+	assert_int_equal(pflevel_extent_calls(PFLEVEL_KERNEL) + pflevel_open_calls(PFLEVEL_KERNEL), 0);
+}
+
+/* The same profile replayed at both levels: the user-level prefetcher
+ * makes a system call per extent and two per file, spends CPU on them and
+ * starts spawn_us late; the kernel one makes none, opens nothing, starts at
+ * the launch, and is done issuing earlier. Both cover the launch. */
+static void test_prefetch_user_and_kernel_levels(void **state)
+{
+	(void)state;
+	char prof[128], rp[256], pp[256];
+	pf_profile("level", prof, rp, pp);
+	(void)run_launch_var(rp, 50, 0, 1);
+	json_t *st[2];
+	for (int k = 0; k < 2; k++) {
+		char yaml[4096];
+		snprintf(yaml, sizeof(yaml),
+			 "seed: 2\ndevice: %s\nscheduler: cfq\n"
+			 "memory: {total_bytes: 1GiB, reserved_bytes: 512MiB}\n"
+			 "policies: [prefetch]\nprefetch: {mode: replay, profile: %s, level: %s,"
+			 " spawn_us: 2ms, syscall_us: 20us}\n"
+			 "fg: 10050\n"
+			 "workload:\n  type: synthetic\n  tasks:\n"
+			 "    app: {gen: launch, uid: 10050, become_fg: true, region: launch, bytes: 3MiB,"
+			 " files: 6, file_coverage: 0.4, run_bytes: 16KiB, fault_fraction: 0.6,"
+			 " cpu_total: 50ms}\n",
+			 DEV, prof, k ? "kernel" : "user");
+		struct sim *sim = make_sim(yaml);
+		struct sim_error err;
+		if (sim_run(sim, &err))
+			fail_msg("%s", err.msg);
+		json_t *r = sim_result_json(sim);
+		st[k] = json_incref(json_object_get(json_object_get(r, "policies"), "prefetch"));
+		json_decref(r);
+		sim_destroy(sim);
+	}
+	json_t *u = json_array_get(json_object_get(st[0], "apps"), 0);
+	json_t *kn = json_array_get(json_object_get(st[1], "apps"), 0);
+	assert_string_equal(json_string_value(json_object_get(st[0], "level")), "user");
+	assert_string_equal(json_string_value(json_object_get(st[1], "level")), "kernel");
+	int64_t ext = json_integer_value(json_object_get(json_object_get(u, "plan"), "extents"));
+	int64_t files = json_integer_value(json_object_get(u, "prefetch_files_opened"));
+	assert_true(files >= 1 && files <= 6);
+	/* a plan extent spanning several files is one fadvise per file run */
+	int64_t fadvises = json_integer_value(json_object_get(u, "prefetch_syscalls")) - 2 * files;
+	assert_true(fadvises >= ext);
+	assert_true(json_integer_value(json_object_get(u, "prefetch_cpu_ns")) >= fadvises * 20000);
+	assert_int_equal(json_integer_value(json_object_get(u, "prefetch_start_delay_ns")), 2000000);
+	assert_int_equal(json_integer_value(json_object_get(kn, "prefetch_syscalls")), 0);
+	assert_int_equal(json_integer_value(json_object_get(kn, "prefetch_files_opened")), 0);
+	assert_int_equal(json_integer_value(json_object_get(kn, "prefetch_cpu_ns")), 0);
+	assert_int_equal(json_integer_value(json_object_get(kn, "prefetch_start_delay_ns")), 0);
+	assert_true(json_integer_value(json_object_get(kn, "prefetch_ns")) <
+		    json_integer_value(json_object_get(u, "prefetch_ns")));
+	assert_true(json_number_value(json_object_get(u, "hit_ratio")) > 0.99);
+	assert_true(json_number_value(json_object_get(kn, "hit_ratio")) > 0.99);
+	json_decref(st[0]);
+	json_decref(st[1]);
+	unlink(prof);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -557,6 +636,8 @@ int main(void)
 		cmocka_unit_test(test_prefetch_many_apps_launched_together),
 		cmocka_unit_test(test_prefetch_misses_when_the_launch_varies),
 		cmocka_unit_test(test_prefetch_profile_applies_to_other_seeds),
+		cmocka_unit_test(test_prefetch_level_costs),
+		cmocka_unit_test(test_prefetch_user_and_kernel_levels),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
