@@ -240,40 +240,70 @@ static void print_pdu(FILE *o, const uint8_t *p, uint32_t n)
  * characters are those printf gives in the C locale. */
 enum { PUT_RIGHT, PUT_LEFT, PUT_ZERO };
 
-static char *put_num(char *p, uint64_t u, bool neg, int width, int how)
+/* Digits of u (1 for 0). */
+static inline int dec_digits(uint64_t u)
+{
+	static const uint64_t pow10[20] = {
+		1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull,
+		100000000ull, 1000000000ull, 10000000000ull, 100000000000ull, 1000000000000ull,
+		10000000000000ull, 100000000000000ull, 1000000000000000ull, 10000000000000000ull,
+		100000000000000000ull, 1000000000000000000ull, 10000000000000000000ull,
+	};
+	/* log10 from log2 (1233 / 4096 ~ log10(2)), then one correction */
+	int l2 = 63 - __builtin_clzll(u | 1);
+	int d = (l2 * 1233) >> 12;
+	return d + 1 + (d < 19 && u >= pow10[d + 1]);
+}
+
+/* The number right-aligned, left-aligned or zero-filled in width, written
+ * straight into the line: its length known first, the digits go from the
+ * end two at a time, and padding of up to 16 is one 16-byte store (the
+ * line buffer has the room past p). */
+static inline __attribute__((always_inline)) char *put_num(char *p, uint64_t u, bool neg, int width,
+							     int how)
 {
 	static const char pairs[] = "00010203040506070809101112131415161718192021222324"
 				    "25262728293031323334353637383940414243444546474849"
 				    "50515253545556575859606162636465666768697071727374"
 				    "75767778798081828384858687888990919293949596979899";
-	char t[24];
-	int n = 0;
+	int n = dec_digits(u);
+	int body = how == PUT_ZERO && width > n ? width : n; /* digits with the zeros */
+	int len = body + neg;
+	int pad = width > len ? width - len : 0;
+	if (how == PUT_RIGHT && pad) {
+		if (pad <= 16)
+			memcpy(p, "                ", 16);
+		else
+			memset(p, ' ', (size_t)pad);
+		p += pad;
+	}
+	if (neg)
+		*p++ = '-';
+	if (body > n) {
+		if (body - n <= 16)
+			memcpy(p, "0000000000000000", 16);
+		else
+			memset(p, '0', (size_t)(body - n));
+	}
+	char *e = p + body, *q = e;
 	while (u >= 100) {
 		unsigned d = (unsigned)(u % 100);
 		u /= 100;
-		t[n++] = pairs[2 * d + 1];
-		t[n++] = pairs[2 * d];
+		q -= 2;
+		memcpy(q, pairs + 2 * d, 2);
 	}
 	if (u >= 10) {
-		t[n++] = pairs[2 * u + 1];
-		t[n++] = pairs[2 * u];
+		q -= 2;
+		memcpy(q, pairs + 2 * u, 2);
 	} else {
-		t[n++] = (char)('0' + u);
+		*--q = (char)('0' + u);
 	}
-	if (how == PUT_ZERO)
-		while (n < width)
-			t[n++] = '0';
-	if (neg)
-		t[n++] = '-';
-	int pad = width > n ? width - n : 0;
-	if (how == PUT_RIGHT) {
-		memset(p, ' ', (size_t)pad);
-		p += pad;
-	}
-	while (n)
-		*p++ = t[--n];
-	if (how == PUT_LEFT) {
-		memset(p, ' ', (size_t)pad);
+	p = e;
+	if (how == PUT_LEFT && pad) {
+		if (pad <= 16)
+			memcpy(p, "                ", 16);
+		else
+			memset(p, ' ', (size_t)pad);
 		p += pad;
 	}
 	return p;

@@ -369,7 +369,7 @@ void trace_src_move(struct trace_src *dst, struct trace_src *src)
 	src->fd = -1;
 }
 
-long trace_src_fill(struct trace_src *s, size_t n, struct sim_error *err)
+long trace_src_fill_more(struct trace_src *s, size_t n, struct sim_error *err)
 {
 	if (s->len - s->pos >= n || s->eof)
 		return (long)(s->len - s->pos < n ? s->len - s->pos : n);

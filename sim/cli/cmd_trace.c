@@ -180,27 +180,44 @@ static struct track *track_alloc(struct stat_state *s, bool *reshaped)
 	return &s->pool[i];
 }
 
+/* The left (0) or right (1) link of n, chosen by arithmetic: with random
+ * sectors a branch on the comparison is mispredicted every other level. */
+static inline struct rb_node **child_link(struct rb_node *n, bool right)
+{
+	return (struct rb_node **)((char *)&n->left + (size_t)right * sizeof(n->left));
+}
+
 /* btt's rb_insert (dip_rb.c): a Q whose start sector is already tracked
  * on its device is not tracked; the first one stays. */
 static void track_queue(struct stat_state *s, int d, const struct trace_rec *r)
 {
 	struct rb_node **link = &s->roots[d].node, *parent = NULL;
+	/* the last nodes the walk left to the right and to the left: the
+	 * tracked Qs just below and just above the new start */
+	struct rb_node *below = NULL, *above = NULL;
 	while (*link) {
 		struct track *x = rb_entry(*link, struct track, node);
 		if (r->sector == x->start)
 			return;
 		parent = *link;
-		link = r->sector < x->start ? &parent->left : &parent->right;
+		bool right = r->sector > x->start;
+		below = right ? parent : below;
+		above = right ? above : parent;
+		link = child_link(parent, right);
 	}
 	bool reshaped;
 	struct track *t = track_alloc(s, &reshaped);
-	if (reshaped) {
+	/* An eviction keeps every other node and the order of the keys, and
+	 * a BST has one empty link between two neighbours in that order: the
+	 * one found stays right while the evicted Q was neither neighbour and
+	 * the link is still empty. Else walk again (rotations moved it). */
+	if (reshaped && (&t->node == below || &t->node == above || *link)) {
 		link = &s->roots[d].node;
 		parent = NULL;
 		while (*link) {
 			struct track *x = rb_entry(*link, struct track, node);
 			parent = *link;
-			link = r->sector < x->start ? &parent->left : &parent->right;
+			link = child_link(parent, r->sector > x->start);
 		}
 	}
 	t->start = r->sector;
