@@ -471,12 +471,6 @@ static int f2fs_alloc_existing(struct stack *s, struct stack_file *f, uint64_t n
 	double gap = (double)(fs->p.base.gap_mean_bytes >> STACK_PAGE_SHIFT);
 	bool err = false;
 	uint64_t page = 0;
-	if (fi->compress) {
-		/* written compressed before the run */
-		if (f2fs_compress_existing(s, f, npages, exist_take))
-			return SIM_E_NOMEM;
-		page = npages;
-	}
 	while (page < npages) {
 		uint64_t len = 1 + (uint64_t)gsl_ran_exponential(s->fs.rng, mean > 1 ? mean - 1 : 0.5);
 		if (len > npages - page)
@@ -484,6 +478,13 @@ static int f2fs_alloc_existing(struct stack *s, struct stack_file *f, uint64_t n
 		if (gap > 0 && page > 0)
 			fs->exist_blk += (uint64_t)gsl_ran_exponential(s->fs.rng, gap);
 		for (uint64_t i = 0; i < len; i++) {
+			/* a compressed file was written compressed before the run */
+			int has = fi->compress ? f2fs_compress_existing_page(s, f, npages, page + i) : 1;
+			if (has < 0)
+				return SIM_E_NOMEM;
+			if (!has)
+				continue;
+			fi->data_blocks += fi->compress;
 			struct f2fs_sum sum = { f->id + 1, (uint32_t)(page + i) };
 			uint64_t blk = exist_take(fs, sum, &err);
 			if (err || f2fs_remap(f, page + i, f2fs_blk_lba(fs, blk), 1))

@@ -340,32 +340,22 @@ int f2fs_compress_map(struct stack *s, struct stack_file *f, uint64_t index, uin
 	return 0;
 }
 
-int f2fs_compress_existing(struct stack *s, struct stack_file *f, uint64_t npages,
-			   uint64_t (*take)(struct f2fs *, struct f2fs_sum, bool *))
+int f2fs_compress_existing_page(struct stack *s, struct stack_file *f, uint64_t npages,
+				 uint64_t page)
 {
 	struct f2fs *fs = s->fs.f2;
 	struct f2fs_inode *fi = f2fs_i(f);
-	uint32_t log = (uint32_t)fs->p.compress_log_size, cs = 1u << log;
-	if (cl_grow(fi, (npages >> log) + 1))
-		return SIM_E_NOMEM;
-	bool err = false;
-	for (uint64_t c0 = 0; c0 < npages; c0 += cs) {
-		uint64_t c = c0 >> log;
-		uint32_t ncp = c0 + cs <= npages
-				       ? f2fs_cluster_cpages(log, f2fs_cluster_clen(fs, f->id, c, 0))
-				       : 0;
-		uint64_t first = ncp ? c0 + 1 : c0;
-		uint64_t cnt = ncp ? ncp : (c0 + cs <= npages ? cs : npages - c0);
-		for (uint64_t i = 0; i < cnt; i++) {
-			struct f2fs_sum sum = { f->id + 1, (uint32_t)(first + i) };
-			uint64_t blk = take(fs, sum, &err);
-			if (err || f2fs_remap(f, first + i, f2fs_blk_lba(fs, blk), 1))
-				return SIM_E_NOMEM;
-		}
-		fi->data_blocks += cnt;
-		fi->cl_blocks[c] = (uint8_t)ncp;
+	uint32_t log = fi->cl_log, cs = 1u << log;
+	uint64_t c = page >> log, c0 = c << log;
+	if (page == c0) {
+		if (cl_grow(fi, c + 1))
+			return -1;
+		fi->cl_blocks[c] = (uint8_t)(c0 + cs <= npages ? f2fs_cluster_cpages(
+						     log, f2fs_cluster_clen(fs, f->id, c, 0))
+							     : 0);
 	}
-	return 0;
+	uint32_t ncp = c < fi->ncl ? fi->cl_blocks[c] : 0;
+	return !ncp || (page > c0 && page <= c0 + ncp);
 }
 
 bool f2fs_cluster_map(const struct stack_file *f, uint64_t index, struct fs_cluster_map *m)

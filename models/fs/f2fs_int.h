@@ -260,9 +260,11 @@ uint64_t f2fs_cluster_clen(const struct f2fs *fs, uint32_t id, uint64_t c, uint6
  * raw(). */
 int f2fs_compress_map(struct stack *s, struct stack_file *f, uint64_t index, uint64_t n,
 		      int (*raw)(struct stack *, struct stack_file *, uint64_t, uint64_t));
-/* alloc_existing of a compressed file: clusters laid out compressed. */
-int f2fs_compress_existing(struct stack *s, struct stack_file *f, uint64_t npages,
-			   uint64_t (*take)(struct f2fs *, struct f2fs_sum, bool *));
+/* alloc_existing of a compressed file, page by page in index order: 1
+ * when the page holds a block (a raw cluster's page, or slot 1..n of a
+ * cluster compressed into n blocks), 0 when not, -1 out of memory. */
+int f2fs_compress_existing_page(struct stack *s, struct stack_file *f, uint64_t npages,
+				uint64_t page);
 bool f2fs_cluster_map(const struct stack_file *f, uint64_t index, struct fs_cluster_map *m);
 bool f2fs_read_post(struct stack *s, struct stack_bio *sb);
 enum step f2fs_writeback_cpu(struct stack_task *t);
