@@ -9,7 +9,7 @@
  * it is written raw (f2fs_write_raw_pages), its compression CPU spent.
  * A read of any page of a compressed cluster reads the cluster's blocks
  * and decompresses all of it (f2fs_read_multi_pages): in the bio's end_io
- * (softirq) since Linux 6.0 ("f2fs: handle decompress only post processing
+ * (softirq) since Linux 6.0 [RECALL: the release; android14-6.1 has it] ("f2fs: handle decompress only post processing
  * in softirq", D. Jeong, 2022; data.c f2fs_read_end_io), in the
  * f2fs_post_read_wq workqueue before (5.10-5.19).
  *

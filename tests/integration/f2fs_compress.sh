@@ -1,13 +1,12 @@
 #!/usr/bin/env bash
 # F2FS compression (configs/scenarios/f2fs-compress-pixel.yaml, Pixel 9 Pro platform): with lz4
 # the device is written and read markedly fewer bytes than with compression off (assumed ratio
-# 2.0: at least 25 % fewer, f2fs's 24-byte header making half the 4-page clusters 3 blocks),
-# the compression CPU ran on the writer's core (its fsync ends later) and decompression on cores
-# at read; 5.10's workqueue
-# does the same work in its kernel thread; zstd saves more than lz4 and costs more CPU; an
-# incompressible ratio writes every cluster raw yet still pays the compression CPU, and its
-# reads are those of compression off; a bad
-# algorithm is one clear error with file and line, exit code 2.
+# 2.0: at least 25 % fewer, f2fs's 24-byte header making half the 4-page clusters 3 blocks);
+# the compression CPU ran on the writer's core (its fsync ends later) and decompression on
+# cores at read; 5.10's workqueue does the same work in its kernel thread; zstd saves more than
+# lz4 and costs more CPU; an incompressible ratio writes every cluster raw yet still pays the
+# compression CPU, and its reads are those of compression off; a bad algorithm is one clear
+# error, exit code 2.
 set -u
 bin=$1 src=$2
 tmp=$(mktemp -d)
