@@ -9,9 +9,10 @@
  * it is written raw (f2fs_write_raw_pages), its compression CPU spent.
  * A read of any page of a compressed cluster reads the cluster's blocks
  * and decompresses all of it (f2fs_read_multi_pages): in the bio's end_io
- * (softirq) since Linux 6.0 [RECALL: the release; android14-6.1 has it] ("f2fs: handle decompress only post processing
- * in softirq", D. Jeong, 2022; data.c f2fs_read_end_io), in the
- * f2fs_post_read_wq workqueue before (5.10-5.19).
+ * (softirq) since Linux 6.0 [RECALL: the release; android14-6.1 has it]
+ * ("f2fs: handle decompress only post processing in softirq", D. Jeong,
+ * 2022; data.c f2fs_read_end_io), in the f2fs_post_read_wq workqueue
+ * before (5.10-5.19).
  *
  * The simulator has no data bytes: a cluster's compressed size is its raw
  * size over compress_ratio (the workload's compressibility, an assumption),
@@ -147,6 +148,7 @@ int f2fs_compress_init(struct stack *s, struct sim_error *err)
 	struct f2fs *fs = s->fs.f2;
 	const struct f2fs_params *p = &fs->p;
 	fs->post_tail = &fs->post_head;
+	list_init(&fs->dcmp_live);
 	if (p->compress_algorithm == F2FS_CALG_OFF)
 		return 0;
 	/* ns per KiB = 1024 B x (cycles per byte at the measurement x scale)
@@ -174,6 +176,7 @@ int f2fs_compress_init(struct stack *s, struct sim_error *err)
 
 struct f2fs_dcmp {
 	struct sim_event ev;
+	struct list_head node;      /* f2fs.dcmp_live: freed at unmount if the run stopped first */
 	struct stack *s;
 	struct stack_bio *sb;
 	int core;
@@ -183,6 +186,12 @@ struct f2fs_dcmp {
 void f2fs_compress_free(struct stack *s)
 {
 	struct f2fs *fs = s->fs.f2;
+	while (fs->dcmp_live.next && !list_empty(&fs->dcmp_live)) {
+		struct f2fs_dcmp *d = list_first_entry(&fs->dcmp_live, struct f2fs_dcmp, node);
+		sim_cancel(s->sim, &d->ev);
+		list_del_init(&d->node);
+		free(d);
+	}
 	free(fs->c_core_ns);
 	free(fs->d_core_ns);
 	fs->c_core_ns = fs->d_core_ns = NULL;
@@ -406,6 +415,7 @@ static void softirq_done(struct sim *sim, struct sim_event *ev)
 {
 	struct f2fs_dcmp *d = container_of(ev, struct f2fs_dcmp, ev);
 	(void)sim;
+	list_del_init(&d->node);
 	if (d->core >= 0)
 		stack_cpu_release(d->s, d->core, d->ns);
 	mpage_read_done(d->s, d->sb);
@@ -448,6 +458,7 @@ bool f2fs_read_post(struct stack *s, struct stack_bio *sb)
 		stack_cpu_charge(s, ns);
 	}
 	fs->d_core_ns[d->core >= 0 ? (uint32_t)d->core : fs->ncores] += ns;
+	list_add_tail(&d->node, &fs->dcmp_live);
 	sim_event_init(&d->ev, softirq_done);
 	sim_after(s->sim, &d->ev, ns);
 	return true;
@@ -479,6 +490,7 @@ static void post_read_run(struct stack_task *t)
 		fs->post_head = sb->free_next;
 		if (!fs->post_head)
 			fs->post_tail = &fs->post_head;
+	list_init(&fs->dcmp_live);
 		sb->free_next = NULL;
 		fs->post_cur = sb;
 		t->sect_hold = 0;

@@ -193,6 +193,7 @@ struct f2fs {
 	struct stack_task *post_read;       /* f2fs_post_read_wq's worker (5.10) */
 	struct stack_bio *post_head, **post_tail; /* bios waiting for it */
 	struct stack_bio *post_cur;         /* the bio it is decompressing */
+	struct list_head dcmp_live;         /* softirq decompressions in progress */
 };
 
 static inline struct f2fs_inode *f2fs_i(const struct stack_file *f)
