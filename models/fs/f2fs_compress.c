@@ -311,9 +311,11 @@ int f2fs_compress_map(struct stack *s, struct stack_file *f, uint64_t index, uin
 		return SIM_E_NOMEM;
 	for (uint64_t p = index; p < end;) {
 		uint64_t c = p >> log, c0 = c << log, cend = c0 + cs;
-		if (p == c0 && cend <= end && cend <= eof && pc_dirty_run(f, c0, cs) == cs) {
-			/* cluster_may_compress: full, inside i_size; the CPU is
-			 * spent whether or not it saves a block */
+		if (p == c0 && cend <= end && cend <= eof && !f->ei.atomic && !fi->atomic_commit &&
+		    pc_dirty_run(f, c0, cs) == cs) {
+			/* cluster_may_compress: full, inside i_size, not an
+			 * atomic file; the CPU is spent whether or not it saves
+			 * a block */
 			fs->c_owed_ns += (int64_t)cs * (STACK_PAGE_SIZE / 1024) * fs->c_ns_per_kib;
 			uint32_t ncp = f2fs_cluster_cpages(log, f2fs_cluster_clen(fs, f->id, c, 0));
 			int rc;

@@ -126,6 +126,7 @@ struct f2fs_inode {
 	 * written raw or not written); NULL for a file that is not compressed */
 	bool compress;            /* FI_COMPRESSED_FILE */
 	uint8_t cl_log;           /* its i_log_cluster_size */
+	bool atomic_commit;       /* an atomic commit writes its pages (raw) */
 	uint8_t *cl_blocks;
 	uint64_t ncl;
 	struct list_head dirty_node; /* f2fs.dirty_inodes: has dirty node pages */
