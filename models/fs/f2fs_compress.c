@@ -23,7 +23,8 @@
  *
  * Compression runs on the writer (the flusher kworker or an fsync) as a
  * burst on the CPU model, which takes an idle core when there is one and
- * otherwise queues with the tasks (CFS). Softirq decompression takes an
+ * otherwise queues with the tasks (CFS); it is preemptible, and its time
+ * is booked to the core it began on. Softirq decompression takes an
  * idle core when there is one; when none is, it runs anyway on a busy one
  * (a softirq preempts), charged as kernel time - the preempted task's loss
  * is not modelled. The workqueue's worker is a kernel thread competing on
@@ -405,7 +406,12 @@ enum step f2fs_writeback_cpu(struct stack_task *t)
 	t->sect_cpu = fs->c_owed_ns;
 	fs->c_cpu_ns += fs->c_owed_ns;
 	fs->c_owed_ns = 0;
-	return cpu_run_section(t, compress_section, true) ? STEP_DONE : STEP_BLOCK;
+	if (cpu_run_section(t, compress_section, true))
+		return STEP_DONE;
+	/* f2fs_write_cache_pages is preemptible kernel code: the burst
+	 * slices and yields like a task's (booked to the core it began on) */
+	t->nopreempt = false;
+	return STEP_BLOCK;
 }
 
 static int64_t cluster_dcmp_ns(const struct f2fs *fs)
@@ -497,8 +503,10 @@ static void post_read_run(struct stack_task *t)
 		fs->post_cur = sb;
 		t->sect_hold = 0;
 		t->sect_cpu = cluster_dcmp_ns(fs);
-		if (!cpu_run_section(t, post_read_section, true))
+		if (!cpu_run_section(t, post_read_section, true)) {
+			t->nopreempt = false; /* a kworker: preemptible */
 			return; /* resumed at the burst's end */
+		}
 	}
 }
 

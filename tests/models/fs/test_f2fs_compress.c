@@ -7,10 +7,11 @@
 #include "models/fs/f2fs_int.h"
 #include "tests/models/stack/stack_harness.h"
 
-#define C_YAML(comp)                                                                \
+#define C_YAML(comp) C_YAML_N("2", comp)
+#define C_YAML_N(cores, comp)                                                       \
 	"device: {model: ideal, service: fixed, mean_us: 100, queue_depth: 1}\n"     \
 	"memory: {total_bytes: 512MiB, reserved_bytes: 128MiB}\n"                    \
-	"cpu: {cores: 2}\n"                                                          \
+	"cpu: {cores: " cores "}\n"                                                  \
 	"fs: {kind: f2fs, partition_bytes: 2GiB, reserved_segments: 16,"             \
 	" extent_mean_bytes: 1GiB, gap_mean_bytes: 0, compress: {" comp "}}\n"       \
 	"writeback: {include: configs/writeback/linux.yaml}\nfg: 10050\n"
@@ -211,6 +212,43 @@ static void test_partial_overwrite(void **state)
 	sh_free(h);
 }
 
+/* A CPU-bound task holds core 0 from t = 0; an app writes 64 MiB and
+ * fsyncs it from 1 ms. With idle cores (3 cores: the app on one, the
+ * flusher on another) compression never takes the busy core; with one
+ * core it shares it with the hog (CFS) and the fsync returns later. */
+static int64_t fsync_beside_cpu_hog(const char *cores, int64_t *c_ns, int64_t *core0_ns)
+{
+	char y[512];
+	snprintf(y, sizeof(y), C_YAML_N("%s", "algorithm: lz4, ratio: 2, ratio_spread: 0"), cores);
+	struct sh *h = sh_new(y);
+	struct stack_file *f = sh_file(h, "notes.db", 0);
+	struct sh_script hog = { 0 }, s = { 0 };
+	sh_op(&hog, STACK_OP_CPU, NULL, 0, 0, 5 * SEC);
+	sh_script_task(h, "hog", 10060, 0, &hog);
+	sh_op(&s, STACK_OP_WRITE, f, 0, 64 << 20, 0);
+	sh_op(&s, STACK_OP_FSYNC, f, 0, 0, 0);
+	sh_script_task(h, "app", 10050, 1 * MS, &s);
+	sh_run(h, 20 * SEC);
+	assert_true(s.exited_at > 0);
+	*c_ns = F(h)->c_cpu_ns;
+	*core0_ns = F(h)->c_core_ns[0];
+	int64_t t = s.exited_at;
+	sh_free(h);
+	return t;
+}
+
+static void test_compression_on_idle_core_or_competes(void **state)
+{
+	(void)state;
+	int64_t c3, k3, c1, k1;
+	int64_t t3 = fsync_beside_cpu_hog("3", &c3, &k3);
+	int64_t t1 = fsync_beside_cpu_hog("1", &c1, &k1);
+	assert_true(c3 > 100 * MS && c1 > 100 * MS);
+	assert_int_equal(k3, 0);  /* never on the hog's core */
+	assert_int_equal(k1, c1); /* the only core */
+	assert_true(t1 > t3 + c1 / 4);
+}
+
 /* Off (no `compress:`): nothing compressed, no counters in the result. */
 static void test_off_by_default(void **state)
 {
@@ -241,6 +279,7 @@ int main(void)
 		cmocka_unit_test(test_read_decompress_softirq),
 		cmocka_unit_test(test_read_decompress_workqueue),
 		cmocka_unit_test(test_partial_overwrite),
+		cmocka_unit_test(test_compression_on_idle_core_or_competes),
 		cmocka_unit_test(test_off_by_default),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
