@@ -27,9 +27,9 @@
  * Left out: directories and dentry blocks (hot data), inline data and
  * xattrs, indirect node blocks (cold node; every file is mapped by its
  * inode and direct nodes), slack space recycling (SSR) and the adaptive
- * switch to it, sections of more than one segment, compression, zoned
+ * switch to it, sections of more than one segment, zoned
  * devices, the extent cache and NAT/SIT block placement (each written as
- * one run at the head of its area).
+ * one run at the head of its area). Compression: f2fs_compress.c.
  */
 #include <stddef.h>
 #include <stdlib.h>
@@ -104,6 +104,45 @@ static const struct cfg_param f2fs_params_table[] = {
 	  "kthreads: no ioprio set -> BE", "f2fs thread I/O class", NULL },
 	{ "ioprio_level", CFG_T_INT, F2P(ioprio_level), "", "4", 0, 7,
 	  "task_nice_ioprio(nice 0) = 4", "f2fs thread I/O priority level", NULL },
+	CFG_PARAM_END,
+};
+
+/* `fs: {compress: {...}}` (f2fs_compress.c); without the section nothing
+ * is compressed, as on an f2fs made without -O compression. */
+static const struct cfg_param f2fs_compress_table[] = {
+	{ "algorithm", CFG_T_ENUM, F2P(compress_algorithm), "", "off", CFG_NO_RANGE,
+	  "mount option compress_algorithm (super.c default_options: lz4 once mkfs.f2fs -O "
+	  "compression); off: no compression feature",
+	  "off, lzo, lz4, zstd (level 1) or lzo-rle", f2fs_calg_names },
+	{ "log_cluster_size", CFG_T_INT, F2P(compress_log_size), "", "2", F2FS_MIN_COMPRESS_LOG,
+	  F2FS_MAX_COMPRESS_LOG,
+	  "mount option compress_log_size (super.c: MIN_COMPRESS_LOG_SIZE 2; f2fs.h allows 2..8)",
+	  "a cluster is 2^this pages (2: 16 KiB)", NULL },
+	{ "extension", CFG_T_STRING, F2P(compress_extension), "", "*", CFG_NO_RANGE,
+	  "mount option compress_extension (kernel default none: only files flagged "
+	  "FS_COMPR_FL); '*' every file is assumed, the scenario's files being the compressed ones",
+	  "comma-separated file extensions that are compressed ('*': all)", NULL },
+	{ "ratio", CFG_T_DOUBLE, F2P(compress_ratio), "", "2.0", 0.5, 16,
+	  "assumed: the workload's data compressibility (lz4's ratio on it in clusters; range "
+	  "1.0-3.0 for app data; Silesia 2.1 in large blocks, zstd README); other algorithms in "
+	  "proportion to their Silesia ratios",
+	  "raw over compressed size of a cluster, on average (no data bytes are simulated)", NULL },
+	{ "ratio_spread", CFG_T_DOUBLE, F2P(compress_ratio_spread), "", "0.2", 0, 0.9,
+	  "assumed (range 0-0.5): clusters of one file compress differently",
+	  "per-cluster ratio drawn uniformly in ratio x (1 +- this), hashed per file and cluster",
+	  NULL },
+	{ "cpu_mhz", CFG_T_INT, F2P(compress_cpu_mhz), "MHz", "2600", 100, 10000,
+	  "assumed: a Tensor G4 Cortex-A720 mid core at 2.6 GHz (range 1950, its A520, to 3100, "
+	  "its X4; Google spec)",
+	  "clock of the core that compresses and decompresses", NULL },
+	{ "cpb_scale", CFG_T_DOUBLE, F2P(compress_cpb_scale), "", "1.3", 0.3, 10,
+	  "assumed (range 1.0 for a big Arm core to 2.5 for an in-order little one): an Arm "
+	  "core's cycles per byte over the i9-9900K's in the zstd README's lzbench table",
+	  "cycles-per-byte factor applied to the desktop (de)compression figures", NULL },
+	{ "decompress_context", CFG_T_ENUM, F2P(decompress_context), "", "softirq", CFG_NO_RANGE,
+	  "data.c f2fs_read_end_io: in the bio's end_io (softirq) when decompression is the only "
+	  "step, Linux 6.0+; the f2fs_post_read_wq workqueue in 5.10-5.19",
+	  "where a read's decompression runs: softirq (6.x) or workqueue (5.10)", f2fs_dctx_names },
 	CFG_PARAM_END,
 };
 
@@ -375,6 +414,7 @@ static void f2fs_new_file(struct stack *s, struct stack_file *f)
 						   : F2FS_WARM_DATA;
 	f->ei.fs_priv = fi;
 	f->ei.inode_cached = true; /* created now: its inode is in memory */
+	f2fs_compress_new_file(s, f);
 	if (f->id >= fs->cap_files) {
 		uint32_t cap = fs->cap_files ? fs->cap_files : 64;
 		while (cap <= f->id)
@@ -438,6 +478,13 @@ static int f2fs_alloc_existing(struct stack *s, struct stack_file *f, uint64_t n
 		if (gap > 0 && page > 0)
 			fs->exist_blk += (uint64_t)gsl_ran_exponential(s->fs.rng, gap);
 		for (uint64_t i = 0; i < len; i++) {
+			/* a compressed file was written compressed before the run */
+			int has = fi->compress ? f2fs_compress_existing_page(s, f, npages, page + i) : 1;
+			if (has < 0)
+				return SIM_E_NOMEM;
+			if (!has)
+				continue;
+			fi->data_blocks += fi->compress;
 			struct f2fs_sum sum = { f->id + 1, (uint32_t)(page + i) };
 			uint64_t blk = exist_take(fs, sum, &err);
 			if (err || f2fs_remap(f, page + i, f2fs_blk_lba(fs, blk), 1))
@@ -445,7 +492,8 @@ static int f2fs_alloc_existing(struct stack *s, struct stack_file *f, uint64_t n
 		}
 		page += len;
 	}
-	fi->data_blocks = npages;
+	if (!fi->compress)
+		fi->data_blocks = npages;
 	uint32_t nn = npages ? f2fs_node_of(npages - 1) + 1 : 1;
 	if (node_grow(fi, nn))
 		return SIM_E_NOMEM;
@@ -464,14 +512,10 @@ static int f2fs_alloc_existing(struct stack *s, struct stack_file *f, uint64_t n
 /* ->writepages: f2fs_do_write_data_page. IPU while fsync asked for it and
  * the page has a block; otherwise a new block in the file's data log,
  * which invalidates the old one and dirties the direct node. */
-static int f2fs_map_for_write(struct stack *s, struct stack_file *f, uint64_t index, uint64_t n,
-			      bool sync)
+static int f2fs_map_raw(struct stack *s, struct stack_file *f, uint64_t index, uint64_t n)
 {
 	struct f2fs *fs = s->fs.f2;
 	struct f2fs_inode *fi = f2fs_i(f);
-	(void)sync;
-	if (!fi)
-		return SIM_E_NOMEM;
 	uint64_t run_page = 0, run_lba = 0, run_n = 0;
 	for (uint64_t p = index; p < index + n; p++) {
 		uint64_t old = fs_map(f, p, NULL);
@@ -505,6 +549,18 @@ static int f2fs_map_for_write(struct stack *s, struct stack_file *f, uint64_t in
 	if (run_n && f2fs_remap(f, run_page, run_lba, run_n))
 		return SIM_E_NOMEM;
 	return 0;
+}
+
+static int f2fs_map_for_write(struct stack *s, struct stack_file *f, uint64_t index, uint64_t n,
+			      bool sync)
+{
+	struct f2fs_inode *fi = f2fs_i(f);
+	(void)sync;
+	if (!fi)
+		return SIM_E_NOMEM;
+	if (fi->compress)
+		return f2fs_compress_map(s, f, index, n, f2fs_map_raw);
+	return f2fs_map_raw(s, f, index, n);
 }
 
 static void f2fs_dirty_inode(struct stack *s, struct stack_file *f, bool datasync)
@@ -572,6 +628,8 @@ static int f2fs_init(struct stack *s, struct cfg_node *node, struct cfg_node *jn
 	sim_event_init(&fs->cp_timer, NULL);
 	sim_event_init(&fs->gc_timer, NULL);
 	int rc = cfg_apply(f2fs_params_table, node, &fs->p, err);
+	if (rc == 0)
+		rc = cfg_apply(f2fs_compress_table, cfg_get(node, "compress"), &fs->p, err);
 	if (rc)
 		return rc;
 	if (fs->p.active_logs != 2 && fs->p.active_logs != 4 && fs->p.active_logs != 6)
@@ -623,6 +681,9 @@ static int f2fs_init(struct stack *s, struct cfg_node *node, struct cfg_node *jn
 	for (int l = 0; l < F2FS_NR_LOGS; l++)
 		if (log_for(fs, (enum f2fs_log)l) == (enum f2fs_log)l && log_open(s, (enum f2fs_log)l))
 			return sim_errorf(err, SIM_E_NOMEM, "f2fs: no free segment for the logs");
+	rc = f2fs_compress_init(s, err);
+	if (rc)
+		return rc;
 	return f2fs_kthread_init(s, err);
 }
 
@@ -633,6 +694,7 @@ static void f2fs_free(struct stack *s)
 	if (!fs)
 		return;
 	f2fs_kthread_free(s);
+	f2fs_compress_free(s);
 	struct list_head *pos;
 	list_for_each(pos, &s->files) {
 		struct stack_file *f = list_entry(pos, struct stack_file, all_node);
@@ -640,6 +702,7 @@ static void f2fs_free(struct stack *s)
 		if (fi) {
 			free(fi->node_blk);
 			free(fi->node_dirty);
+			free(fi->cl_blocks);
 			free(fi);
 			f->ei.fs_priv = NULL;
 		}
@@ -699,6 +762,11 @@ static struct json_t *f2fs_to_json(const struct stack *s)
 	json_object_set_new(o, "atomic_commits", json_integer((json_int_t)fs->atomic_commits));
 	json_object_set_new(o, "atomic_pages", json_integer((json_int_t)fs->atomic_pages));
 	json_object_set_new(o, "params", cfg_params_to_json(f2fs_params_table, &fs->p));
+	if (fs->p.compress_algorithm != F2FS_CALG_OFF) {
+		json_t *c = f2fs_compress_json(s);
+		json_object_set_new(c, "params", cfg_params_to_json(f2fs_compress_table, &fs->p));
+		json_object_set_new(o, "compression", c);
+	}
 	return o;
 }
 
@@ -710,6 +778,9 @@ const struct fs_ops f2fs_fs_ops = {
 	.alloc_existing = f2fs_alloc_existing,
 	.map_for_write = f2fs_map_for_write,
 	.bmap = fs_map,
+	.cluster_map = f2fs_cluster_map,
+	.read_post = f2fs_read_post,
+	.writeback_cpu = f2fs_writeback_cpu,
 	.dirty_inode = f2fs_dirty_inode,
 	.fsync = f2fs_fsync,
 	.write_begin = f2fs_write_begin,

@@ -83,7 +83,30 @@ struct f2fs_params {
 	int64_t min_fsync_blocks;
 	bool discard;
 	int64_t ioprio_class, ioprio_level;
+	/* compression (f2fs_compress.c) */
+	int compress_algorithm;      /* enum f2fs_calg; F2FS_CALG_OFF: no compression */
+	int64_t compress_log_size;   /* log2 pages per cluster */
+	const char *compress_extension; /* comma-separated; "*" every file */
+	double compress_ratio;       /* lz4's ratio on the workload's data, per cluster */
+	double compress_ratio_spread; /* per-cluster relative half-width */
+	int64_t compress_cpu_mhz;    /* clock of the core that (de)compresses */
+	double compress_cpb_scale;   /* its cycles per byte over the desktop figures */
+	int decompress_context;      /* enum f2fs_dctx */
 };
+
+/* fs/f2fs/f2fs.h enum compress_algorithm_type order (lzo 0, lz4 1, zstd 2,
+ * lzo-rle 3), "off" first here. */
+enum f2fs_calg { F2FS_CALG_OFF = 0, F2FS_CALG_LZO, F2FS_CALG_LZ4, F2FS_CALG_ZSTD,
+		 F2FS_CALG_LZORLE, F2FS_CALG_N };
+/* Where a read's decompression runs (data.c f2fs_read_end_io). */
+enum f2fs_dctx { F2FS_DCTX_SOFTIRQ = 0, F2FS_DCTX_WORKQUEUE };
+
+/* include/linux/f2fs_fs.h / f2fs.h: MIN_COMPRESS_LOG_SIZE 2,
+ * MAX_COMPRESS_LOG_SIZE 8; COMPRESS_HEADER_SIZE = sizeof(struct
+ * compress_data) without cdata: clen, chksum, reserved[4] = 24 bytes. */
+#define F2FS_MIN_COMPRESS_LOG 2
+#define F2FS_MAX_COMPRESS_LOG 8
+#define F2FS_COMPRESS_HEADER 24u
 
 /* Per-inode state (stack_file.fs_priv). Node 0 is the inode block (it
  * maps the first 923 pages), node k >= 1 the k-th direct node. */
@@ -99,6 +122,13 @@ struct f2fs_inode {
 	bool need_ipu;            /* FI_NEED_IPU during fsync's data write */
 	bool in_fsync;
 	uint64_t data_blocks;     /* valid data blocks */
+	/* compression: per cluster, the compressed blocks it is stored in (0:
+	 * written raw or not written); NULL for a file that is not compressed */
+	bool compress;            /* FI_COMPRESSED_FILE */
+	uint8_t cl_log;           /* its i_log_cluster_size */
+	bool atomic_commit;       /* an atomic commit writes its pages (raw) */
+	uint8_t *cl_blocks;
+	uint64_t ncl;
 	struct list_head dirty_node; /* f2fs.dirty_inodes: has dirty node pages */
 	struct stack_file *file;
 };
@@ -150,6 +180,21 @@ struct f2fs {
 	uint64_t discards;
 	uint64_t atomic_commits, atomic_pages;
 	uint64_t log_blocks[F2FS_NR_LOGS];
+
+	/* compression (f2fs_compress.c) */
+	int64_t c_ns_per_kib, d_ns_per_kib; /* CPU per KiB of raw data */
+	uint64_t cl_compressed, cl_raw, cl_partial, cl_overwrite, cl_reads, cl_race;
+	uint64_t c_blocks_saved;            /* blocks not written against raw */
+	uint64_t c_write_sectors;           /* sectors the compressed clusters took */
+	int64_t c_owed_ns;                  /* left by the last map_for_write */
+	int64_t c_cpu_ns, d_cpu_ns, d_wait_ns;
+	int64_t *c_core_ns, *d_core_ns;     /* by core; [cores]: no core was free */
+	uint32_t ncores;
+	uint64_t d_softirq_nocore;
+	struct stack_task *post_read;       /* f2fs_post_read_wq's worker (5.10) */
+	struct stack_bio *post_head, **post_tail; /* bios waiting for it */
+	struct stack_bio *post_cur;         /* the bio it is decompressing */
+	struct list_head dcmp_live;         /* softirq decompressions in progress */
 };
 
 static inline struct f2fs_inode *f2fs_i(const struct stack_file *f)
@@ -196,6 +241,38 @@ enum step f2fs_atomic(struct stack_task *t, struct stack_file *f, bool commit);
  * carries the fsync mark (flags_last added to its bio). */
 uint32_t f2fs_write_nodes(struct stack *s, struct stack_task *owner, struct stack_file *f,
 			  uint32_t flags, uint32_t flags_last);
+
+/* f2fs_compress.c */
+extern const char *const f2fs_calg_names[];
+extern const char *const f2fs_dctx_names[];
+int f2fs_compress_init(struct stack *s, struct sim_error *err);
+void f2fs_compress_free(struct stack *s);
+/* The new (or existing) file's compression flag: its name matches
+ * compress_extension while an algorithm is set. */
+void f2fs_compress_new_file(struct stack *s, struct stack_file *f);
+/* Pages of a cluster of 2^log pages the compressor's output of clen bytes
+ * is stored in, 0 when it is written raw (f2fs_compress_pages: the
+ * header and data must fit in cluster_size - 1 blocks). */
+uint32_t f2fs_cluster_cpages(uint32_t log, uint64_t clen);
+/* Compressed length of cluster c of file id: the raw size over the
+ * algorithm's ratio, spread per cluster by a hash (no data bytes). */
+uint64_t f2fs_cluster_clen(const struct f2fs *fs, uint32_t id, uint64_t c, uint64_t gen);
+/* map_for_write of a compressed file: clusters [index, index + n) fully
+ * dirty and inside i_size are compressed; the rest as raw pages through
+ * raw(). */
+int f2fs_compress_map(struct stack *s, struct stack_file *f, uint64_t index, uint64_t n,
+		      int (*raw)(struct stack *, struct stack_file *, uint64_t, uint64_t));
+/* alloc_existing of a compressed file, page by page in index order: 1
+ * when the page holds a block (a raw cluster's page, or slot 1..n of a
+ * cluster compressed into n blocks), 0 when not, -1 out of memory. */
+int f2fs_compress_existing_page(struct stack *s, struct stack_file *f, uint64_t npages,
+				uint64_t page);
+bool f2fs_cluster_map(const struct stack_file *f, uint64_t index, struct fs_cluster_map *m);
+bool f2fs_read_post(struct stack *s, struct stack_bio *sb);
+enum step f2fs_writeback_cpu(struct stack_task *t);
+/* Remove pages [page, page + n) of f from its block map. */
+int f2fs_unmap(struct stack_file *f, uint64_t page, uint64_t n);
+struct json_t *f2fs_compress_json(const struct stack *s);
 
 /* f2fs_gc.c */
 int f2fs_kthread_init(struct stack *s, struct sim_error *err);

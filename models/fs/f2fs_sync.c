@@ -123,6 +123,7 @@ static enum step sync_file(struct stack_task *t, struct stack_file *f, bool data
 			f->ei.nr_atomic = 0;
 			f->ei.atomic = false;
 			fi->need_ipu = false;
+			fi->atomic_commit = true; /* still FI_ATOMIC_FILE: not compressed */
 		} else {
 			fi->need_ipu = datasync || f->mapping.nr_dirty <= (uint64_t)fs->p.min_fsync_blocks;
 		}
@@ -132,6 +133,7 @@ static enum step sync_file(struct stack_task *t, struct stack_file *f, bool data
 		if (r == STEP_BLOCK)
 			return STEP_BLOCK;
 		fi->need_ipu = false;
+		fi->atomic_commit = false;
 	}
 	if (os->fsync.phase == FS_AFTER_DATA) {
 		fs->fsyncs += atomic ? 0 : 1;

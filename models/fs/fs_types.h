@@ -179,6 +179,14 @@ struct fs_direct {
 struct fs_ops;
 struct f2fs;
 
+/* A compressed cluster as writeback and readahead see it (fs_ops.cluster_map). */
+struct fs_cluster_map {
+	uint64_t first;      /* the cluster's first page */
+	uint32_t npages;     /* pages in the cluster (cluster_size) */
+	uint64_t lba;        /* first sector of its compressed blocks */
+	uint32_t nsect;      /* sectors on disk (compressed blocks x 8) */
+};
+
 struct fs {
 	const struct fs_ops *ops;     /* ext4 or f2fs (fs: {kind: ...}) */
 	struct f2fs *f2;              /* f2fs state (models/fs/f2fs_int.h), NULL for ext4 */
@@ -231,6 +239,19 @@ struct fs_ops {
 	 * UINT64_MAX if unallocated: what readahead and writeback ask the file
 	 * system for (a_ops->bmap / the get_block behind readpages, writepages). */
 	uint64_t (*bmap)(const struct stack_file *f, uint64_t index, uint64_t *run);
+	/* A compressed cluster holds page index (f2fs compression; NULL: none):
+	 * true with the cluster's on-disk run in *m (writeback: its bio carries
+	 * the cluster's pages in m->nsect sectors; readahead: the bio reads the
+	 * compressed blocks, m->post true). */
+	bool (*cluster_map)(const struct stack_file *f, uint64_t index, struct fs_cluster_map *m);
+	/* The end_io of a read bio with post-read work (decompression): true
+	 * when the file system took the bio and ends it later through
+	 * mpage_read_done (models/mm/mm.h); false: end it now. */
+	bool (*read_post)(struct stack *s, struct stack_bio *sb);
+	/* CPU the last map_for_write left for the writer (f2fs compresses a
+	 * cluster as writeback maps it), run by t on a core: STEP_BLOCK while
+	 * it waits or runs; NULL: none. */
+	enum step (*writeback_cpu)(struct stack_task *t);
 	/* mark_inode_dirty: mtime (datasync false) or size/allocation (true).
 	 * A repeat for the same f and datasync changes nothing until another
 	 * task has run (what it records - the inode in the running

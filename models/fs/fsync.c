@@ -99,6 +99,8 @@ enum step fs_write_and_wait_range(struct stack_task *t, struct stack_file *f, ui
 				return STEP_DONE;
 			os->fsync.map_start = start;
 			os->fsync.map_end = start + n;
+			if (s->fs.ops->writeback_cpu && s->fs.ops->writeback_cpu(t) == STEP_BLOCK)
+				return STEP_BLOCK;
 		}
 		uint64_t n = wb_build_bios(s, f, start, os->fsync.map_end, true, &t->wb.pend);
 		if (!n)

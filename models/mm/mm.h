@@ -162,6 +162,10 @@ enum step wb_balance_dirty(struct stack_task *t);
  * (delayed allocation), done once for the run before its first bio; sync:
  * for an fsync. Nonzero (and the run failed) when the file system is full. */
 int wb_map_run(struct stack *s, struct stack_file *f, uint64_t index, uint64_t n, bool sync);
+/* The end of a read bio (mpage_end_io): its pages become uptodate and are
+ * unlocked, the bio is freed; a file system's read_post calls it once its
+ * post-read work (decompression) is done. */
+void mpage_read_done(struct stack *s, struct stack_bio *sb);
 /* The next bios of a mapped run: from index (dirty and not under
  * writeback) to at most end, its next bio, or every bio to end if the file
  * system locks the run (fs_ops.locks_run). A bio holds dirty pages of one

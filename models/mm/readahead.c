@@ -243,11 +243,8 @@ static bool fill_is_new(const struct pc_fill *fl, uint64_t idx)
 
 /* The read bios' end_io (3.10 fs/mpage.c mpage_end_io): each page of the
  * bio becomes uptodate and is unlocked, which wakes its read_io sleepers. */
-static void mpage_end_io(struct sim *sim, struct bio *bio)
+void mpage_read_done(struct stack *s, struct stack_bio *sb)
 {
-	struct stack_bio *sb = container_of(bio, struct stack_bio, bio);
-	struct stack *s = sb->stack;
-	(void)sim;
 	struct pc_page *pg = pc_find(sb->file, sb->index);
 	for (uint32_t i = 0; i < sb->npages && pg; i++) {
 		struct pc_page *next = pc_next(pg);
@@ -258,6 +255,24 @@ static void mpage_end_io(struct sim *sim, struct bio *bio)
 		pg = next;
 	}
 	sbio_free(s, sb);
+}
+
+static void mpage_end_io(struct sim *sim, struct bio *bio)
+{
+	struct stack_bio *sb = container_of(bio, struct stack_bio, bio);
+	(void)sim;
+	mpage_read_done(sb->stack, sb);
+}
+
+/* A bio of a compressed cluster (f2fs_read_end_io with STEP_DECOMPRESS):
+ * the file system decompresses before the pages become uptodate. */
+static void mpage_end_io_post(struct sim *sim, struct bio *bio)
+{
+	struct stack_bio *sb = container_of(bio, struct stack_bio, bio);
+	struct stack *s = sb->stack;
+	(void)sim;
+	if (!s->fs.ops->read_post || !s->fs.ops->read_post(s, sb))
+		mpage_read_done(s, sb);
 }
 
 enum step fill_run(struct stack_task *t)
@@ -304,7 +319,12 @@ enum step fill_run(struct stack_task *t)
 				continue;
 			}
 			uint64_t run = 0;
-			uint64_t lba = s->fs.ops->bmap(f, idx, &run);
+			struct fs_cluster_map cm;
+			bool cl = s->fs.ops->cluster_map && !f->is_meta &&
+				  s->fs.ops->cluster_map(f, idx, &cm);
+			uint64_t lba = cl ? cm.lba : s->fs.ops->bmap(f, idx, &run);
+			if (cl) /* the cluster's pages from idx, read in one bio */
+				run = cm.first + cm.npages - idx;
 			if (lba == UINT64_MAX) {
 				/* a hole (or not yet allocated): zero-filled, no I/O */
 				struct pc_page *pg = pc_find(f, idx);
@@ -324,12 +344,13 @@ enum step fill_run(struct stack_task *t)
 				fl->active = false;
 				return STEP_DONE;
 			}
-			sb->bio.end_io = mpage_end_io;
+			sb->bio.end_io = cl ? mpage_end_io_post : mpage_end_io;
 			sb->file = f;
 			sb->index = idx;
 			sb->npages = (uint32_t)n;
 			sb->bio.sector = lba;
-			sb->bio.nr_sectors = (uint32_t)(n << (STACK_PAGE_SHIFT - SECTOR_SHIFT));
+			sb->bio.nr_sectors = cl ? cm.nsect
+						: (uint32_t)(n << (STACK_PAGE_SHIFT - SECTOR_SHIFT));
 			sb->bio.flags = f->is_meta ? REQ_META : 0;
 			/* the path for completion.paths: a user task's fault or read */
 			if (!f->is_meta && !t->kthread)

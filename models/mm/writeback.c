@@ -410,7 +410,15 @@ static uint64_t wb_build_bio(struct stack *s, struct stack_file *f, uint64_t ind
 	struct writeback *wb = &s->wb;
 	uint64_t maxp = s->fs.p.max_bio_bytes >> STACK_PAGE_SHIFT;
 	uint64_t run = 0;
-	uint64_t lba = s->fs.ops->bmap(f, index, &run);
+	/* f2fs_write_compressed_pages: a compressed cluster's pages go out as
+	 * its compressed blocks, in one bio here */
+	struct fs_cluster_map cm;
+	bool cl = s->fs.ops->cluster_map && s->fs.ops->cluster_map(f, index, &cm);
+	uint64_t lba = cl ? cm.lba : s->fs.ops->bmap(f, index, &run);
+	if (cl) {
+		run = cm.first + cm.npages - index;
+		maxp = run;
+	}
 	/* a locked run is dirty to its end; otherwise another task may have
 	 * written some of it while this one slept */
 	uint64_t m = n < maxp ? n : maxp;
@@ -447,7 +455,7 @@ static uint64_t wb_build_bio(struct stack *s, struct stack_file *f, uint64_t ind
 	sb->npages = (uint32_t)m;
 	sb->epoch = f->mapping.wb_epoch;
 	sb->bio.sector = lba;
-	sb->bio.nr_sectors = (uint32_t)(m << (STACK_PAGE_SHIFT - SECTOR_SHIFT));
+	sb->bio.nr_sectors = cl ? cm.nsect : (uint32_t)(m << (STACK_PAGE_SHIFT - SECTOR_SHIFT));
 	sb->bio.flags = REQ_WRITE | (sync ? REQ_SYNC : 0);
 	if (sync) {
 		wb->pages_sync += m;
@@ -688,6 +696,10 @@ void flusher_run(struct stack_task *t)
 					return; /* file system full: sim_fail stops the run */
 				t->wb.map_start = start;
 				t->wb.map_end = start + n;
+				/* f2fs compresses the run's clusters as it maps
+				 * them: that CPU first, on a core */
+				if (s->fs.ops->writeback_cpu && s->fs.ops->writeback_cpu(t) == STEP_BLOCK)
+					return;
 			}
 			/* its next bio (or all of a locked run), submitted at the
 			 * loop's top before the following one is built */
