@@ -382,6 +382,15 @@ struct json_t *stack_stats_json(const struct stack *s)
 	return o;
 }
 
+json_t *stack_op_counts_json(const uint64_t by_kind[STACK_NOPKIND])
+{
+	json_t *ops = json_object();
+	for (int k = 0; k < STACK_NOPKIND; k++)
+		if (by_kind[k])
+			json_object_set_new(ops, stack_op_names[k], json_integer((json_int_t)by_kind[k]));
+	return ops;
+}
+
 void stack_energy_now(const struct stack *s, double *device_j, double *cpu_j)
 {
 	int64_t now = sim_now(s->sim);

@@ -86,6 +86,9 @@ struct json_t *stack_to_json(const struct stack *s);
 /* The result's "stack" object: parameters as resolved, cpu, writeback,
  * journal, fs counters, and per-task figures. Caller owns. */
 struct json_t *stack_stats_json(const struct stack *s);
+/* {"OP": count} of the op kinds counted in by_kind (kinds never seen left
+ * out): a workload's per-thread or per-trace "ops" object. */
+struct json_t *stack_op_counts_json(const uint64_t by_kind[STACK_NOPKIND]);
 /* Energy the device and the CPU drew from t = 0 until now (J;
  * docs/energy.md), for a region's begin and end. */
 void stack_energy_now(const struct stack *s, double *device_j, double *cpu_j);

@@ -738,12 +738,7 @@ void app_launch_stats_json(const struct app_launch *a, json_t *obj)
 		json_object_set_new(o, "role", json_string(k < TH_WORKER ? role_names[k] : "worker"));
 		if (th->t)
 			json_object_set_new(o, "tid", json_integer(stack_task_pid(th->t)));
-		json_t *ops = json_object();
-		for (int c = 0; c < STACK_NOPKIND; c++)
-			if (th->by_kind[c])
-				json_object_set_new(ops, stack_op_names[c],
-						    json_integer((json_int_t)th->by_kind[c]));
-		json_object_set_new(o, "ops", ops);
+		json_object_set_new(o, "ops", stack_op_counts_json(th->by_kind));
 		json_array_append_new(arr, o);
 	}
 	json_object_set_new(obj, "threads", arr);

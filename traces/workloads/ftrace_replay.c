@@ -661,14 +661,10 @@ static void fr_stats_json(struct sim *sim, void *state, json_t *obj)
 	json_object_set_new(obj, "processes_seen", fr_u(st->nprocs));
 	json_object_set_new(obj, "tasks", fr_u(st->ntasks));
 	json_object_set_new(obj, "files", fr_u(st->files_created));
-	json_t *ops = json_object();
 	uint64_t total = 0;
-	for (int k = 0; k < STACK_NOPKIND; k++) {
+	for (int k = 0; k < STACK_NOPKIND; k++)
 		total += st->by_kind[k];
-		if (st->by_kind[k])
-			json_object_set_new(ops, stack_op_names[k], fr_u(st->by_kind[k]));
-	}
-	json_object_set_new(obj, "ops", ops);
+	json_object_set_new(obj, "ops", stack_op_counts_json(st->by_kind));
 	json_object_set_new(obj, "ops_total", fr_u(total));
 	json_object_set_new(obj, "regions_begun", fr_u(st->regions_begun));
 	json_object_set_new(obj, "regions_ended", fr_u(st->regions_ended));

@@ -366,12 +366,7 @@ void rec_launch_stats_json(const struct rec_launch *a, json_t *obj)
 		json_object_set_new(o, "read_bytes", json_integer((json_int_t)th->plan->read_bytes));
 		json_object_set_new(o, "batches", json_integer((json_int_t)th->plan->batches));
 		json_object_set_new(o, "cpu_ns", json_integer(th->plan->cpu_ns));
-		json_t *ops = json_object();
-		for (int c = 0; c < STACK_NOPKIND; c++)
-			if (th->by_kind[c])
-				json_object_set_new(ops, stack_op_names[c],
-						    json_integer((json_int_t)th->by_kind[c]));
-		json_object_set_new(o, "ops", ops);
+		json_object_set_new(o, "ops", stack_op_counts_json(th->by_kind));
 		json_array_append_new(arr, o);
 	}
 	json_object_set_new(obj, "threads", arr);
