@@ -35,6 +35,7 @@
  * its cost per run grows with the number of points (10^6 points: the same
  * -j entries).
  */
+#define _GNU_SOURCE /* mremap */
 #include "sim/cli/sweep_fork.h"
 
 #include <errno.h>
@@ -44,7 +45,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -198,6 +201,168 @@ static bool plan_make(const struct sweep *sw, const int *todo, int ntodo, struct
 	return true;
 }
 
+/* ------------------------------------------ the child's own memory */
+
+/* A forked run writes much of what the prefix built (a Fig. 1 launch's
+ * reclaim goes through nearly the whole page cache, so nearly every page
+ * record and index leaf), and each first write to a page it shares with
+ * the master is a copy-on-write fault: about 2.5 us each on a virtual
+ * machine, some 3,000 a run, against about 1.2 us a page to copy the
+ * region whole into fresh transparent huge pages (a fault per 2 MiB).
+ * So such a child takes its own copy of its large private anonymous
+ * regions (the heap) at once and moves it over the old range (mremap):
+ * the same bytes at the same addresses, so the run cannot tell. Whether
+ * that pays depends on how much a run writes: every OWN_PROBE_EVERY-th
+ * run is a probe that copies nothing, and its page faults (wait4), set
+ * against the pages a copy takes, decide for the runs forked after it.
+ * A copy that cannot be made leaves its region shared as before, which
+ * is only slower. */
+#define OWN_HUGE ((size_t)2 << 20)
+#define OWN_MIN_BYTES ((size_t)1 << 20)
+#define OWN_MAX_REGIONS 64
+#define OWN_PROBE_EVERY 8
+
+/* Huge pages to be had (enabled is not "never"): else a copy costs a
+ * fault a page, as the copy-on-write it saves does. */
+static bool own_huge_pages(void)
+{
+	char buf[128] = "";
+	int fd = open("/sys/kernel/mm/transparent_hugepage/enabled", O_RDONLY);
+	if (fd < 0)
+		return false;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	return !strstr(buf, "[never]");
+}
+
+/* The private writable anonymous regions of OWN_MIN_BYTES or more
+ * (neighbours joined), read whole before anything changes the map and
+ * without allocating (the heap is what a child copies). */
+static int own_regions(uintptr_t *lo, uintptr_t *hi)
+{
+	char maps[1 << 16]; /* on the stack, which is not copied */
+	int nr = 0;
+	int fd = open("/proc/self/maps", O_RDONLY);
+	if (fd < 0)
+		return 0;
+	size_t n = 0;
+	ssize_t r;
+	while (n + 1 < sizeof(maps) &&
+	       ((r = read(fd, maps + n, sizeof(maps) - 1 - n)) > 0 || (r < 0 && errno == EINTR)))
+		if (r > 0)
+			n += (size_t)r;
+	close(fd);
+	maps[n] = '\0';
+	for (char *line = maps; *line && nr < OWN_MAX_REGIONS;) {
+		char *end = strchr(line, '\n');
+		if (!end)
+			break; /* a cut line: the buffer was full */
+		*end = '\0';
+		unsigned long a, b, ino;
+		char perm[8], path[32] = "";
+		if (sscanf(line, "%lx-%lx %7s %*s %*s %lu %31s", &a, &b, perm, &ino, path) >= 4 &&
+		    !strcmp(perm, "rw-p") && ino == 0 && (!path[0] || !strcmp(path, "[heap]"))) {
+			if (nr && hi[nr - 1] == a)
+				hi[nr - 1] = b;
+			else {
+				lo[nr] = a;
+				hi[nr++] = b;
+			}
+		}
+		line = end + 1;
+	}
+	int k = 0;
+	for (int i = 0; i < nr; i++)
+		if (hi[i] - lo[i] >= OWN_MIN_BYTES) {
+			lo[k] = lo[i];
+			hi[k++] = hi[i];
+		}
+	return k;
+}
+
+/* Pages a child's copy would take (the master's map is the child's). */
+static uint64_t own_pages(void)
+{
+	uintptr_t lo[OWN_MAX_REGIONS], hi[OWN_MAX_REGIONS];
+	int nr = own_regions(lo, hi);
+	uint64_t pages = 0;
+	for (int i = 0; i < nr; i++)
+		pages += (hi[i] - lo[i]) / 4096;
+	return pages;
+}
+
+static void own_copy(uintptr_t lo, uintptr_t hi)
+{
+	/* dst lies at lo's offset in a 2 MiB block, in a mapping of whole
+	 * blocks: every block can be a huge page, and the move keeps the
+	 * blocks inside the region mapped whole (fewer TLB misses, a
+	 * cheaper exit); the two cut at its ends are split */
+	size_t len = hi - lo, off = lo & (OWN_HUGE - 1);
+	size_t cap = (off + len + OWN_HUGE - 1) & ~(OWN_HUGE - 1);
+	char *raw = mmap(NULL, cap + OWN_HUGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (raw == MAP_FAILED)
+		return;
+	char *base = (char *)(((uintptr_t)raw + OWN_HUGE - 1) & ~(uintptr_t)(OWN_HUGE - 1));
+	if (base > raw)
+		munmap(raw, (size_t)(base - raw));
+	munmap(base + cap, (size_t)(raw + OWN_HUGE - base));
+	madvise(base, cap, MADV_HUGEPAGE);
+	char *dst = base + off;
+	/* a page never touched reads as zeros, as dst does: copy the
+	 * resident runs only (reading an absent page would fault) */
+	unsigned char res[1 << 12];
+	for (size_t at = 0; at < len;) {
+		size_t span = len - at < sizeof(res) * 4096 ? len - at : sizeof(res) * 4096;
+		size_t np = span / 4096;
+		if (mincore((void *)(lo + at), span, res)) {
+			memcpy(dst + at, (const void *)(lo + at), span);
+		} else {
+			for (size_t p = 0; p < np;) {
+				size_t q = p;
+				while (q < np && (res[q] & 1))
+					q++;
+				if (q > p)
+					memcpy(dst + at + p * 4096, (const void *)(lo + at + p * 4096), (q - p) * 4096);
+				p = q + 1;
+			}
+		}
+		at += span;
+	}
+	if (mremap(dst, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, (void *)lo) == MAP_FAILED) {
+		/* it may have unmapped lo before it failed: put the copy back
+		 * the slow way, or end the run rather than go on without it */
+		if (mmap((void *)lo, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1,
+			 0) == MAP_FAILED) {
+			static const char msg[] = "mobisim: fork at a phase: lost a memory region\n";
+			ssize_t w = write(STDERR_FILENO, msg, sizeof(msg) - 1);
+			(void)w;
+			_exit(sim_error_exit_status(SIM_E_NOMEM));
+		}
+		memcpy((void *)lo, dst, len);
+		munmap(base, cap);
+		return;
+	}
+	if (off)
+		munmap(base, off);
+	if (off + len < cap)
+		munmap(dst + len, cap - off - len);
+}
+
+/* Signals wait: their handler reads the heap being moved. */
+static void own_memory(void)
+{
+	uintptr_t lo[OWN_MAX_REGIONS], hi[OWN_MAX_REGIONS];
+	sigset_t old;
+	sweep_pool_signals(SIG_BLOCK, &old);
+	int nr = own_regions(lo, hi);
+	for (int i = 0; i < nr; i++)
+		own_copy(lo[i], hi[i]);
+	sweep_pool_signals(SIG_SETMASK, &old);
+}
+
 /* ------------------------------------------------------- the master */
 
 struct fpoint {
@@ -218,6 +383,12 @@ struct master {
 	int live;
 	int report_fd;               /* forks and ends (struct fork_rec) go to the main process */
 	int token_rd, token_wr;      /* a byte per free job slot, shared by every family */
+	/* the child's own memory (own_memory) */
+	bool own_ok;                 /* huge pages to be had */
+	bool own_pays;               /* the latest probe says a copy pays */
+	bool own_now;                /* the run being forked copies */
+	uint64_t forks;
+	bool *slot_probe;            /* per job slot: its run is a probe */
 	/* in a child */
 	int me;                      /* -1 in the master */
 };
@@ -241,13 +412,19 @@ struct fork_rec {
 
 /* A child of ours ended: tell the main process (which names it if it
  * failed and takes it off its list), then give its job slot back. */
-static void child_ended(struct master *m, pid_t pid, int status)
+static void child_ended(struct master *m, pid_t pid, int status, const struct rusage *ru)
 {
 	for (int k = 0; k < m->o->jobs; k++) {
 		if (m->pids[k] != pid)
 			continue;
 		m->pids[k] = 0;
 		m->live--;
+		if (m->slot_probe[k]) {
+			/* a copy of a page costs about half a fault: it pays when
+			 * the run writes more than some 60 % of what it copies */
+			m->own_pays = (uint64_t)ru->ru_minflt * 5 >= own_pages() * 3;
+			m->slot_probe[k] = false;
+		}
 		struct fork_rec rec = { .index = m->slot_point[k], .pid = pid, .ended = 1, .status = status };
 		if (write(m->report_fd, &rec, sizeof(rec)) != (ssize_t)sizeof(rec))
 			m->n = m->next; /* the main process is gone */
@@ -265,14 +442,15 @@ static void take_slot(struct master *m)
 	for (;;) {
 		int status;
 		pid_t pid;
-		while ((pid = waitpid(-1, &status, WNOHANG)) > 0)
-			child_ended(m, pid, status);
+		struct rusage ru;
+		while ((pid = wait4(-1, &status, WNOHANG, &ru)) > 0)
+			child_ended(m, pid, status, &ru);
 		char t;
 		if (read(m->token_rd, &t, 1) == 1)
 			return;
 		if (m->live > 0) {
-			if ((pid = wait(&status)) > 0)
-				child_ended(m, pid, status);
+			if ((pid = wait4(-1, &status, 0, &ru)) > 0)
+				child_ended(m, pid, status, &ru);
 			continue;
 		}
 		struct pollfd pfd = { .fd = m->token_rd, .events = POLLIN };
@@ -328,6 +506,8 @@ static bool child_cross(struct sim *s, void *ctx, int64_t when)
  * held until fork_at (released now when the clock is there). */
 static void become_point(struct master *m, int i, bool at_start)
 {
+	if (m->own_now)
+		own_memory();
 	struct sim *s = m->s;
 	const struct sweep_point *p = &m->sw->points[m->fp[i].index];
 	m->me = i;
@@ -372,6 +552,8 @@ static bool fork_next(struct master *m, bool at_start)
 		while (m->pids[k])
 			k++;
 		int i = m->next;
+		bool probe = m->own_ok && m->forks % OWN_PROBE_EVERY == 0;
+		m->own_now = m->own_ok && !probe && m->own_pays;
 		pid_t pid = sweep_pool_fork(&m->pids[k], true);
 		if (pid == 0) {
 			become_point(m, i, at_start);
@@ -379,6 +561,8 @@ static bool fork_next(struct master *m, bool at_start)
 		}
 		if (pid > 0) {
 			m->slot_point[k] = m->fp[i].index;
+			m->slot_probe[k] = probe;
+			m->forks++;
 			m->live++;
 		}
 		if (pid < 0) {
@@ -391,8 +575,9 @@ static bool fork_next(struct master *m, bool at_start)
 				return false;
 			}
 			int status;
-			if ((pid = wait(&status)) > 0)
-				child_ended(m, pid, status);
+			struct rusage ru;
+			if ((pid = wait4(-1, &status, 0, &ru)) > 0)
+				child_ended(m, pid, status, &ru);
 			continue;
 		}
 		m->next++;
@@ -455,7 +640,8 @@ master_main(const struct sweep *sw, const struct fork_plan *pl, const struct for
 	m.fp = calloc((size_t)fam->n, sizeof(*m.fp));
 	m.pids = calloc((size_t)o->jobs, sizeof(*m.pids));
 	m.slot_point = calloc((size_t)o->jobs, sizeof(*m.slot_point));
-	if (!m.fp || !m.pids || !m.slot_point)
+	m.slot_probe = calloc((size_t)o->jobs, sizeof(*m.slot_probe));
+	if (!m.fp || !m.pids || !m.slot_point || !m.slot_probe)
 		_exit(3);
 	if (sweep_point_create(sw, &sw->points[fam->pts[0]], &m.s, &err)) {
 		snprintf(why, sizeof(why), "%s", err.msg);
@@ -496,6 +682,7 @@ master_main(const struct sweep *sw, const struct fork_plan *pl, const struct for
 	close(why_fd);
 	fcntl(m.token_rd, F_SETFL, fcntl(m.token_rd, F_GETFL) | O_NONBLOCK);
 	results_signal_children(m.pids, (size_t)o->jobs);
+	m.own_ok = own_huge_pages();
 	s->on_pause = master_pause;
 	s->on_cross = master_cross;
 	s->pause_ctx = &m;
@@ -518,8 +705,9 @@ master_main(const struct sweep *sw, const struct fork_plan *pl, const struct for
 	 * gives their slots back, so the next family starts now. */
 	int status;
 	pid_t pid;
-	while ((pid = waitpid(-1, &status, WNOHANG)) > 0)
-		child_ended(&m, pid, status);
+	struct rusage ru;
+	while ((pid = wait4(-1, &status, WNOHANG, &ru)) > 0)
+		child_ended(&m, pid, status, &ru);
 	_exit(0);
 refuse:
 	if (write(why_fd, why, strlen(why)) < 0)
