@@ -226,6 +226,20 @@ static bool plan_make(const struct sweep *sw, const int *todo, int ntodo, struct
  * fault a page, as the copy-on-write it saves does. */
 static bool own_huge_pages(void)
 {
+	/* a sanitizer's heap and shadow are its own, and its memcpy would
+	 * check the redzones it copies */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+	return false;
+#endif
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
+	return false;
+#endif
+#endif
+	/* MOBISIM_FORK_OWN=0: never copy (to measure what the copy saves) */
+	const char *env = getenv("MOBISIM_FORK_OWN");
+	if (env && !strcmp(env, "0"))
+		return false;
 	char buf[128] = "";
 	int fd = open("/sys/kernel/mm/transparent_hugepage/enabled", O_RDONLY);
 	if (fd < 0)
