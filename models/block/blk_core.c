@@ -71,14 +71,12 @@ const struct cfg_param *blk_queue_params(void)
 
 /* ---------------------------------------------------------------- trace */
 
-void blk_trace(struct blk_queue *q, char action, const struct io_request *rq,
-	       const struct bio *bio, uint32_t depth)
+void blk_trace_emit(struct blk_queue *q, char action, const struct io_request *rq,
+		    const struct bio *bio, uint32_t depth)
 {
 	struct blk_trace_event ev;
 	const struct io_context *ioc = rq ? rq->ioc : bio ? bio->ioc : NULL;
 
-	if (!q->nsinks)
-		return;
 	memset(&ev, 0, sizeof(ev));
 	ev.time_ns = sim_now(q->sim);
 	ev.action = action;
