@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "models/block/request.h"
+#include "sim/zero.h"
 #include "traces/trace.h"
 #include "traces/trace_int.h"
 
@@ -477,7 +478,7 @@ static int ds_next(void *state, struct trace_rec *rec, struct sim_error *err)
 		}
 	emit:;
 		bool read = type & 1;
-		memset(rec, 0, sizeof(*rec));
+		sim_zero(rec, sizeof(*rec));
 		rec->kind = TRACE_REC_BLOCK;
 		rec->action = TRACE_A_QUEUE;
 		rec->act = 'Q';

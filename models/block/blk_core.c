@@ -36,6 +36,7 @@
 #include "models/block/block.h"
 #include "sim/assert.h"
 #include "sim/sim.h"
+#include "sim/zero.h"
 
 /* --------------------------------------------------------------- limits */
 
@@ -147,7 +148,7 @@ static struct blk_rq *blk_rq_get_wrapper(struct blk_queue *q)
 		br = q->free_list;
 	}
 	q->free_list = br->free_next;
-	memset(br, 0, sizeof(*br));
+	sim_zero(br, sizeof(*br));
 	return br;
 }
 
