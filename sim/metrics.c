@@ -100,12 +100,6 @@ void sim_metrics_wait(struct sim_metrics *m, enum sim_class c, enum sim_wait w, 
 		s->max_ns = ns;
 }
 
-void sim_metrics_btt(struct sim_metrics *m, enum sim_class c, enum sim_btt b, int64_t ns)
-{
-	SIM_ASSERT((unsigned)c < SIM_NCLASS && (unsigned)b < SIM_NBTT);
-	metrics_note(m, stats_dist_add(&m->cls[c].btt[b], ns));
-}
-
 static char *metrics_strdup(const char *s)
 {
 	size_t n = strlen(s) + 1;

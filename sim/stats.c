@@ -44,15 +44,7 @@ enum { STATS_PI_50 = 6, STATS_PI_90 = 10, STATS_PI_99 = 12, STATS_PI_999 = 14 };
 
 /* ---- buckets ---------------------------------------------------------- */
 
-/* Group g >= 1 holds [2^(g+SUB_BITS-1), 2^(g+SUB_BITS)) in buckets of width
- * 2^(g-1); with shift = g - 1 the index is shift * SUB_BUCKETS + (v >> shift),
- * and OR-ing in SUB_BUCKETS makes small values land on shift 0 (index v). */
-static inline uint32_t stats_bucket_fast(uint64_t v)
-{
-	uint32_t shift = (uint32_t)(63 - __builtin_clzll(v | STATS_SUB_BUCKETS)) - STATS_SUB_BITS;
-	return (shift << STATS_SUB_BITS) + (uint32_t)(v >> shift);
-}
-
+/* stats_bucket_fast: stats.h (stats_dist_add is inline) */
 uint32_t stats_bucket_of(uint64_t v)
 {
 	return stats_bucket_fast(v);
@@ -153,14 +145,16 @@ static void stats_recentre(struct stats_dist *d)
 	stats_set_shift(d, stats_m2(d));
 }
 
-int stats_dist_add(struct stats_dist *d, int64_t v)
+/* stats_dist_add (stats.h) when the sample is the first since init or
+ * reset, or the bucket array is still to be allocated: the whole update. */
+int stats_dist_add_slow(struct stats_dist *d, int64_t v)
 {
-	if (__builtin_expect(d->buckets == NULL, 0) && stats_alloc(d))
+	if (d->buckets == NULL && stats_alloc(d))
 		return SIM_E_NOMEM;
 	if (v < 0)
 		v = 0;
 	d->buckets[stats_bucket_fast((uint64_t)v)]++;
-	if (__builtin_expect(d->n == 0, 0)) {
+	if (d->n == 0) {
 		d->min = d->max = v;
 		d->mean_w = stats_shift_of(v);
 		d->m2 = 0;
@@ -172,17 +166,16 @@ int stats_dist_add(struct stats_dist *d, int64_t v)
 	}
 	d->n++;
 	d->sum += v;
-	/* Shifted-data variance: squared deviations from a shift K accumulate
-	 * with one multiply-add and no divide (Welford's per-sample divide
-	 * sits on the dependency chain and tripled the cost of this
-	 * function). K is re-centred on the exact mean whenever n reaches a
-	 * power of two, so it tracks the mean as Welford's does and S2 - S1^2/n
-	 * never cancels badly; that costs log2(n) divides in all. */
 	double dev = (double)v - d->mean_w;
 	d->m2 += dev * dev;
-	if (__builtin_expect((d->n & (d->n - 1)) == 0, 0))
+	if ((d->n & (d->n - 1)) == 0)
 		stats_recentre(d);
 	return 0;
+}
+
+void stats_dist_recentre(struct stats_dist *d)
+{
+	stats_recentre(d);
 }
 
 int stats_dist_merge(struct stats_dist *dst, const struct stats_dist *src)

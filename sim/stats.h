@@ -37,9 +37,49 @@ struct stats_dist {
 void stats_dist_init(struct stats_dist *d);
 void stats_dist_free(struct stats_dist *d);
 void stats_dist_reset(struct stats_dist *d);
+/* Group g >= 1 holds [2^(g+SUB_BITS-1), 2^(g+SUB_BITS)) in buckets of width
+ * 2^(g-1); with shift = g - 1 the index is shift * SUB_BUCKETS + (v >> shift),
+ * and OR-ing in SUB_BUCKETS makes small values land on shift 0 (index v). */
+static inline uint32_t stats_bucket_fast(uint64_t v)
+{
+	uint32_t shift = (uint32_t)(63 - __builtin_clzll(v | STATS_SUB_BUCKETS)) - STATS_SUB_BITS;
+	return (shift << STATS_SUB_BITS) + (uint32_t)(v >> shift);
+}
+
+/* stats_dist_add's cold parts (stats.c): the first sample (or one before
+ * the bucket array is allocated), and the shift moved to the mean when n
+ * reaches a power of two. */
+int stats_dist_add_slow(struct stats_dist *d, int64_t v);
+void stats_dist_recentre(struct stats_dist *d);
+
 /* Record one value (ns, bytes...); negative values are clamped to 0. Returns
- * 0 or SIM_E_NOMEM on the first sample if the buckets cannot be allocated. */
-int stats_dist_add(struct stats_dist *d, int64_t v);
+ * 0 or SIM_E_NOMEM on the first sample if the buckets cannot be allocated.
+ * Inline: a device replay records six per request.
+ * The variance is shifted-data: squared deviations from a shift K (mean_w)
+ * accumulate with one multiply-add and no divide (Welford's per-sample
+ * divide sits on the dependency chain and tripled the cost of this
+ * function). K is re-centred on the exact mean whenever n reaches a power
+ * of two, so it tracks the mean as Welford's does and S2 - S1^2/n never
+ * cancels badly; that costs log2(n) divides in all (stats.c). */
+static inline int stats_dist_add(struct stats_dist *d, int64_t v)
+{
+	if (__builtin_expect(d->n == 0 || d->buckets == NULL, 0))
+		return stats_dist_add_slow(d, v);
+	if (v < 0)
+		v = 0;
+	d->buckets[stats_bucket_fast((uint64_t)v)]++;
+	if (v < d->min)
+		d->min = v;
+	if (v > d->max)
+		d->max = v;
+	d->n++;
+	d->sum += v;
+	double dev = (double)v - d->mean_w;
+	d->m2 += dev * dev;
+	if (__builtin_expect((d->n & (d->n - 1)) == 0, 0))
+		stats_dist_recentre(d);
+	return 0;
+}
 /* dst += src (exact for count, sum, min, max, variance; histogram bucket-wise). */
 int stats_dist_merge(struct stats_dist *dst, const struct stats_dist *src);
 

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "models/block/request.h"
+#include "sim/zero.h"
 #include "traces/trace.h"
 #include "traces/trace_int.h"
 
@@ -147,6 +148,122 @@ static bool ds_fast_line(enum trace_disksim_time mode, const char *p, const char
 	       v[1] <= 0xfff && (mode != TRACE_DISKSIM_MQSIM_NS || v[4] <= 1);
 }
 
+/* 10^(6 - k): a fraction of k digits in millionths of a millisecond
+ * (ds_parse_ms_fast's trailing "fp *= 10" loop). */
+static const int64_t ds_frac_scale[7] = { 1000000, 100000, 10000, 1000, 100, 10, 1 };
+
+/* The digits at *pp: their count, *pp past them, and their value, exact
+ * when there are at most 19 (callers refuse more). The first 8 bytes are
+ * classified and converted at once, as in trace_dec_u64 (a digit is a
+ * byte 0x30..0x39, i.e. high nibble 3 before and after adding 6); the
+ * caller makes sure 8 bytes can be read at *pp, and the rest of the scan
+ * needs no bound: its line ends in a '\n', which is not a digit. */
+static inline unsigned ds_digits(const char **pp, uint64_t *v)
+{
+	const char *p = *pp;
+	const uint64_t k30 = 0x3030303030303030ull, kf0 = 0xf0f0f0f0f0f0f0f0ull;
+	uint64_t w;
+	memcpy(&w, p, 8);
+	uint64_t bad = ((w & kf0) ^ k30) | (((w + 0x0606060606060606ull) & kf0) ^ k30);
+	unsigned n = bad ? (unsigned)__builtin_ctzll(bad) >> 3 : 8;
+	if (n <= 1) {
+		/* devno and type: one digit (or none: refused) */
+		*v = n ? (w & 0xff) - '0' : 0;
+		*pp = p + n;
+		return n;
+	}
+	/* the first digit in the low byte; the bytes past the n digits
+	 * shifted out */
+	uint64_t y = (w - k30) << (8 * (8 - n));
+	y = (y * 10 + (y >> 8)) & 0x00ff00ff00ff00ffull;
+	y = (y * 100 + (y >> 16)) & 0x0000ffff0000ffffull;
+	y = (y * 10000 + (y >> 32)) & 0xffffffffull;
+	const char *q = p + n;
+	if (n == 8) {
+		unsigned d;
+		while ((d = (unsigned)(*q - '0')) < 10) {
+			y = y * 10 + d;
+			q++;
+		}
+	}
+	*v = y;
+	*pp = q;
+	return (unsigned)(q - p);
+}
+
+static inline const char *ds_blanks(const char *p)
+{
+	while (*p == ' ' || *p == '\t')
+		p++;
+	return p;
+}
+
+/* The usual line straight from the source's buffer, without
+ * trace_src_getline's copy-free but separate NUL scan and ds_fast_line's
+ * token pass: one memchr for the line's end (looked for within
+ * TRACE_LINE_MAX bytes, so the line is not too long), then one pass that
+ * accepts only blanks, the five numbers, a '\r' before the '\n' and
+ * nothing else (so no NUL): "I", "I." or "I.F" milliseconds with at most
+ * 9 and 6 digits (ds_parse_ms_fast's forms) or integer nanoseconds, and
+ * numbers of at most 19 digits, within every range ds_fast_line tests.
+ * Such a line is one ds_fast_line accepts, and the same digits give the
+ * same values; s->pos and s->line then move as trace_src_getline moves
+ * them. Anything else returns false with nothing moved, and ds_next
+ * takes the line through trace_src_getline as before (comments, blank
+ * lines, the last line without newline, a line cut by the buffer's end,
+ * errors). */
+static bool ds_fast_take(struct ds_reader *d, int64_t *t, uint64_t v[5])
+{
+	struct trace_src *s = &d->src;
+	const char *start = (const char *)s->buf + s->pos;
+	size_t avail = s->len - s->pos;
+	const char *nl = memchr(start, '\n', avail > TRACE_LINE_MAX + 1 ? TRACE_LINE_MAX + 1 : avail);
+	/* ds_digits reads 8 bytes at any point of the line */
+	if (!nl || avail - (size_t)(nl - start) < 8)
+		return false;
+	const char *p = ds_blanks(start);
+
+	if (d->mode == TRACE_DISKSIM_MQSIM_NS) {
+		unsigned n = ds_digits(&p, &v[0]);
+		if (n == 0 || n > 19 || v[0] > INT64_MAX)
+			return false;
+		*t = (int64_t)v[0];
+	} else {
+		uint64_t ip, fp = 0;
+		unsigned ni = ds_digits(&p, &ip), nf = 0;
+		if (ni == 0 || ni > 9)
+			return false;
+		if (*p == '.') {
+			p++;
+			nf = ds_digits(&p, &fp);
+			if (nf > 6)
+				return false;
+		}
+		*t = (int64_t)ip * 1000000 + (int64_t)fp * ds_frac_scale[nf];
+	}
+	/* a field ends at a non-digit: the next one parses only after blanks */
+	for (int k = 1; k < 5; k++) {
+		const char *q = ds_blanks(p);
+		if (q == p)
+			return false;
+		p = q;
+		unsigned n = ds_digits(&p, &v[k]);
+		if (n == 0 || n > 19)
+			return false;
+	}
+	p = ds_blanks(p);
+	if (*p == '\r')
+		p++;
+	if (p != nl)
+		return false;
+	if (!(v[3] != 0 && v[3] <= (UINT32_MAX >> 9) && v[2] <= UINT64_MAX - v[3] && v[1] <= 0xfff &&
+	      (d->mode != TRACE_DISKSIM_MQSIM_NS || v[4] <= 1)))
+		return false;
+	s->pos = (size_t)(nl + 1 - (const char *)s->buf);
+	s->line++;
+	return true;
+}
+
 static int ds_probe(const uint8_t *buf, size_t len)
 {
 	/* The first non-comment line must have five numeric fields. */
@@ -258,6 +375,16 @@ static int ds_next(void *state, struct trace_rec *rec, struct sim_error *err)
 	if (d->failed)
 		return sim_errorf(err, SIM_E_INPUT, "%s: read after an error", d->src.name);
 	for (;;) {
+		int64_t t;
+		uint64_t dev, lba, size, type;
+		uint64_t fv[5];
+		if (d->mode != TRACE_DISKSIM_AUTO && ds_fast_take(d, &t, fv)) {
+			dev = fv[1];
+			lba = fv[2];
+			size = fv[3];
+			type = fv[4];
+			goto emit;
+		}
 		rc = trace_src_getline(&d->src, &line, &len, err);
 		if (rc <= 0)
 			break;
@@ -267,9 +394,6 @@ static int ds_next(void *state, struct trace_rec *rec, struct sim_error *err)
 			p++;
 		if (p == end || *p == '#')
 			continue;
-		int64_t t;
-		uint64_t dev, lba, size, type;
-		uint64_t fv[5];
 		if (d->mode != TRACE_DISKSIM_AUTO && ds_fast_line(d->mode, p, end, &t, fv)) {
 			dev = fv[1];
 			lba = fv[2];
@@ -354,7 +478,7 @@ static int ds_next(void *state, struct trace_rec *rec, struct sim_error *err)
 		}
 	emit:;
 		bool read = type & 1;
-		memset(rec, 0, sizeof(*rec));
+		sim_zero(rec, sizeof(*rec));
 		rec->kind = TRACE_REC_BLOCK;
 		rec->action = TRACE_A_QUEUE;
 		rec->act = 'Q';

@@ -36,6 +36,7 @@
 #include "models/block/block.h"
 #include "sim/assert.h"
 #include "sim/sim.h"
+#include "sim/zero.h"
 
 /* --------------------------------------------------------------- limits */
 
@@ -71,14 +72,12 @@ const struct cfg_param *blk_queue_params(void)
 
 /* ---------------------------------------------------------------- trace */
 
-void blk_trace(struct blk_queue *q, char action, const struct io_request *rq,
-	       const struct bio *bio, uint32_t depth)
+void blk_trace_emit(struct blk_queue *q, char action, const struct io_request *rq,
+		    const struct bio *bio, uint32_t depth)
 {
 	struct blk_trace_event ev;
 	const struct io_context *ioc = rq ? rq->ioc : bio ? bio->ioc : NULL;
 
-	if (!q->nsinks)
-		return;
 	memset(&ev, 0, sizeof(ev));
 	ev.time_ns = sim_now(q->sim);
 	ev.action = action;
@@ -149,7 +148,7 @@ static struct blk_rq *blk_rq_get_wrapper(struct blk_queue *q)
 		br = q->free_list;
 	}
 	q->free_list = br->free_next;
-	memset(br, 0, sizeof(*br));
+	sim_zero(br, sizeof(*br));
 	return br;
 }
 

@@ -198,8 +198,15 @@ void blk_queue_attach(struct blk_queue *q, void (*on_complete)(void *upper, stru
 struct bio *blk_rq_completed(struct blk_queue *q, struct io_request *rq, bool tell_elv);
 /* Run end_io of every bio of a completed request's chain, in order. */
 void blk_end_bios(struct blk_queue *q, struct bio *bio);
-void blk_trace(struct blk_queue *q, char action, const struct io_request *rq,
-	       const struct bio *bio, uint32_t depth);
+void blk_trace_emit(struct blk_queue *q, char action, const struct io_request *rq,
+		    const struct bio *bio, uint32_t depth);
+/* Inline: five per request, and most runs have no sink. */
+static inline void blk_trace(struct blk_queue *q, char action, const struct io_request *rq,
+			     const struct bio *bio, uint32_t depth)
+{
+	if (q->nsinks)
+		blk_trace_emit(q, action, rq, bio, depth);
+}
 void blk_free_request(struct blk_queue *q, struct io_request *rq);
 /* __elv_add_request(): I event; flush/FUA go to the dispatch list tail
  * (ELEVATOR_INSERT_FLUSH), others into the scheduler, first trying back

@@ -192,6 +192,32 @@ static inline int64_t xfer_ns(uint64_t bytes, uint64_t rate)
 	return (int64_t)(num / rate);
 }
 
+/* xfer_ns(bytes, rate) through a one-entry memo: the same value. */
+static inline int64_t xfer_memo(struct flash_xfer_memo *m, uint64_t bytes, uint64_t rate)
+{
+	if (m->bytes != bytes) {
+		m->ns = xfer_ns(bytes, rate);
+		m->bytes = bytes;
+	}
+	return m->ns;
+}
+
+/* log2 of x when x is a power of two, else -1 (x / y then stays a division). */
+static int pow2_shift(uint64_t x)
+{
+	return x && !(x & (x - 1)) ? __builtin_ctzll(x) : -1;
+}
+
+static inline uint64_t div_by(uint64_t x, uint64_t y, int shift)
+{
+	return shift >= 0 ? x >> shift : x / y;
+}
+
+static inline uint64_t mod_by(uint64_t x, uint64_t y, int shift)
+{
+	return shift >= 0 ? x & (y - 1) : x % y;
+}
+
 static int tl_init(struct flash_timeline *tl, const struct flash_dev *d)
 {
 	memset(tl, 0, sizeof(*tl));
@@ -543,7 +569,7 @@ static int64_t flash_book_read(struct flash_dev *d, struct flash_timeline *tl, i
 	int64_t gc_wait = 0;
 
 	while (pos < end) {
-		uint64_t p = pos / d->page_bytes;
+		uint64_t p = div_by(pos, d->page_bytes, d->page_shift);
 		uint64_t pend = (p + 1) * d->page_bytes;
 		if (fl) {
 			/* the FTL maps 4 KiB pages: each may sit on another die */
@@ -554,9 +580,9 @@ static int64_t flash_book_read(struct flash_dev *d, struct flash_timeline *tl, i
 		if (pend > end)
 			pend = end;
 		uint64_t bytes = pend - pos;
-		uint32_t ch = (uint32_t)(p % c);
-		uint32_t die = (uint32_t)(ch * dpc + (p / c) % dpc);
-		uint64_t key = p / row_pages;
+		uint32_t ch = (uint32_t)mod_by(p, c, d->ch_shift);
+		uint32_t die = (uint32_t)(ch * dpc + mod_by(div_by(p, c, d->ch_shift), dpc, d->dpc_shift));
+		uint64_t key = div_by(p, row_pages, d->row_shift);
 		uint32_t fdie;
 		uint64_t row;
 		/* unwritten pages read as if striped (a fresh device's layout) */
@@ -598,7 +624,7 @@ static int64_t flash_book_read(struct flash_dev *d, struct flash_timeline *tl, i
 				d->page_reads++;
 		}
 		int64_t cs = max64(d->round_ready[die], tl->ch_free[ch]);
-		int64_t ce = cs + xfer_ns(bytes, d->ch_rate);
+		int64_t ce = cs + xfer_memo(&d->xm_ch, bytes, d->ch_rate);
 		tl->ch_free[ch] = ce;
 		tl->die_free[die] = max64(tl->die_free[die], ce);
 		/* Cut-through: the controller streams each ECC codeword to the
@@ -606,8 +632,9 @@ static int64_t flash_book_read(struct flash_dev *d, struct flash_timeline *tl, i
 		 * codeword after the channel and ends no earlier than one
 		 * codeword after it (nor before its own full transfer). */
 		uint64_t cw = bytes < FLASH_ECC_CODEWORD ? bytes : FLASH_ECC_CODEWORD;
-		int64_t ls = max64(cs + xfer_ns(cw, d->ch_rate), tl->link_rx);
-		int64_t le = max64(ls + xfer_ns(bytes, d->link_rate), ce + xfer_ns(cw, d->link_rate));
+		int64_t ls = max64(cs + xfer_memo(&d->xm_ch_cw, cw, d->ch_rate), tl->link_rx);
+		int64_t le = max64(ls + xfer_memo(&d->xm_link, bytes, d->link_rate),
+				   ce + xfer_memo(&d->xm_link_cw, cw, d->link_rate));
 		tl->link_rx = le;
 		done = le;
 		pos = pend;
@@ -1177,6 +1204,12 @@ static int flash_init(struct device *dev, struct cfg_node *node, struct sim_erro
 	d->ch_rate = d->channel_bps < 1.0 ? 1 : (uint64_t)(d->channel_bps + 0.5);
 	d->unit_ch_ns = xfer_ns(d->unit_bytes, d->ch_rate);
 	d->unit_link_ns = xfer_ns(d->unit_bytes, d->link_rate);
+	d->page_shift = pow2_shift(d->page_bytes);
+	d->ch_shift = pow2_shift((uint64_t)d->channels);
+	d->dpc_shift = pow2_shift((uint64_t)d->dies_per_channel);
+	d->row_shift = pow2_shift((uint64_t)d->ndies * (uint64_t)d->planes);
+	/* empty memos: xfer_ns(0, rate) is 0, so they answer 0 bytes rightly too */
+	d->xm_ch.bytes = d->xm_ch_cw.bytes = d->xm_link.bytes = d->xm_link_cw.bytes = 0;
 	d->full_duplex = ufs;
 	dev->link_bps = d->link_rate; /* the core's figure; the model times the link itself */
 	dev->link_full_duplex = ufs;

@@ -124,6 +124,13 @@ struct flash_dev {
 	uint64_t unit_bytes;      /* program unit: page x planes */
 	int64_t unit_ch_ns;       /* channel time of a full unit's data */
 	int64_t unit_link_ns;     /* host link time of a full unit's data */
+	/* flash_book_read's page arithmetic without divisions where the
+	 * divisor is a power of two (its log2, else -1), and the last
+	 * transfer time asked of each rate for each of its two sizes (the
+	 * piece and the codeword): a read page costs otherwise eight
+	 * 64-bit divisions, a third of a device replay's time */
+	int page_shift, ch_shift, dpc_shift, row_shift;
+	struct flash_xfer_memo { uint64_t bytes; int64_t ns; } xm_ch, xm_ch_cw, xm_link, xm_link_cw;
 
 	struct flash_timeline tl;      /* the device's real timelines */
 	struct flash_timeline scratch; /* idle copy for idle_latency_ns */

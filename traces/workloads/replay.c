@@ -59,6 +59,7 @@
 #include "sim/rbtree.h"
 #include "sim/sim.h"
 #include "sim/workload.h"
+#include "sim/zero.h"
 #include "traces/workloads/fitgen.h"
 #include "traces/workloads/overload.h"
 #include "traces/workloads/replay_common.h"
@@ -269,7 +270,7 @@ static struct rp_io *rp_io_alloc(struct replay *r)
 		all = r->all_ios;
 		r->all_ios = io;
 	}
-	memset(io, 0, sizeof(*io));
+	sim_zero(io, sizeof(*io));
 	io->next_all = all;
 	sim_event_init(&io->ev, rp_open_fire);
 	io->t_c = -1;
