@@ -94,6 +94,8 @@ struct track_op {
  * overlap instead of following one another; then the ops run one by one
  * in trace order, as before, on nodes now in cache. */
 #define STAT_BATCH 8u
+/* ... once the table holds this many (1 MiB of nodes, the size of L2) */
+#define STAT_BATCH_FROM 16384u
 
 struct pidstat {
 	int32_t pid;
@@ -445,7 +447,9 @@ static void stat_flush(struct stat_state *s)
 
 static void stat_push(struct stat_state *s, int d, const struct trace_rec *r, bool queue)
 {
-	struct track_op *op = &s->batch[s->nbatch++];
+	/* a small table stays in cache: no batch to pay for */
+	bool direct = s->nbatch == 0 && s->ntracked < STAT_BATCH_FROM;
+	struct track_op *op = &s->batch[direct ? 0 : s->nbatch++];
 	op->sector = r->sector;
 	op->time_ns = r->time_ns;
 	op->nr = r->nr_sectors;
@@ -453,8 +457,14 @@ static void stat_push(struct stat_state *s, int d, const struct trace_rec *r, bo
 	op->issue = r->action == TRACE_A_ISSUE;
 	op->queue = queue;
 	op->write = (r->flags & REQ_WRITE) != 0;
-	if (s->nbatch == STAT_BATCH)
+	if (direct) {
+		if (queue)
+			track_queue(s, d, op);
+		else
+			stat_pair(s, d, op);
+	} else if (s->nbatch == STAT_BATCH) {
 		stat_flush(s);
+	}
 }
 
 static void stat_add(struct stat_state *s, const struct trace_rec *r)
