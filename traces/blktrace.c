@@ -306,7 +306,8 @@ static int bt_file_read(struct bt_reader *br, struct bt_file *f, struct sim_erro
 		}
 		f->raw = r;
 		f->raw_off = off;
-		memcpy(f->pdu, pdu, r.pdu_len);
+		if (r.pdu_len) /* most records carry none: no call for nothing */
+			memcpy(f->pdu, pdu, r.pdu_len);
 		return 1;
 	}
 }
@@ -400,7 +401,8 @@ static void bt_convert(struct bt_reader *br, const struct bt_file *f, struct tra
 	const uint8_t *pdu = br->pdu_out;
 	uint32_t pdu_len = r->pdu_len;
 
-	memcpy(br->pdu_out, f->pdu, r->pdu_len);
+	if (r->pdu_len)
+		memcpy(br->pdu_out, f->pdu, r->pdu_len);
 	memset(rec, 0, sizeof(*rec));
 	rec->kind = TRACE_REC_BLOCK;
 	if (!br->genesis_set) {

@@ -41,6 +41,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -53,6 +54,7 @@
 #include "traces/trace.h"
 
 #define STAT_TRACK_MAX (1u << 16)
+#define STAT_POOL_ALIGN (2u << 20)
 #define STAT_PIDS_MAX 1024u
 #define STAT_DEVS_MAX 256u
 #define STAT_SIZE_BUCKETS 13 /* <=0.5, 1, 2, ... 1024, >1024 KiB */
@@ -75,6 +77,25 @@ struct track {
 	uint16_t dev;               /* index into stat_state's devs */
 	bool write;
 } __attribute__((aligned(64)));
+
+/* A Q, D or C waiting in the batch for its turn at the match table. */
+struct track_op {
+	uint64_t sector;
+	int64_t time_ns;
+	uint32_t nr;
+	uint16_t dev;
+	bool issue;                 /* D (else C), for a pairing op */
+	bool queue;                 /* Q: track it */
+	bool write;
+};
+
+/* Ops taken together: their paths down the (cold, when full) tree are
+ * walked side by side first, so the cache misses of STAT_BATCH walks
+ * overlap instead of following one another; then the ops run one by one
+ * in trace order, as before, on nodes now in cache. */
+#define STAT_BATCH 8u
+/* ... once the table holds this many (1 MiB of nodes, the size of L2) */
+#define STAT_BATCH_FROM 16384u
 
 struct pidstat {
 	int32_t pid;
@@ -109,6 +130,8 @@ struct stat_state {
 	struct track **found;       /* matches of one D or C, in btt's traversal order */
 	uint32_t nfound;
 	uint32_t ndevs;
+	struct track_op batch[STAT_BATCH];
+	uint32_t nbatch;
 	/* no Q in the whole trace: the size, process and D2C figures are of
 	 * its D events (stat_from_d) */
 	bool from_d;
@@ -189,7 +212,7 @@ static inline struct rb_node **child_link(struct rb_node *n, bool right)
 
 /* btt's rb_insert (dip_rb.c): a Q whose start sector is already tracked
  * on its device is not tracked; the first one stays. */
-static void track_queue(struct stat_state *s, int d, const struct trace_rec *r)
+static void track_queue(struct stat_state *s, int d, const struct track_op *r)
 {
 	struct rb_node **link = &s->roots[d].node, *parent = NULL;
 	/* the last nodes the walk left to the right and to the left: the
@@ -221,11 +244,11 @@ static void track_queue(struct stat_state *s, int d, const struct trace_rec *r)
 		}
 	}
 	t->start = r->sector;
-	t->nr = r->nr_sectors;
+	t->nr = r->nr;
 	t->q_time = r->time_ns;
 	t->d_time = -1;
 	t->dev = (uint16_t)d;
-	t->write = (r->flags & REQ_WRITE) != 0;
+	t->write = r->write;
 	rb_link_node(&t->node, parent, link);
 	rb_insert_color(&t->node, &s->roots[d]);
 	uint32_t i = (uint32_t)(t - s->pool), tail = s->age_prev[STAT_TRACK_MAX];
@@ -258,7 +281,11 @@ static void track_range(struct stat_state *s, struct rb_node *n, uint64_t start,
 static int stat_init(struct stat_state *s)
 {
 	memset(s, 0, sizeof(*s));
-	s->pool = aligned_alloc(_Alignof(struct track), STAT_TRACK_MAX * sizeof(*s->pool));
+	/* 4 MiB walked at random on every Q of a full table: on 2 MiB pages
+	 * where the kernel has them, so a step down costs no TLB walk */
+	s->pool = aligned_alloc(STAT_POOL_ALIGN, STAT_TRACK_MAX * sizeof(*s->pool));
+	if (s->pool)
+		(void)madvise(s->pool, STAT_TRACK_MAX * sizeof(*s->pool), MADV_HUGEPAGE);
 	s->age_prev = malloc((STAT_TRACK_MAX + 1) * sizeof(*s->age_prev));
 	s->age_next = malloc((STAT_TRACK_MAX + 1) * sizeof(*s->age_next));
 	s->found = calloc(STAT_TRACK_MAX, sizeof(*s->found));
@@ -345,12 +372,12 @@ static void stat_pid(struct stat_state *s, const struct trace_rec *r)
  * requeues need no rule of their own: a split bio's Q lies in no single D
  * and is never paired, as in btt. Events of a device before its first Q
  * or A are ignored (btt's pre-culling); passthrough records too. */
-static void stat_pair(struct stat_state *s, int d, const struct trace_rec *r)
+static void stat_pair(struct stat_state *s, int d, const struct track_op *r)
 {
-	bool issue = r->action == TRACE_A_ISSUE;
+	bool issue = r->issue;
 
 	s->nfound = 0;
-	track_range(s, s->roots[d].node, r->sector, r->sector + r->nr_sectors);
+	track_range(s, s->roots[d].node, r->sector, r->sector + r->nr);
 	for (uint32_t i = 0; i < s->nfound; i++) {
 		struct track *t = s->found[i];
 		if (issue) {
@@ -366,6 +393,77 @@ static void stat_pair(struct stat_state *s, int d, const struct trace_rec *r)
 			lat_add(&s->d2c_all, d2c);
 		}
 		track_del(s, t);
+	}
+}
+
+/* The batch's walks side by side (loads of up to STAT_BATCH independent
+ * chains in flight at once), and the nodes the next evictions will touch
+ * prefetched; then each op in order. Only cache state differs from running
+ * the ops at once. */
+static void stat_flush(struct stat_state *s)
+{
+	/* walkers past a leaf rest on a node of their own (no branch on a
+	 * value still on its way from memory: a mispredicted one would
+	 * cancel the loads behind it and the walks would queue up again) */
+	static struct track rest;
+	struct rb_node *at[2 * STAT_BATCH];
+	uint64_t key[2 * STAT_BATCH];
+	uint32_t n = s->nbatch, w = 0;
+
+	for (uint32_t k = 0; k < n; k++) {
+		struct rb_node *top = s->roots[s->batch[k].dev].node;
+		at[w] = top ? top : &rest.node;
+		key[w++] = s->batch[k].sector;
+	}
+	/* the next evictions: each victim's parent, and the leftmost node of
+	 * its right subtree (its successor, which rb_erase moves up) */
+	if (s->ntracked == STAT_TRACK_MAX) {
+		uint32_t v = s->age_next[STAT_TRACK_MAX];
+		for (uint32_t k = 0; k < n && v != STAT_TRACK_MAX; k++, v = s->age_next[v]) {
+			const struct rb_node *x = &s->pool[v].node;
+			__builtin_prefetch(x->parent);
+			at[w] = x->right ? x->right : &rest.node;
+			key[w++] = 0; /* always left */
+		}
+	}
+	for (bool live = true; live;) {
+		live = false;
+		for (uint32_t k = 0; k < w; k++) {
+			const struct track *x = rb_entry(at[k], struct track, node);
+			struct rb_node *c = *child_link(at[k], key[k] > x->start);
+			at[k] = c ? c : &rest.node;
+			live |= c != NULL;
+		}
+	}
+	for (uint32_t k = 0; k < n; k++) {
+		const struct track_op *op = &s->batch[k];
+		if (op->queue)
+			track_queue(s, op->dev, op);
+		else
+			stat_pair(s, op->dev, op);
+	}
+	s->nbatch = 0;
+}
+
+static void stat_push(struct stat_state *s, int d, const struct trace_rec *r, bool queue)
+{
+	/* a small table stays in cache: no batch to pay for */
+	bool direct = s->nbatch == 0 && s->ntracked < STAT_BATCH_FROM;
+	struct track_op *op = &s->batch[direct ? 0 : s->nbatch++];
+	op->sector = r->sector;
+	op->time_ns = r->time_ns;
+	op->nr = r->nr_sectors;
+	op->dev = (uint16_t)d;
+	op->issue = r->action == TRACE_A_ISSUE;
+	op->queue = queue;
+	op->write = (r->flags & REQ_WRITE) != 0;
+	if (direct) {
+		if (queue)
+			track_queue(s, d, op);
+		else
+			stat_pair(s, d, op);
+	} else if (s->nbatch == STAT_BATCH) {
+		stat_flush(s);
 	}
 }
 
@@ -392,7 +490,7 @@ static void stat_add(struct stat_state *s, const struct trace_rec *r)
 	switch (r->action) {
 	case TRACE_A_QUEUE:
 		if (r->bytes && !s->request_list && (d = dev_index(s, dev, true)) >= 0)
-			track_queue(s, d, r);
+			stat_push(s, d, r, true);
 		break;
 	case TRACE_A_REMAP:
 		(void)dev_index(s, dev, true);
@@ -400,7 +498,7 @@ static void stat_add(struct stat_state *s, const struct trace_rec *r)
 	case TRACE_A_ISSUE:
 	case TRACE_A_COMPLETE:
 		if (r->bytes && (d = dev_index(s, dev, false)) >= 0)
-			stat_pair(s, d, r);
+			stat_push(s, d, r, false);
 		break;
 	default:
 		break;
@@ -957,6 +1055,9 @@ static int do_stat(const char *path, const char *format, const struct trace_opts
 			stat_d_feed(&ds, &rec);
 		}
 	}
+	stat_flush(&s);
+	if (dfeed)
+		stat_flush(&ds);
 	if (dfeed && ds.by_action[TRACE_A_QUEUE])
 		stat_from_d(&s, &ds);
 	if (dfeed)
