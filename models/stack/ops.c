@@ -259,12 +259,14 @@ enum write_phase {
  * no fill, no dirty throttling (nr_dirtied below its pause), no locked
  * journal, no page at or past idx (pc_lookup NULL, no partial page to
  * read), task_pay_cpu's one-function path (cpu_pay_run_open: the clock's
- * fast advance each time, so no event comes in between),
- * mm_alloc_page_fast's (room above the low watermark, pages on the
- * per-cpu list), a record at hand and the page's index leaf there, the
- * tree_lock and, at a pagevec drain, the lru_lock free (a free lock adds
- * no spin, so every debt after the first is write_copy_ns), and
- * wb_dirtied without its slow part. The policies' insert hooks are called
+ * fast advance each time, so no event comes in between), mm_alloc_page's
+ * without reclaim (room above the low watermark; an empty per-cpu list
+ * refilled under a free zone->lock), a record at hand in the pool (its
+ * index leaf made first when missing, as pc_index_insert makes it), the
+ * tree_lock free (a reclaimer's periodic holds of it over) and, at a
+ * pagevec drain, the lru_lock free (a free lock adds no spin, so every
+ * debt after the first is write_copy_ns), and wb_dirtied without its
+ * slow part. The policies' insert hooks are called
  * at each page as pc_insert calls them, the clock kept current for them;
  * they see no other counter (stack_hooks.insert_hooks_local), and a delay
  * from pagecache_may_insert blocks the writer there as pc_insert does.
@@ -288,7 +290,7 @@ write_append_run_as(struct stack_task *t, struct stack_file *f, uint64_t end, bo
 
 	*done = 0;
 	if (!size_dirtied || t->mm.fill.active || t->mm.bdp_phase || s->jn.locked ||
-	    f->ei.atomic || tl->per_n || s->lock.p.scope == PGLOCK_SCOPE_GLOBAL)
+	    f->ei.atomic || s->lock.p.scope == PGLOCK_SCOPE_GLOBAL)
 		return STEP_DONE;
 	if (hooks && (!hk->insert_hooks_local || f->is_meta))
 		return STEP_DONE;
@@ -304,11 +306,8 @@ write_append_run_as(struct stack_task *t, struct stack_file *f, uint64_t end, bo
 	n_max -= idx;
 	if (n_max > t->mm.nr_dirtied_pause - t->mm.nr_dirtied)
 		n_max = t->mm.nr_dirtied_pause - t->mm.nr_dirtied;
-	if (rc->phase != MM_RC_IDLE || rc->pcp_count == 0 ||
-	    pc->used + pc->wmark_low >= pc->capacity)
+	if (rc->phase != MM_RC_IDLE || pc->used + pc->wmark_low >= pc->capacity)
 		return STEP_DONE;
-	if (n_max > rc->pcp_count)
-		n_max = rc->pcp_count;
 	if (n_max > pc->capacity - pc->wmark_low - pc->used)
 		n_max = pc->capacity - pc->wmark_low - pc->used;
 	struct cpu_pay_run pay;
@@ -321,7 +320,15 @@ write_append_run_as(struct stack_task *t, struct stack_file *f, uint64_t end, bo
 	const struct pc_index *ix = &f->mapping.pages;
 	int64_t now = e->now, debt = t->cpu_debt, delay = 0;
 	int64_t tree_free_at = tl->free_at;
-	uint32_t pvec = t->mm.pvec;
+	/* a reclaimer's periodic holds of the tree_lock: a page at or after
+	 * their end takes it free (periodic_fit clears them), one before them
+	 * is left to the loop */
+	bool tree_periodic = tl->per_n != 0;
+	const int64_t tree_periodic_end = tree_periodic ? mm_lock_periodic_end(tl) : 0;
+	struct mm_lock *zl = &s->zone_lock;
+	const int64_t zone_hold = s->lock.p.zone_batch_ns + pc->pcp_batch * s->lock.p.zone_page_ns;
+	uint32_t pvec = t->mm.pvec, pcp = rc->pcp_count;
+	uint64_t refills = 0;
 	struct pc_page *pg = NULL;
 	uint64_t n = 0;
 	for (; n < n_max; n++) {
@@ -332,7 +339,11 @@ write_append_run_as(struct stack_task *t, struct stack_file *f, uint64_t end, bo
 			if (debt > pay.slice_max || at > pay.last_at)
 				break;
 		}
-		if (tree_free_at > at)
+		if (tree_free_at > at || (tree_periodic && at < tree_periodic_end))
+			break;
+		/* an empty per-cpu list: mm_alloc_page's refill (pcp_take) under a
+		 * free zone->lock */
+		if (pcp == 0 && (zl->per_n || zl->free_at > at))
 			break;
 		int64_t lru_hold = 0;
 		const bool drain = pvec + 1 >= batch;
@@ -343,8 +354,13 @@ write_append_run_as(struct stack_task *t, struct stack_file *f, uint64_t end, bo
 				break;
 		}
 		uint64_t i = idx + n, l = i >> PC_LEAF_SHIFT;
+		if (!pc_page_alloc_at_hand(pc))
+			break;
+		/* the page's leaf: made first when missing (a record at hand
+		 * comes from the pool without an allocation, so the allocations
+		 * are in pc_insert's order) */
 		struct pc_leaf *lf = l < ix->nleaf ? ix->leaf[l] : NULL;
-		if (!lf || !pc_page_alloc_at_hand(pc))
+		if (!lf && !(lf = pc_index_leaf(f, l)))
 			break;
 		if (debt > 0) {
 			cpu_pay_run_add(&pay, now, debt);
@@ -360,6 +376,14 @@ write_append_run_as(struct stack_task *t, struct stack_file *f, uint64_t end, bo
 		}
 		/* pc_insert's page, then the copy's flags: PG_locked cleared
 		 * (no sleeper), referenced (pc_accessed of a new page), dirty */
+		if (pcp == 0) {
+			if (at + zone_hold > zl->free_at)
+				zl->free_at = at + zone_hold;
+			mm_lock_count(zl, 0, zone_hold, cls, 1);
+			pcp = (uint32_t)pc->pcp_batch;
+			refills++;
+		}
+		pcp--;
 		pg = pc_page_alloc(pc);
 		pg->file = f;
 		pg->index = (uint32_t)i;
@@ -372,6 +396,7 @@ write_append_run_as(struct stack_task *t, struct stack_file *f, uint64_t end, bo
 		if (hooks && hk->on_page_insert)
 			hk->on_page_insert(t, hk->ctx);
 		/* mm_lock_acquire of a free lock */
+		tree_periodic = false;
 		if (at + insert_ns > tree_free_at)
 			tree_free_at = at + insert_ns;
 		pvec++;
@@ -389,7 +414,10 @@ write_append_run_as(struct stack_task *t, struct stack_file *f, uint64_t end, bo
 	t->cpu_debt = debt;
 	if (n > 0) {
 		/* mm_alloc_page_fast's: the least free after a page is the last one's */
-		rc->pcp_count -= (uint32_t)n;
+		rc->pcp_count = pcp;
+		pc->pcp_refills += refills;
+		if (!tree_periodic)
+			tl->per_n = 0;
 		if (pc->capacity - pc->used - n < pc->min_free_seen)
 			pc->min_free_seen = pc->capacity - pc->used - n;
 		pc->used += n;
