@@ -37,6 +37,11 @@ static inline void mm_lock_count(struct mm_lock *l, int64_t wait, int64_t hold_n
 	}
 }
 
+/* End of the last periodic hold to come (per_n > 0). */
+static inline int64_t mm_lock_periodic_end(const struct mm_lock *l)
+{
+	return l->per_start + (int64_t)(l->per_n - 1) * l->per_period + l->per_hold;
+}
 /* Spin time before the holder gets l at now; l is then held for hold_ns. */
 int64_t mm_lock_acquire_slow(struct mm_lock *l, int64_t now, int64_t hold_ns, enum sim_class c);
 /* Taken per page inserted: a free lock with no reclaimer's holds to come

@@ -98,6 +98,12 @@ static inline struct pc_page *pc_page_alloc(struct pagecache *pc)
 	return &pc->slabs[pc->nslabs - 1][pc->slab_used++];
 }
 
+/* pc_page_alloc has a record without calling out (the slab growth). */
+static inline bool pc_page_alloc_at_hand(const struct pagecache *pc)
+{
+	return !list_empty(&pc->free_pages) || (pc->nslabs != 0 && pc->slab_used < PC_SLAB_PAGES);
+}
+
 /* Put pg in its file's index: 0, or SIM_E_NOMEM. */
 static inline int pc_index_insert(struct stack_file *f, struct pc_page *pg)
 {

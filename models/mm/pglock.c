@@ -91,19 +91,13 @@ int pglock_init(struct stack *s, struct cfg_node *node, struct sim_error *err)
 	return cfg_apply(pglock_params_table, node, &l->p, err);
 }
 
-/* End of the last periodic hold to come (per_n > 0). */
-static int64_t periodic_end(const struct mm_lock *l)
-{
-	return l->per_start + (int64_t)(l->per_n - 1) * l->per_period + l->per_hold;
-}
-
 /* The first instant >= t at which hold_ns fits between the periodic
  * holds to come (none left: t). */
 static int64_t periodic_fit(struct mm_lock *l, int64_t t, int64_t hold_ns)
 {
 	if (l->per_n == 0)
 		return t;
-	if (t >= periodic_end(l)) {
+	if (t >= mm_lock_periodic_end(l)) {
 		l->per_n = 0;
 		return t;
 	}
@@ -141,8 +135,8 @@ int64_t mm_lock_reserve_periodic(struct mm_lock *l, int64_t start, int64_t perio
 	if (n == 1)
 		return mm_lock_acquire(l, start, hold_ns, c);
 	int64_t t = l->free_at > start ? l->free_at : start;
-	if (l->per_n && t < periodic_end(l)) /* another reclaimer's holds: start after them */
-		t = periodic_end(l);
+	if (l->per_n && t < mm_lock_periodic_end(l)) /* another reclaimer's holds: start after them */
+		t = mm_lock_periodic_end(l);
 	l->per_start = t;
 	l->per_period = period_ns > hold_ns ? period_ns : hold_ns;
 	l->per_hold = hold_ns;

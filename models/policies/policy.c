@@ -434,11 +434,13 @@ static void ps_install(struct policy_set *ps)
 {
 	if (!ps->sim->stack)
 		return;
-	bool may = false, ins = false, wb = false, cls = false, prot = false;
+	bool may = false, ins = false, wb = false, cls = false, prot = false, local = true;
 	for (size_t i = 0; i < ps->n; i++) {
 		const struct policy_ops *o = ps->pol[i].ops;
 		may |= o->pagecache_may_insert != NULL;
 		ins |= o->on_page_insert != NULL;
+		if ((o->pagecache_may_insert || o->on_page_insert) && ps->plugin[i])
+			local = false;
 		wb |= o->on_wait_writeback != NULL;
 		cls |= o->classify_request != NULL;
 		prot |= o->reclaim_protect != NULL;
@@ -449,6 +451,7 @@ static void ps_install(struct policy_set *ps)
 	h->ctx = ps;
 	h->pagecache_may_insert = may ? ps_may_insert : NULL;
 	h->on_page_insert = ins ? ps_page_insert : NULL;
+	h->insert_hooks_local = local;
 	h->on_wait_writeback = wb ? ps_wait_writeback : NULL;
 	h->classify_bio = cls ? ps_classify : NULL;
 	h->reclaim_protect = prot ? ps_reclaim_protect : NULL;

@@ -117,7 +117,9 @@ struct policy_ops {
 	 * 0 to go on, or a delay in ns after which the stack asks again (the
 	 * task sleeps, wait cause "policy"). */
 	int64_t (*pagecache_may_insert)(struct policy *p, struct stack_task *t);
-	/* After t inserted a page that becomes valid (read fill or write). */
+	/* After t inserted a page that becomes valid (read fill or write).
+	 * A built-in policy's two insert hooks read only t, the clock, the
+	 * block layer and its own state (stack_hooks.insert_hooks_local). */
 	void (*on_page_insert)(struct policy *p, struct stack_task *t);
 	/* t is about to sleep in wait_on_page_writeback on a page under
 	 * async writeback at device sector page_lba (UINT64_MAX unmapped). */

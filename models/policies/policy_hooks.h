@@ -29,6 +29,14 @@ struct stack_hooks {
 	int64_t (*pagecache_may_insert)(struct stack_task *t, void *ctx);
 	/* After a task inserted a valid page (read completion or write). */
 	void (*on_page_insert)(struct stack_task *t, void *ctx);
+	/* The two insert hooks read only the task, the clock, the block layer
+	 * and their policies' own state, and change only that state: so a
+	 * writer's run of pages may add the page cache's, the CPU model's and
+	 * the locks' counters at the run's end (models/stack/ops.c,
+	 * write_append_run) while calling them page by page. Set when every
+	 * policy with an insert hook is built in (each of those keeps this);
+	 * a plugin's hooks get every counter as it is at each page. */
+	bool insert_hooks_local;
 	/* A bio is about to enter the block layer from task t (REQ_FG
 	 * already set): a policy may add flags (models/policies/policy.h). */
 	void (*classify_bio)(struct stack_task *t, struct bio *bio, void *ctx);

@@ -474,6 +474,75 @@ enum step task_pay_cpu(struct stack_task *t)
 	return cpu_paid(c, t, ns, INT64_MAX, core);
 }
 
+/* task_pay_cpu's tests that no debt of the run changes: no section
+ * (on_core), no --timeline, an empty run queue, a free core (the first
+ * not held: alone, core 0 unless held), nothing scheduled since the
+ * advance's bound was taken (so the tasks on cores stay there); and
+ * those the pays themselves keep: no lock spin (the caller stops before
+ * one), nopreempt clear. */
+bool cpu_pay_run_open(struct stack_task *t, struct cpu_pay_run *r)
+{
+	struct stack *s = t->stack;
+	struct cpu_model *c = &s->cpu;
+	struct sim_engine *e = &s->sim->engine;
+	if (t->spin_debt[MM_SPIN_LRU] | t->spin_debt[MM_SPIN_ZONE] | t->spin_debt[MM_SPIN_TREE])
+		return false;
+	if (t->on_core || s->sim->timeline || !list_empty(&c->runq) || t->nopreempt ||
+	    e->peek_seq != e->next_seq)
+		return false;
+	if ((c->held[0] || c->nr_running) && cpu_free_core(c) < 0)
+		return false;
+	/* sim_engine_advance_fast: when <= adv_max and when < barrier */
+	r->last_at = e->barrier - 1 < e->adv_max ? e->barrier - 1 : e->adv_max;
+	/* cpu_one_slice with t counted in nr_running, nopreempt clear */
+	int64_t share = c->latency / (c->nr_running + 1);
+	r->slice_max = c->min_gran > share ? c->min_gran : share;
+	r->rel_min = INT64_MAX;
+	if (c->nr_running) {
+		/* cpu_update_min's walk (the run queue is empty) */
+		struct stack_task *const *core = c->core;
+		for (uint32_t i = 0, k = c->on_cores; k; i++) {
+			SIM_ASSERT(i < (uint32_t)c->p.cores);
+			if (core[i]) {
+				k--;
+				int64_t v = core[i]->vruntime - core[i]->slice_start;
+				if (v < r->rel_min)
+					r->rel_min = v;
+			}
+		}
+	}
+	r->half_latency = c->half_latency;
+	r->vruntime = t->vruntime;
+	r->min_vruntime = c->min_vruntime;
+	r->n = 0;
+	r->sum_ns = 0;
+	return true;
+}
+
+/* cpu_paid r->n times, their vruntime and min_vruntime as
+ * cpu_pay_run_add left them. */
+void cpu_pay_run_close(struct stack_task *t, const struct cpu_pay_run *r, int64_t now_ns)
+{
+	if (r->n == 0)
+		return;
+	struct stack *s = t->stack;
+	struct cpu_model *c = &s->cpu;
+	struct sim_engine *e = &s->sim->engine;
+	int core = cpu_free_core(c);
+	SIM_ASSERT(now_ns >= e->now && core >= 0);
+	e->now = now_ns;
+	e->skipped += r->n;
+	t->cpu_debt = 0;
+	c->bursts += r->n;
+	t->vruntime = r->vruntime;
+	c->min_vruntime = r->min_vruntime;
+	cpu_account(c, core, cpu_who(t), r->sum_ns);
+	t->cpu_left = 0;
+	t->nopreempt = false;
+	t->core = -1;
+	t->state = TS_RUNNING;
+}
+
 bool cpu_run(struct stack_task *t, int64_t ns)
 {
 	return cpu_run_ex(t, ns, true);

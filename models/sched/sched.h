@@ -140,6 +140,51 @@ bool cpu_run_section(struct stack_task *t, int64_t (*on_core)(struct stack_task 
 /* Run accumulated cpu_debt (its lock spins charged as waits first):
  * STEP_DONE if none, or when the burst ran to its end at once (cpu_run). */
 enum step task_pay_cpu(struct stack_task *t);
+/* A run of debts that t pays one after another while nothing else
+ * happens in the model (the write loop's pages, models/stack/ops.c):
+ * each takes task_pay_cpu's one-function path (no lock spin, no section,
+ * no --timeline, nobody queued, a free core, one slice, the clock's fast
+ * advance), alone on the cores or beside tasks that keep running on
+ * theirs, as long as the clock stays at or before last_at. */
+struct cpu_pay_run {
+	int64_t last_at;     /* the latest instant a debt may end at */
+	int64_t slice_max;   /* the longest debt one slice takes */
+	/* the tasks on cores: the least vruntime - slice_start (their
+	 * vruntimes at now are it + now, cpu_update_min); INT64_MAX alone */
+	int64_t rel_min;
+	int64_t half_latency;
+	int64_t vruntime, min_vruntime; /* t's and the model's, as they go */
+	uint32_t n;          /* debts paid */
+	int64_t sum_ns;
+};
+/* Whether the path applies to t now; r set for the run. */
+bool cpu_pay_run_open(struct stack_task *t, struct cpu_pay_run *r);
+/* Pay ns (> 0, at most slice_max, now + ns at most last_at) at now:
+ * cpu_update_min (with tasks on cores), cpu_place, then cpu_paid's
+ * vruntime and min_vruntime. */
+static inline __attribute__((always_inline)) void cpu_pay_run_add(struct cpu_pay_run *r, int64_t now,
+								   int64_t ns)
+{
+	if (r->rel_min == INT64_MAX) {
+		if (r->vruntime < r->min_vruntime - r->half_latency)
+			r->vruntime = r->min_vruntime - r->half_latency;
+		r->vruntime += ns;
+	} else {
+		int64_t m = r->rel_min + now;
+		if (m > r->min_vruntime)
+			r->min_vruntime = m;
+		if (r->vruntime < r->min_vruntime - r->half_latency)
+			r->vruntime = r->min_vruntime - r->half_latency;
+		r->vruntime += ns;
+		if (m + ns > r->min_vruntime)
+			r->min_vruntime = m + ns;
+	}
+	r->n++;
+	r->sum_ns += ns;
+}
+/* The changes of r's debts, the clock moved to now_ns, exactly as
+ * r->n calls of task_pay_cpu make them (none when r->n is 0). */
+void cpu_pay_run_close(struct stack_task *t, const struct cpu_pay_run *r, int64_t now_ns);
 /* Core of a task that finished a burst (from the burst's event). */
 void cpu_burst_event(struct stack_task *t);
 struct json_t *cpu_to_json(const struct cpu_model *c);

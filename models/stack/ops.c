@@ -251,6 +251,228 @@ enum write_phase {
 	WRITE_DONE,
 };
 
+/* The pages of a write() that appends whole pages to its file, while
+ * nothing but the writer happens in the model: the write loop's pages one
+ * after another (each pays its debt, is inserted and dirtied) with the
+ * tests that no page of the run changes made once and the counters added
+ * at the end. Page by page the loop would take the same path every time:
+ * no fill, no dirty throttling (nr_dirtied below its pause), no locked
+ * journal, no page at or past idx (pc_lookup NULL, no partial page to
+ * read), task_pay_cpu's one-function path (cpu_pay_run_open: the clock's
+ * fast advance each time, so no event comes in between), mm_alloc_page's
+ * without reclaim (room above the low watermark; an empty per-cpu list
+ * refilled under a free zone->lock), a record at hand in the pool (its
+ * index leaf made first when missing, as pc_index_insert makes it), the
+ * tree_lock free (a reclaimer's periodic holds of it over) and, at a
+ * pagevec drain, the lru_lock free (a free lock adds no spin, so every
+ * debt after the first is write_copy_ns), and wb_dirtied without its
+ * slow part. The policies' insert hooks are called
+ * at each page as pc_insert calls them, the clock kept current for them;
+ * they see no other counter (stack_hooks.insert_hooks_local), and a delay
+ * from pagecache_may_insert blocks the writer there as pc_insert does.
+ * size_dirtied: the step already marked the inode dirty for i_size (each
+ * page then only moves f->size). The run stops before the first page
+ * that would take another path, which the loop then takes as before.
+ * *done: the pages written (0 with STEP_DONE: nothing changed). */
+static inline __attribute__((always_inline)) enum step
+write_append_run_as(struct stack_task *t, struct stack_file *f, uint64_t end, bool size_dirtied,
+		    uint64_t *done, const bool hooks)
+{
+	struct stack *s = t->stack;
+	struct task_opstate *os = &t->os;
+	struct pagecache *pc = &s->pc;
+	struct writeback *wb = &s->wb;
+	struct mm_reclaim *rc = &t->mm.rc;
+	struct mm_lock *tl = &f->mapping.tree_lock, *ll = &s->lock.l;
+	struct sim_engine *e = &s->sim->engine;
+	const struct stack_hooks *hk = &s->hooks;
+	uint64_t idx = os->idx;
+
+	*done = 0;
+	if (!size_dirtied || t->mm.fill.active || t->mm.bdp_phase || s->jn.locked ||
+	    f->ei.atomic || s->lock.p.scope == PGLOCK_SCOPE_GLOBAL)
+		return STEP_DONE;
+	if (hooks && (!hk->insert_hooks_local || f->is_meta))
+		return STEP_DONE;
+	if (s->sim->timeline || !f->mapping.on_dirty_list || !sim_event_pending(&wb->periodic))
+		return STEP_DONE;
+	if ((f->mapping.last && idx <= f->mapping.last->index) ||
+	    (idx << STACK_PAGE_SHIFT) < os->op.off)
+		return STEP_DONE;
+	/* whole pages: those before end's page */
+	uint64_t n_max = end >> STACK_PAGE_SHIFT;
+	if (n_max <= idx || t->mm.nr_dirtied >= t->mm.nr_dirtied_pause)
+		return STEP_DONE;
+	n_max -= idx;
+	if (n_max > t->mm.nr_dirtied_pause - t->mm.nr_dirtied)
+		n_max = t->mm.nr_dirtied_pause - t->mm.nr_dirtied;
+	if (rc->phase != MM_RC_IDLE || pc->used + pc->wmark_low >= pc->capacity)
+		return STEP_DONE;
+	if (n_max > pc->capacity - pc->wmark_low - pc->used)
+		n_max = pc->capacity - pc->wmark_low - pc->used;
+	struct cpu_pay_run pay;
+	if (!cpu_pay_run_open(t, &pay))
+		return STEP_DONE;
+
+	const int64_t copy_ns = pc->p.write_copy_ns, insert_ns = s->lock.p.insert_ns;
+	const uint32_t batch = (uint32_t)s->lock.p.batch_pages;
+	const enum sim_class cls = pc_task_class(t);
+	const struct pc_index *ix = &f->mapping.pages;
+	int64_t now = e->now, debt = t->cpu_debt, delay = 0;
+	int64_t tree_free_at = tl->free_at;
+	/* a reclaimer's periodic holds of the tree_lock: a page at or after
+	 * their end takes it free (periodic_fit clears them), one before them
+	 * is left to the loop */
+	bool tree_periodic = tl->per_n != 0;
+	const int64_t tree_periodic_end = tree_periodic ? mm_lock_periodic_end(tl) : 0;
+	struct mm_lock *zl = &s->zone_lock;
+	const int64_t zone_hold = s->lock.p.zone_batch_ns + pc->pcp_batch * s->lock.p.zone_page_ns;
+	uint32_t pvec = t->mm.pvec, pcp = rc->pcp_count;
+	uint64_t refills = 0;
+	struct pc_page *pg = NULL;
+	uint64_t n = 0;
+	for (; n < n_max; n++) {
+		/* every test of page n before any change */
+		int64_t at = now;
+		if (debt > 0) {
+			at = now + debt;
+			if (debt > pay.slice_max || at > pay.last_at)
+				break;
+		}
+		if (tree_free_at > at || (tree_periodic && at < tree_periodic_end))
+			break;
+		/* an empty per-cpu list: mm_alloc_page's refill (pcp_take) under a
+		 * free zone->lock */
+		if (pcp == 0 && (zl->per_n || zl->free_at > at))
+			break;
+		int64_t lru_hold = 0;
+		const bool drain = pvec + 1 >= batch;
+		if (drain) {
+			lru_hold = s->lock.p.lru_add_batch_ns +
+				   (int64_t)(pvec + 1) * s->lock.p.lru_add_page_ns;
+			if (lru_hold > 0 && (ll->per_n || ll->free_at > at))
+				break;
+		}
+		uint64_t i = idx + n, l = i >> PC_LEAF_SHIFT;
+		if (!pc_page_alloc_at_hand(pc))
+			break;
+		/* the page's leaf: made first when missing (a record at hand
+		 * comes from the pool without an allocation, so the allocations
+		 * are in pc_insert's order) */
+		struct pc_leaf *lf = l < ix->nleaf ? ix->leaf[l] : NULL;
+		if (!lf && !(lf = pc_index_leaf(f, l)))
+			break;
+		if (debt > 0) {
+			cpu_pay_run_add(&pay, now, debt);
+			now = at;
+			if (hooks) /* the clock the hooks read */
+				e->now = at;
+			debt = 0;
+		}
+		if (hooks && hk->pagecache_may_insert) {
+			delay = hk->pagecache_may_insert(t, hk->ctx);
+			if (delay > 0)
+				break;
+		}
+		/* pc_insert's page, then the copy's flags: PG_locked cleared
+		 * (no sleeper), referenced (pc_accessed of a new page), dirty */
+		if (pcp == 0) {
+			if (at + zone_hold > zl->free_at)
+				zl->free_at = at + zone_hold;
+			mm_lock_count(zl, 0, zone_hold, cls, 1);
+			pcp = (uint32_t)pc->pcp_batch;
+			refills++;
+		}
+		pcp--;
+		pg = pc_page_alloc(pc);
+		pg->file = f;
+		pg->index = (uint32_t)i;
+		unsigned b = (unsigned)(i & ((1u << PC_LEAF_SHIFT) - 1));
+		lf->slot[b] = pg;
+		lf->map |= 1ull << b;
+		pg->flags = PG_UPTODATE | PG_REFERENCED | PG_DIRTY;
+		list_add(&pg->lru, &pc->inactive);
+		pg->lru_list = PC_LRU_INACTIVE;
+		if (hooks && hk->on_page_insert)
+			hk->on_page_insert(t, hk->ctx);
+		/* mm_lock_acquire of a free lock */
+		tree_periodic = false;
+		if (at + insert_ns > tree_free_at)
+			tree_free_at = at + insert_ns;
+		pvec++;
+		if (drain) {
+			if (lru_hold > 0) {
+				if (at + lru_hold > ll->free_at)
+					ll->free_at = at + lru_hold;
+				mm_lock_count(ll, 0, lru_hold, cls, 1);
+			}
+			pvec = 0;
+		}
+		debt += copy_ns;
+	}
+	cpu_pay_run_close(t, &pay, now);
+	t->cpu_debt = debt;
+	if (n > 0) {
+		/* mm_alloc_page_fast's: the least free after a page is the last one's */
+		rc->pcp_count = pcp;
+		pc->pcp_refills += refills;
+		if (!tree_periodic)
+			tl->per_n = 0;
+		if (pc->capacity - pc->used - n < pc->min_free_seen)
+			pc->min_free_seen = pc->capacity - pc->used - n;
+		pc->used += n;
+		pc->inserted += n;
+		if (pc->used > pc->peak_used)
+			pc->peak_used = pc->used;
+		pc->nr_inactive += n;
+		f->mapping.nr_pages += n;
+		if (!f->owner_uid && !f->is_meta)
+			f->owner_uid = t->uid;
+		f->mapping.last = pg;
+		tl->free_at = tree_free_at;
+		mm_lock_count(tl, 0, insert_ns, cls, (uint32_t)n);
+		t->mm.pvec = pvec;
+		wb->nr_dirty += n;
+		f->mapping.nr_dirty += n;
+		if (wb->nr_dirty + wb->nr_writeback > wb->peak_dirty)
+			wb->peak_dirty = wb->nr_dirty + wb->nr_writeback;
+		t->mm.nr_dirtied += n;
+		if (((idx + n) << STACK_PAGE_SHIFT) > f->size)
+			f->size = (idx + n) << STACK_PAGE_SHIFT;
+		os->idx += n;
+	}
+	*done = n;
+	if (delay > 0) /* pc_insert's policy sleep, the page's debt paid */
+		return task_delay(t, delay, SIM_WAIT_POLICY, 0, true);
+	return STEP_DONE;
+}
+
+/* write_append_run_as with and without the hook calls, each a function
+ * of its own, so that the page loop without hooks calls nothing (flatten:
+ * every inline it uses in line). */
+static __attribute__((noinline, flatten)) enum step
+write_append_run_plain(struct stack_task *t, struct stack_file *f, uint64_t end,
+		       bool size_dirtied, uint64_t *done)
+{
+	return write_append_run_as(t, f, end, size_dirtied, done, false);
+}
+
+static __attribute__((noinline)) enum step
+write_append_run_hooked(struct stack_task *t, struct stack_file *f, uint64_t end,
+			bool size_dirtied, uint64_t *done)
+{
+	return write_append_run_as(t, f, end, size_dirtied, done, true);
+}
+
+static inline enum step write_append_run(struct stack_task *t, struct stack_file *f, uint64_t end,
+					 bool size_dirtied, uint64_t *done)
+{
+	const struct stack_hooks *hk = &t->stack->hooks;
+	if (hk->pagecache_may_insert || hk->on_page_insert)
+		return write_append_run_hooked(t, f, end, size_dirtied, done);
+	return write_append_run_plain(t, f, end, size_dirtied, done);
+}
+
 static enum step write_step(struct stack_task *t)
 {
 	struct stack *s = t->stack;
@@ -286,6 +508,11 @@ static enum step write_step(struct stack_task *t)
 			bool size_dirtied = false;
 			/* nothing the loop calls changes t's op phase */
 			while (os->idx < os->end) {
+				uint64_t run;
+				if (write_append_run(t, f, end, size_dirtied, &run) == STEP_BLOCK)
+					return STEP_BLOCK;
+				if (run)
+					continue;
 				if (t->mm.fill.active && fill_run(t) == STEP_BLOCK)
 					return STEP_BLOCK;
 				if (t->mm.bdp_phase || t->mm.nr_dirtied >= t->mm.nr_dirtied_pause) {
