@@ -151,26 +151,13 @@ int stats_dist_add_slow(struct stats_dist *d, int64_t v)
 {
 	if (d->buckets == NULL && stats_alloc(d))
 		return SIM_E_NOMEM;
-	if (v < 0)
-		v = 0;
-	d->buckets[stats_bucket_fast((uint64_t)v)]++;
 	if (d->n == 0) {
-		d->min = d->max = v;
-		d->mean_w = stats_shift_of(v);
+		int64_t c = v < 0 ? 0 : v;
+		d->min = d->max = c;
+		d->mean_w = stats_shift_of(c);
 		d->m2 = 0;
-	} else {
-		if (v < d->min)
-			d->min = v;
-		if (v > d->max)
-			d->max = v;
 	}
-	d->n++;
-	d->sum += v;
-	double dev = (double)v - d->mean_w;
-	d->m2 += dev * dev;
-	if ((d->n & (d->n - 1)) == 0)
-		stats_recentre(d);
-	return 0;
+	return stats_dist_add_sample(d, v);
 }
 
 void stats_dist_recentre(struct stats_dist *d)

@@ -52,19 +52,10 @@ static inline uint32_t stats_bucket_fast(uint64_t v)
 int stats_dist_add_slow(struct stats_dist *d, int64_t v);
 void stats_dist_recentre(struct stats_dist *d);
 
-/* Record one value (ns, bytes...); negative values are clamped to 0. Returns
- * 0 or SIM_E_NOMEM on the first sample if the buckets cannot be allocated.
- * Inline: a device replay records six per request.
- * The variance is shifted-data: squared deviations from a shift K (mean_w)
- * accumulate with one multiply-add and no divide (Welford's per-sample
- * divide sits on the dependency chain and tripled the cost of this
- * function). K is re-centred on the exact mean whenever n reaches a power
- * of two, so it tracks the mean as Welford's does and S2 - S1^2/n never
- * cancels badly; that costs log2(n) divides in all (stats.c). */
-static inline int stats_dist_add(struct stats_dist *d, int64_t v)
+/* The sample itself, once d has its buckets and, if it was empty, its
+ * first min, max and shift (stats_dist_add_slow). */
+static inline int stats_dist_add_sample(struct stats_dist *d, int64_t v)
 {
-	if (__builtin_expect(d->n == 0 || d->buckets == NULL, 0))
-		return stats_dist_add_slow(d, v);
 	if (v < 0)
 		v = 0;
 	d->buckets[stats_bucket_fast((uint64_t)v)]++;
@@ -79,6 +70,22 @@ static inline int stats_dist_add(struct stats_dist *d, int64_t v)
 	if (__builtin_expect((d->n & (d->n - 1)) == 0, 0))
 		stats_dist_recentre(d);
 	return 0;
+}
+
+/* Record one value (ns, bytes...); negative values are clamped to 0. Returns
+ * 0 or SIM_E_NOMEM on the first sample if the buckets cannot be allocated.
+ * Inline: a device replay records six per request.
+ * The variance is shifted-data: squared deviations from a shift K (mean_w)
+ * accumulate with one multiply-add and no divide (Welford's per-sample
+ * divide sits on the dependency chain and tripled the cost of this
+ * function). K is re-centred on the exact mean whenever n reaches a power
+ * of two, so it tracks the mean as Welford's does and S2 - S1^2/n never
+ * cancels badly; that costs log2(n) divides in all (stats.c). */
+static inline int stats_dist_add(struct stats_dist *d, int64_t v)
+{
+	if (__builtin_expect(d->n == 0 || d->buckets == NULL, 0))
+		return stats_dist_add_slow(d, v);
+	return stats_dist_add_sample(d, v);
 }
 /* dst += src (exact for count, sum, min, max, variance; histogram bucket-wise). */
 int stats_dist_merge(struct stats_dist *dst, const struct stats_dist *src);
