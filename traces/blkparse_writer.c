@@ -255,6 +255,22 @@ static inline int dec_digits(uint64_t u)
 	return d + 1 + (d < 19 && u >= pow10[d + 1]);
 }
 
+/* n copies of c at p (n >= 0); up to 16 is one 16-byte store (the line
+ * buffer has the room past p). Returns p + n. */
+static inline __attribute__((always_inline)) char *put_fill(char *p, char c, int n)
+{
+	if (n <= 0)
+		return p;
+	if (n <= 16) {
+		char run[16];
+		memset(run, c, sizeof(run));
+		memcpy(p, run, sizeof(run));
+	} else {
+		memset(p, c, (size_t)n);
+	}
+	return p + n;
+}
+
 /* The number right-aligned, left-aligned or zero-filled in width, written
  * straight into the line: its length known first, the digits go from the
  * end two at a time, and padding of up to 16 is one 16-byte store (the
@@ -270,21 +286,11 @@ static inline __attribute__((always_inline)) char *put_num(char *p, uint64_t u, 
 	int body = how == PUT_ZERO && width > n ? width : n; /* digits with the zeros */
 	int len = body + neg;
 	int pad = width > len ? width - len : 0;
-	if (how == PUT_RIGHT && pad) {
-		if (pad <= 16)
-			memcpy(p, "                ", 16);
-		else
-			memset(p, ' ', (size_t)pad);
-		p += pad;
-	}
+	if (how == PUT_RIGHT)
+		p = put_fill(p, ' ', pad);
 	if (neg)
 		*p++ = '-';
-	if (body > n) {
-		if (body - n <= 16)
-			memcpy(p, "0000000000000000", 16);
-		else
-			memset(p, '0', (size_t)(body - n));
-	}
+	put_fill(p, '0', body - n); /* inside body: p stays */
 	char *e = p + body, *q = e;
 	while (u >= 100) {
 		unsigned d = (unsigned)(u % 100);
@@ -299,13 +305,8 @@ static inline __attribute__((always_inline)) char *put_num(char *p, uint64_t u, 
 		*--q = (char)('0' + u);
 	}
 	p = e;
-	if (how == PUT_LEFT && pad) {
-		if (pad <= 16)
-			memcpy(p, "                ", 16);
-		else
-			memset(p, ' ', (size_t)pad);
-		p += pad;
-	}
+	if (how == PUT_LEFT)
+		p = put_fill(p, ' ', pad);
 	return p;
 }
 
